@@ -1,0 +1,152 @@
+# optrace - trace PyTorch operators through a version-matched source checkout.
+#
+#   make            build build/optrace
+#   make report     build, make sure the traced release's source is present,
+#                   write out/ for ./ops.list
+#   make test       build and run every test (unit, fixture, real releases)
+#   make deps       install the Debian packages the build and tests need
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make asan | ubsan | valgrind | fuzz | bench | clean
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BINDIR   = $(PREFIX)/bin
+DATADIR  = $(PREFIX)/share/optrace
+
+CC      ?= cc
+WERROR  ?= -Werror
+OPT     ?= -O2 -g
+CFLAGS  ?=
+LDFLAGS ?=
+SAN     ?=
+BUILD   ?= build
+
+PKGS     = yaml-0.1 libgit2 libcmark-gfm libgvc libcgraph libpcre2-8
+
+# Compiler and linker flags of the libraries, asked of pkg-config once the
+# packages are installed (make restarts after remaking an included file).
+CONFIG_MK = $(BUILD)/config.mk
+ifeq ($(filter clean deps uninstall,$(MAKECMDGOALS)),)
+-include $(CONFIG_MK)
+endif
+
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) $(OPT) $(SAN) \
+             -pthread -MMD -MP -Igen $(PKG_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(SAN) -pthread $(LDFLAGS)
+
+LIB_SRCS  = $(filter-out gen/main.c,$(sort $(wildcard gen/*.c)))
+LIB_OBJS  = $(LIB_SRCS:gen/%.c=$(BUILD)/obj/%.o)
+TEST_SRCS = $(sort $(wildcard tests/check_*.c))
+TEST_BINS = $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+TEST_UTIL = $(BUILD)/obj/tests/testutil.o
+FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
+
+# Where the real PyTorch releases live (SPEC §4 default checkout).
+SOURCE_CACHE ?= $(if $(TILEGYM_SKILL_CACHE_DIR),$(TILEGYM_SKILL_CACHE_DIR),$(HOME)/.cache/tilegym)/pytorch-source
+
+DEPS_STAMP = $(BUILD)/.deps-ok
+
+.PHONY: all deps report test unit-test integration-test real-test install uninstall \
+        clean asan ubsan valgrind fuzz bench source
+
+all: $(BUILD)/optrace
+
+# ---- dependencies -----------------------------------------------------------
+
+deps:
+	@ci/deps.sh
+	@mkdir -p $(BUILD) && touch $(DEPS_STAMP)
+
+$(DEPS_STAMP): ci/deps.sh
+	@ci/deps.sh
+	@mkdir -p $(BUILD) && touch $@
+
+$(CONFIG_MK): $(DEPS_STAMP) Makefile
+	@{ echo "PKG_CFLAGS = $$(pkg-config --cflags $(PKGS))"; \
+	   echo "PKG_LIBS = $$(pkg-config --libs $(PKGS)) -lcmark-gfm-extensions"; \
+	   echo "CHECK_CFLAGS = $$(pkg-config --cflags check)"; \
+	   echo "CHECK_LIBS = $$(pkg-config --libs check)"; } > $@.tmp && mv $@.tmp $@
+
+# ---- build --------------------------------------------------------------------
+
+$(BUILD)/obj/%.o: gen/%.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/embedded.c: ci/embed.sh $(sort $(wildcard templates/*))
+	@mkdir -p $(BUILD)
+	ci/embed.sh templates > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/embedded.o: $(BUILD)/embedded.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/liboptrace.a: $(LIB_OBJS) $(BUILD)/obj/embedded.o
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/optrace: $(BUILD)/obj/main.o $(BUILD)/liboptrace.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+# ---- tests ----------------------------------------------------------------------
+
+$(BUILD)/obj/tests/%.o: tests/%.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests -c -o $@ $<
+
+$(BUILD)/tests/check_%: $(BUILD)/obj/tests/check_%.o $(TEST_UTIL) $(BUILD)/liboptrace.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lm
+
+source: $(BUILD)/optrace
+	@ci/fetch-pytorch-source.sh "$(SOURCE_CACHE)"
+
+unit-test: $(TEST_BINS) $(BUILD)/optrace
+	@tests/run-unit.sh $(BUILD) $(TEST_BINS)
+
+integration-test: $(BUILD)/optrace
+	@OPTRACE=$(BUILD)/optrace tests/run-cases.sh
+
+real-test: $(BUILD)/optrace $(TEST_BINS) source
+	@OPTRACE=$(BUILD)/optrace OPTRACE_SOURCE="$(SOURCE_CACHE)" tests/run-real.sh $(BUILD)
+
+test: unit-test integration-test real-test
+
+# ---- the product ---------------------------------------------------------------
+
+report: $(BUILD)/optrace
+	@ci/fetch-pytorch-source.sh "$(SOURCE_CACHE)"
+	$(BUILD)/optrace --source "$(SOURCE_CACHE)" -o out ops.list
+
+install: $(BUILD)/optrace
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/templates
+	install -m 755 $(BUILD)/optrace $(DESTDIR)$(BINDIR)/optrace
+	install -m 644 templates/* $(DESTDIR)$(DATADIR)/templates/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/optrace
+	rm -rf $(DESTDIR)$(DATADIR)
+
+# ---- checkers ------------------------------------------------------------------
+
+asan:
+	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test
+
+ubsan:
+	$(MAKE) BUILD=build-ubsan OPT="-O1 -g" \
+		SAN="-fsanitize=undefined -fno-sanitize-recover=all" test
+
+valgrind: $(BUILD)/optrace source
+	@tests/run-valgrind.sh $(BUILD)/optrace "$(SOURCE_CACHE)"
+
+fuzz:
+	@tests/fuzz/run.sh
+
+bench: source
+	@ci/bench.sh "$(SOURCE_CACHE)"
+
+clean:
+	rm -rf build build-asan build-ubsan build-fuzz build-bench out
+
+-include $(wildcard $(BUILD)/obj/*.d $(BUILD)/obj/tests/*.d)

@@ -1,0 +1,35 @@
+#!/bin/sh
+# Install the Debian packages optrace needs to build, test and benchmark,
+# but only those that are missing. Needs root for apt-get; otherwise prints
+# the command to run.
+set -eu
+
+# build: compiler, pkg-config and the six libraries
+# test:  check, git/tar/xz (real-release import), mkdocs (site build test)
+# tools: clang + compiler-rt (fuzzing, sanitizers), valgrind, ripgrep (bench)
+PACKAGES="gcc make pkg-config libyaml-dev libgit2-dev libcmark-gfm-dev
+libcmark-gfm-extensions-dev libgraphviz-dev libpcre2-dev check git tar xz-utils
+ca-certificates python3 mkdocs clang libclang-rt-14-dev valgrind ripgrep"
+
+missing=""
+for p in $PACKAGES; do
+    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    case "$status" in
+        *"install ok installed"*) ;;
+        *) missing="$missing $p" ;;
+    esac
+done
+
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "optrace: missing Debian packages:$missing" >&2
+    echo "optrace: run as root:  apt-get install -y$missing" >&2
+    exit 1
+fi
+
+echo "optrace: installing:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >&2

@@ -1,0 +1,63 @@
+/*
+ * output.h - writing the output folder safely.
+ *
+ * A run writes into a staging folder inside the output folder
+ * (OUT/.optrace-staging/) and only publishes at the end
+ * (ot_output_commit): each staged file is renamed over its final path
+ * (atomic per file), files whose bytes did not change are never rewritten,
+ * and files the previous run wrote that this run did not produce are removed
+ * — only those listed in the previous manifest (OUT/.optrace-manifest), never
+ * anything else. If the run fails before the commit, ot_output_free discards
+ * the staging folder and OUT is exactly as it was.
+ *
+ * Paths given to this module are relative to OUT, '/'-separated, made of
+ * [A-Za-z0-9._-] components, never "." or ".." and never absolute. No
+ * symbolic link is followed for writing: a symlink where a file or folder
+ * of ours should be is an error, not a redirection.
+ */
+#ifndef OT_OUTPUT_H
+#define OT_OUTPUT_H
+
+#include "common.h"
+
+#define OT_OUTPUT_MANIFEST ".optrace-manifest"
+#define OT_OUTPUT_STAGING ".optrace-staging"
+
+typedef struct ot_output ot_output;
+
+typedef struct {
+	size_t written;   /**< files created or changed */
+	size_t unchanged; /**< files whose bytes were already right */
+	size_t removed;   /**< stale files of the previous run deleted */
+} ot_output_stats;
+
+/**
+ * Open (create if needed, with parents) the output folder `dir` and a fresh
+ * staging folder inside it. Errors: `dir` is a file or a symlink, not
+ * writable, cannot be created. A staging folder left by a killed run is
+ * removed first. Caller frees with ot_output_free.
+ */
+int ot_output_open(ot_output **out, const char *dir);
+
+/**
+ * Stage `len` bytes for `relpath`. Thread-safe. Comparing with the current
+ * published file happens here, so unchanged files cost no write.
+ * Errors: invalid path, a write error (e.g. disk full: the message says so).
+ */
+int ot_output_write(ot_output *o, const char *relpath, const char *data, size_t len);
+
+/**
+ * Publish: rename every staged file into place (creating folders as
+ * needed), write the new manifest (every path this run produced, sorted),
+ * remove stale files of the previous manifest and then empty folders they
+ * leave, and remove the staging folder. fsyncs what it renames.
+ */
+int ot_output_commit(ot_output *o, ot_output_stats *stats);
+
+/** Discard anything not committed (staging folder) and free. NULL is a no-op. */
+void ot_output_free(ot_output *o);
+
+/** The output folder path as given. Borrowed. */
+const char *ot_output_dir(const ot_output *o);
+
+#endif

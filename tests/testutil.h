@@ -1,0 +1,65 @@
+/*
+ * testutil.h - helpers shared by the Check suites (tests/check_*.c).
+ *
+ * Suites run with the repository root as the working directory
+ * (tests/run-unit.sh does that).
+ */
+#ifndef OT_TESTUTIL_H
+#define OT_TESTUTIL_H
+
+#include <check.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+
+/**
+ * A fresh empty directory under tests/tmp/ for this test (named after
+ * `tag` and the process id). Caller frees the string; the directory is left
+ * for inspection and removed by `make clean`.
+ */
+char *tu_tmpdir(const char *tag);
+
+/**
+ * The fixture repository, built from the snapshot folders listed in
+ * tests/fixture/releases (one "TAG FOLDER [annotated]" per line, oldest
+ * first): each folder is committed in order through libgit2 and tagged
+ * (an annotated tag when the line says so). It is built into a temporary
+ * folder and renamed to tests/tmp/fixture-repo-<hash of the fixture files>,
+ * so every suite (and every forked test) shares one build and a changed
+ * fixture gets a new repository. The work tree is checked out at the first
+ * release. Returns the path (borrowed). Aborts the test on failure.
+ */
+const char *tu_fixture_repo(void);
+
+/**
+ * Path of the real PyTorch checkout made by ci/fetch-pytorch-source.sh
+ * (environment variable OPTRACE_SOURCE, set by `make test`). Aborts the
+ * test with a clear message when unset: real-release tests are never
+ * silently skipped.
+ */
+const char *tu_real_source(void);
+
+/** Path of the optrace binary (environment OPTRACE, default build/optrace). */
+const char *tu_optrace(void);
+
+/** Read a whole file (NUL-terminated); aborts the test when unreadable. */
+char *tu_read_file(const char *path, size_t *len);
+
+/** Write a file (creating nothing else); aborts the test on failure. */
+void tu_write_file(const char *path, const char *data, size_t len);
+
+/**
+ * Run `argv` (argv[0] is looked up in PATH unless it contains '/'), with
+ * stdin from /dev/null, capturing stdout and stderr (either may be NULL to
+ * discard). Returns the exit status, or 128+signal when killed.
+ */
+int tu_run(const char *const *argv, ot_buf *out, ot_buf *err);
+
+/** The text of 1-based `line` of a file (without newline); caller frees. */
+char *tu_file_line(const char *path, int line);
+
+/** Run a suite with CK_NORMAL output; returns the number of failures. */
+int tu_run_suite(Suite *s);
+
+#endif
