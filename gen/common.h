@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #if defined(__GNUC__)
 #define OT_PRINTF(a, b) __attribute__((format(printf, a, b)))

@@ -1,0 +1,772 @@
+/*
+ * cscan.c - the C++/CUDA scanner: function definitions with exact extents
+ * (brace matching over the code view), the calls inside each body, and
+ * DispatchStub sites (pcre2).
+ *
+ * The walker keeps a stack of open braces. At namespace or class scope the
+ * text since the previous `;`, `{` or `}` (the "head") decides what a `{`
+ * opens: a namespace, a class, a function body (the head ends with a
+ * parameter list and qualifiers), or an initializer. Inside a function body
+ * every `name(` is recorded as a call of that function, so "the body of X"
+ * and "what X calls" are exact.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "index.h"
+#include "scan.h"
+
+static bool is_ident_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool is_ident(char c)
+{
+	return is_ident_start(c) || (c >= '0' && c <= '9');
+}
+
+static bool word_eq(const char *s, size_t len, const char *word)
+{
+	return strlen(word) == len && !memcmp(s, word, len);
+}
+
+static bool is_macro_name(const char *s, size_t len)
+{
+	bool upper = false;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] >= 'a' && s[i] <= 'z')
+			return false;
+		if (s[i] >= 'A' && s[i] <= 'Z')
+			upper = true;
+	}
+	return upper && len > 1;
+}
+
+/* ---- head analysis ---------------------------------------------------------- */
+
+struct tok {
+	size_t start, end; /* offsets in the code view */
+	char kind;         /* 'i' identifier, 'n' number, 'p' punctuation */
+};
+
+#define MAX_HEAD_TOKENS 4096
+
+struct head {
+	struct tok *toks;
+	size_t n;
+};
+
+static void tokenize(struct head *h, const char *code, size_t from, size_t to)
+{
+	size_t i = from;
+	h->n = 0;
+	while (i < to && h->n < MAX_HEAD_TOKENS) {
+		char c = code[i];
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+			i++;
+			continue;
+		}
+		if (is_ident_start(c)) {
+			size_t s = i;
+			while (i < to && is_ident(code[i]))
+				i++;
+			h->toks[h->n++] = (struct tok){s, i, 'i'};
+		} else if (c >= '0' && c <= '9') {
+			size_t s = i;
+			while (i < to && (is_ident(code[i]) || code[i] == '.' || code[i] == '\''))
+				i++;
+			h->toks[h->n++] = (struct tok){s, i, 'n'};
+		} else if (c == ':' && i + 1 < to && code[i + 1] == ':') {
+			h->toks[h->n++] = (struct tok){i, i + 2, 'p'};
+			i += 2;
+		} else if (c == '-' && i + 1 < to && code[i + 1] == '>') {
+			h->toks[h->n++] = (struct tok){i, i + 2, 'p'};
+			i += 2;
+		} else {
+			h->toks[h->n++] = (struct tok){i, i + 1, 'p'};
+			i++;
+		}
+	}
+}
+
+static bool tok_is(const char *code, const struct tok *t, const char *s)
+{
+	return word_eq(code + t->start, t->end - t->start, s);
+}
+
+static bool tok_punct(const char *code, const struct tok *t, char c)
+{
+	return t->kind == 'p' && t->end - t->start == 1 && code[t->start] == c;
+}
+
+/* Index of the token closing the group opened at `open` ("(" or "<"), or n. */
+static size_t match_group(const char *code, const struct head *h, size_t open)
+{
+	char o = code[h->toks[open].start], cl = o == '(' ? ')' : o == '<' ? '>' : ']';
+	int depth = 0, paren = 0;
+	for (size_t k = open; k < h->n; k++) {
+		const struct tok *t = &h->toks[k];
+		if (t->kind != 'p')
+			continue;
+		char c = code[t->start];
+		if (o == '<') {
+			/* angle brackets: parentheses inside hide '<' and '>' */
+			if (c == '(')
+				paren++;
+			else if (c == ')')
+				paren--;
+			if (paren > 0)
+				continue;
+		}
+		if (c == o)
+			depth++;
+		else if (c == cl && --depth == 0)
+			return k;
+	}
+	return h->n;
+}
+
+enum head_kind { HEAD_OTHER, HEAD_NAMESPACE, HEAD_CLASS, HEAD_FUNC };
+
+struct head_info {
+	enum head_kind kind;
+	ot_ix_cdef_kind def_kind;
+	size_t name_start, name_end; /* the name token (for META2: op token) */
+	size_t over_start, over_end; /* META2 overload token, or 0,0 */
+	size_t qual_start, qual_end; /* qualifier text before the name, or 0,0 */
+	bool global;
+};
+
+static const char *const impl_macros[] = {"TORCH_IMPL_FUNC", "TORCH_META_FUNC",
+					  "TORCH_META_FUNC2", "TORCH_PRECOMPUTE_META_FUNC",
+					  "TORCH_PRECOMPUTE_META_FUNC2"};
+
+/* Tokens allowed between a parameter list and the body's `{`. */
+static bool is_trailing_qualifier(const char *code, const struct tok *t)
+{
+	static const char *const words[] = {"const", "noexcept", "override", "final",
+					    "volatile", "mutable", "constexpr", "throw",
+					    "__attribute__", "requires"};
+	if (t->kind == 'i') {
+		for (size_t i = 0; i < OT_ARRAY_LEN(words); i++)
+			if (tok_is(code, t, words[i]))
+				return true;
+		return is_macro_name(code + t->start, t->end - t->start);
+	}
+	return tok_punct(code, t, '&') || tok_punct(code, t, '(') || tok_punct(code, t, ')');
+}
+
+static void analyze_head(struct head_info *info, const char *code, const struct head *h)
+{
+	size_t k, first = 0;
+	memset(info, 0, sizeof(*info));
+	if (!h->n)
+		return;
+	/* skip `template <...>` prefixes */
+	while (first + 1 < h->n && tok_is(code, &h->toks[first], "template") &&
+	       tok_punct(code, &h->toks[first + 1], '<')) {
+		size_t close = match_group(code, h, first + 1);
+		if (close >= h->n)
+			return;
+		first = close + 1;
+	}
+	{
+		const struct tok *last = &h->toks[h->n - 1];
+		if (tok_punct(code, last, '=') || tok_punct(code, last, ',') ||
+		    tok_punct(code, last, '(') || tok_punct(code, last, '[') ||
+		    tok_is(code, last, "return"))
+			return;
+	}
+	for (k = first; k < h->n; k++) {
+		const struct tok *t = &h->toks[k];
+		if (tok_is(code, t, "namespace") ||
+		    (tok_is(code, t, "extern") && k + 1 < h->n &&
+		     tok_punct(code, &h->toks[k + 1], '"'))) {
+			info->kind = HEAD_NAMESPACE;
+			return;
+		}
+		if (tok_punct(code, t, '=') || tok_punct(code, t, '('))
+			break;
+	}
+	/* class/struct/union/enum keys before any parenthesis */
+	for (k = first; k < h->n; k++) {
+		const struct tok *t = &h->toks[k];
+		if (tok_punct(code, t, '('))
+			break;
+		if (tok_is(code, t, "enum"))
+			return;
+		if (tok_is(code, t, "class") || tok_is(code, t, "struct") || tok_is(code, t, "union")) {
+			info->kind = HEAD_CLASS;
+			return;
+		}
+	}
+	for (k = first; k < h->n; k++) {
+		const struct tok *t = &h->toks[k];
+		if (tok_is(code, t, "__global__"))
+			info->global = true;
+		if (t->kind != 'p' || code[t->start] != '(')
+			continue;
+		/* k opens a top-level parameter-like group */
+		size_t close = match_group(code, h, k);
+		if (close >= h->n)
+			return;
+		if (k == first) {
+			k = close;
+			continue;
+		}
+		const struct tok *prev = &h->toks[k - 1];
+		if (tok_punct(code, prev, ']'))
+			return; /* a lambda at namespace scope: an initializer */
+		if (prev->kind != 'i') {
+			if (tok_punct(code, prev, '>')) {
+				/* a specialisation: name<T>(...) */
+				size_t j = k - 1;
+				int depth = 0;
+				for (;; j--) {
+					if (tok_punct(code, &h->toks[j], '>'))
+						depth++;
+					else if (tok_punct(code, &h->toks[j], '<') && --depth == 0)
+						break;
+					if (j == first)
+						return;
+				}
+				if (j == first || h->toks[j - 1].kind != 'i')
+					return;
+				prev = &h->toks[j - 1];
+			} else if (tok_punct(code, prev, ')')) {
+				k = close; /* operator()(...): the second group */
+				continue;
+			} else {
+				/* operator overloads: operator==(...), operator()(...) */
+				size_t j = k - 1;
+				while (j > first && h->toks[j].kind == 'p')
+					j--;
+				if (tok_is(code, &h->toks[j], "operator")) {
+					info->kind = HEAD_FUNC;
+					info->def_kind = OT_CDEF_FUNC;
+					info->name_start = h->toks[j].start;
+					info->name_end = h->toks[j].end;
+					return;
+				}
+				return;
+			}
+		}
+		/* the macros that define structured kernels */
+		for (size_t m = 0; m < OT_ARRAY_LEN(impl_macros); m++) {
+			if (!tok_is(code, prev, impl_macros[m]))
+				continue;
+			if (k + 1 >= h->n || h->toks[k + 1].kind != 'i')
+				return;
+			info->kind = HEAD_FUNC;
+			info->def_kind = m == 0 ? OT_CDEF_IMPL : m <= 2 ? OT_CDEF_META : OT_CDEF_PRECOMPUTE;
+			info->name_start = h->toks[k + 1].start;
+			info->name_end = h->toks[k + 1].end;
+			if (m == 2 || m == 4) {
+				if (k + 3 < h->n && tok_punct(code, &h->toks[k + 2], ',') &&
+				    h->toks[k + 3].kind == 'i') {
+					info->over_start = h->toks[k + 3].start;
+					info->over_end = h->toks[k + 3].end;
+				}
+			}
+			return;
+		}
+		/* A macro before the real name (C10_LAUNCH_BOUNDS_1(...) kernel(...)):
+		 * skip it when another named group follows. */
+		if (is_macro_name(code + prev->start, prev->end - prev->start)) {
+			bool later = false;
+			for (size_t j = close + 1; j + 1 < h->n; j++)
+				if (h->toks[j].kind == 'i' && tok_punct(code, &h->toks[j + 1], '('))
+					later = true;
+			if (later) {
+				k = close;
+				continue;
+			}
+		}
+		/* what follows the parameter list must be qualifiers, a trailing
+		 * return type, or a constructor's initializer list */
+		for (size_t j = close + 1; j < h->n; j++) {
+			const struct tok *t = &h->toks[j];
+			if (tok_punct(code, t, ':') || tok_is(code, t, "->"))
+				break;
+			if (!is_trailing_qualifier(code, t))
+				return;
+		}
+		info->kind = HEAD_FUNC;
+		info->def_kind = OT_CDEF_FUNC;
+		info->name_start = prev->start;
+		info->name_end = prev->end;
+		/* qualifier chain: a :: b :: name */
+		{
+			size_t q = (size_t)(prev - h->toks);
+			size_t qs = q;
+			while (qs >= first + 2 && tok_is(code, &h->toks[qs - 1], "::") &&
+			       h->toks[qs - 2].kind == 'i')
+				qs -= 2;
+			if (qs < q) {
+				info->qual_start = h->toks[qs].start;
+				info->qual_end = h->toks[q - 1].start;
+			}
+		}
+		return;
+	}
+}
+
+/* ---- the walker --------------------------------------------------------------- */
+
+enum scope { SCOPE_NAMESPACE, SCOPE_CLASS, SCOPE_FUNC, SCOPE_BLOCK };
+
+#define MAX_DEPTH 1024
+
+struct walker {
+	ot_scan_result *out;
+	ot_arena *arena;
+	const char *code;
+	size_t len;
+	uint32_t file;
+	struct head head;
+	enum scope stack[MAX_DEPTH];
+	int depth, lost; /* lost: braces beyond MAX_DEPTH */
+	long func;       /* index of the open function in out->cdefs, or -1 */
+	int func_depth;  /* stack depth at which that function's body opened */
+	OT_VEC(ot_ix_call) calls;
+	const uint32_t *line_off;
+	uint32_t nlines;
+};
+
+static uint32_t line_of(const struct walker *w, size_t off)
+{
+	uint32_t lo = 0, hi = w->nlines;
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) / 2;
+		if (w->line_off[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo + 1;
+}
+
+static bool decl_scope(const struct walker *w)
+{
+	return w->depth == 0 || w->stack[w->depth - 1] == SCOPE_NAMESPACE ||
+	       w->stack[w->depth - 1] == SCOPE_CLASS;
+}
+
+static void open_brace(struct walker *w, size_t head_start, size_t brace)
+{
+	enum scope s = SCOPE_BLOCK;
+	if (w->depth >= MAX_DEPTH) {
+		w->lost++;
+		return;
+	}
+	if (decl_scope(w)) {
+		struct head_info info;
+		tokenize(&w->head, w->code, head_start, brace);
+		analyze_head(&info, w->code, &w->head);
+		if (info.kind == HEAD_NAMESPACE) {
+			s = SCOPE_NAMESPACE;
+		} else if (info.kind == HEAD_CLASS) {
+			s = SCOPE_CLASS;
+		} else if (info.kind == HEAD_FUNC && w->func < 0) {
+			ot_ix_cdef d = {0};
+			const char *c = w->code;
+			if (info.over_end)
+				d.name = ot_arena_printf(w->arena, "%.*s.%.*s",
+							 (int)(info.name_end - info.name_start),
+							 c + info.name_start,
+							 (int)(info.over_end - info.over_start),
+							 c + info.over_start);
+			else
+				d.name = ot_arena_strndup(w->arena, c + info.name_start,
+							  info.name_end - info.name_start);
+			d.qual = info.qual_end > info.qual_start
+					 ? ot_arena_strndup(w->arena, c + info.qual_start,
+							    info.qual_end - info.qual_start)
+					 : "";
+			d.file = w->file;
+			d.line = line_of(w, info.name_start);
+			d.kind = (uint8_t)info.def_kind;
+			d.global = info.global;
+			d.in_class = w->depth > 0 && w->stack[w->depth - 1] == SCOPE_CLASS;
+			ot_vec_push(&w->out->cdefs, d);
+			w->func = (long)w->out->cdefs.len - 1;
+			w->func_depth = w->depth + 1;
+			w->calls.len = 0;
+			s = SCOPE_FUNC;
+		}
+	}
+	w->stack[w->depth++] = s;
+}
+
+static void close_brace(struct walker *w, size_t brace)
+{
+	if (w->lost) {
+		w->lost--;
+		return;
+	}
+	if (w->depth == 0)
+		return; /* unbalanced: ignore */
+	if (w->func >= 0 && w->depth == w->func_depth) {
+		ot_ix_cdef *d = &w->out->cdefs.items[w->func];
+		d->end_line = line_of(w, brace);
+		if (w->calls.len) {
+			ot_ix_call *calls = ot_arena_alloc(w->arena, w->calls.len * sizeof(*calls));
+			memcpy(calls, w->calls.items, w->calls.len * sizeof(*calls));
+			d->calls = calls;
+			d->ncalls = (uint32_t)w->calls.len;
+			w->out->ncalls += w->calls.len;
+		}
+		w->func = -1;
+	}
+	w->depth--;
+}
+
+static const char *const not_calls[] = {
+	"if", "for", "while", "switch", "return", "sizeof", "alignof", "decltype", "catch",
+	"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast", "new", "delete",
+	"typeid", "noexcept", "throw", "case", "do", "else", "defined", "static_assert",
+	"alignas", "operator", "__attribute__", "template", "typename", "auto", "void"};
+
+static bool skip_space(const char *code, size_t len, size_t *i)
+{
+	while (*i < len && (code[*i] == ' ' || code[*i] == '\t' || code[*i] == '\n' ||
+			    code[*i] == '\r'))
+		(*i)++;
+	return *i < len;
+}
+
+/* After an identifier ending at `end`: is this a call? Sets *kind. Handles
+ * name<T, U>(...) and name<<<...>>>(...). */
+static bool call_follows(const char *code, size_t len, size_t end, uint8_t *kind)
+{
+	size_t i = end;
+	if (!skip_space(code, len, &i))
+		return false;
+	if (code[i] == '(') {
+		*kind = OT_CALL_PLAIN;
+		return true;
+	}
+	if (code[i] != '<')
+		return false;
+	if (i + 2 < len && code[i + 1] == '<' && code[i + 2] == '<') {
+		*kind = OT_CALL_LAUNCH;
+		return true;
+	}
+	/* template arguments: a short balanced <...> with no statement chars */
+	{
+		int depth = 0;
+		size_t j, limit = i + 160 < len ? i + 160 : len;
+		for (j = i; j < limit; j++) {
+			char c = code[j];
+			if (c == '<')
+				depth++;
+			else if (c == '>' && --depth == 0)
+				break;
+			else if (c == ';' || c == '{' || c == '}' || c == '&' || c == '|')
+				return false;
+		}
+		if (j >= limit)
+			return false;
+		j++;
+		if (!skip_space(code, len, &j) || code[j] != '(')
+			return false;
+		*kind = OT_CALL_PLAIN;
+		return true;
+	}
+}
+
+static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind)
+{
+	const char *c = w->code;
+	size_t qs = start, p = start;
+	ot_ix_call call = {0};
+
+	for (size_t i = 0; i < OT_ARRAY_LEN(not_calls); i++)
+		if (word_eq(c + start, end - start, not_calls[i]))
+			return;
+	if (kind != OT_CALL_LAUNCH && is_macro_name(c + start, end - start))
+		return;
+	/* look back for "x::" chains or a member access */
+	for (;;) {
+		size_t b = p;
+		while (b > 0 && (c[b - 1] == ' ' || c[b - 1] == '\t'))
+			b--;
+		if (b >= 2 && c[b - 1] == ':' && c[b - 2] == ':') {
+			size_t e = b - 2, s;
+			while (e > 0 && (c[e - 1] == ' ' || c[e - 1] == '\t'))
+				e--;
+			s = e;
+			while (s > 0 && is_ident(c[s - 1]))
+				s--;
+			if (s == e) {
+				qs = b - 2; /* ::name (global scope) */
+				break;
+			}
+			qs = s;
+			p = s;
+			continue;
+		}
+		if (p == start && ((b >= 1 && c[b - 1] == '.') ||
+				   (b >= 2 && c[b - 1] == '>' && c[b - 2] == '-')))
+			kind = kind == OT_CALL_LAUNCH ? kind : OT_CALL_MEMBER;
+		break;
+	}
+	call.name = ot_arena_strndup(w->arena, c + start, end - start);
+	if (qs < start) {
+		size_t qe = start;
+		while (qe > qs && (c[qe - 1] == ':' || c[qe - 1] == ' ' || c[qe - 1] == '\t'))
+			qe--;
+		call.qual = ot_scan_copy_name(w->arena, c + qs, qe - qs);
+	} else {
+		call.qual = "";
+	}
+	call.line = line_of(w, start);
+	call.kind = kind;
+	ot_vec_push(&w->calls, call);
+}
+
+static void walk(struct walker *w)
+{
+	const char *c = w->code;
+	size_t i = 0, head_start = 0;
+	int paren = 0;
+
+	while (i < w->len) {
+		char ch = c[i];
+		if (is_ident_start(ch)) {
+			size_t s = i;
+			uint8_t kind;
+			while (i < w->len && is_ident(c[i]))
+				i++;
+			if (w->func >= 0 && call_follows(c, w->len, i, &kind))
+				record_call(w, s, i, kind);
+			continue;
+		}
+		if (ch >= '0' && ch <= '9') {
+			while (i < w->len && (is_ident(c[i]) || c[i] == '.'))
+				i++;
+			continue;
+		}
+		switch (ch) {
+		case '(':
+			paren++;
+			break;
+		case ')':
+			if (paren > 0)
+				paren--;
+			break;
+		case '{':
+			if (decl_scope(w) && paren > 0) {
+				/* a brace inside parentheses at namespace scope
+				 * (jiterator_stringify(...), an initializer) */
+				if (w->depth < MAX_DEPTH)
+					w->stack[w->depth++] = SCOPE_BLOCK;
+				else
+					w->lost++;
+				break;
+			}
+			open_brace(w, head_start, i);
+			if (w->depth > 0 && w->stack[w->depth - 1] != SCOPE_BLOCK) {
+				head_start = i + 1;
+				paren = 0;
+			}
+			break;
+		case '}': {
+			/* An initializer brace inside a head (b_{x} in a
+			 * constructor's initializer list) keeps the head going. */
+			bool keeps_head = w->depth > 0 && w->stack[w->depth - 1] == SCOPE_BLOCK;
+			close_brace(w, i);
+			if (!keeps_head) {
+				head_start = i + 1;
+				paren = 0;
+			}
+			break;
+		}
+		case ';':
+			if (decl_scope(w)) {
+				head_start = i + 1;
+				paren = 0;
+			}
+			break;
+		case ':':
+			/* public: / private: / protected: end a head in a class */
+			if (decl_scope(w) && i + 1 < w->len && c[i + 1] != ':' &&
+			    (i == 0 || c[i - 1] != ':')) {
+				size_t e = i;
+				while (e > head_start && (c[e - 1] == ' ' || c[e - 1] == '\n'))
+					e--;
+				size_t s = e;
+				while (s > head_start && is_ident(c[s - 1]))
+					s--;
+				if (word_eq(c + s, e - s, "public") || word_eq(c + s, e - s, "private") ||
+				    word_eq(c + s, e - s, "protected"))
+					head_start = i + 1;
+			}
+			break;
+		}
+		i++;
+	}
+}
+
+/* ---- DispatchStub sites (pcre2) -------------------------------------------------- */
+
+static pcre2_code *stub_re;
+static pthread_once_t stub_once = PTHREAD_ONCE_INIT;
+
+static void compile_stub_re(void)
+{
+	int err;
+	PCRE2_SIZE off;
+	stub_re = ot_scan_compile(
+		"\\b(DECLARE_DISPATCH|DEFINE_DISPATCH|REGISTER_[A-Z0-9_]*DISPATCH)\\s*\\(", &err,
+		&off);
+}
+
+/* Split the argument list starting after '(' at `i` into top-level args. */
+struct arg {
+	size_t start, end;
+};
+
+static size_t split_args(struct arg *args, size_t max, const char *c, size_t len, size_t i)
+{
+	int depth = 0;
+	size_t n = 0, start = i;
+	for (; i < len; i++) {
+		char ch = c[i];
+		if (ch == '(' || ch == '<' || ch == '[' || ch == '{')
+			depth++;
+		else if ((ch == ')' || ch == '>' || ch == ']' || ch == '}') && depth > 0)
+			depth--;
+		else if (ch == ')' || ch == ';')
+			break;
+		else if (ch == ',' && depth == 0) {
+			if (n < max)
+				args[n++] = (struct arg){start, i};
+			start = i + 1;
+		}
+		if (ch == '>' && i > 0 && c[i - 1] == '-')
+			depth++; /* "->" is not a closing angle bracket */
+	}
+	if (n < max && i < len && c[i] == ')')
+		args[n++] = (struct arg){start, i};
+	return n;
+}
+
+/* The identifier an argument names: strips '&', '*', qualifiers, template
+ * arguments and whitespace ("&at::native::foo<float>" -> "foo"). Returns
+ * false for nullptr, lambdas and anything that is not a plain name. */
+static bool arg_name(const char *c, struct arg a, size_t *s, size_t *e)
+{
+	size_t i = a.start, last_s = 0, last_e = 0;
+	bool any = false;
+	while (i < a.end) {
+		if (is_ident_start(c[i])) {
+			size_t b = i;
+			while (i < a.end && is_ident(c[i]))
+				i++;
+			last_s = b;
+			last_e = i;
+			any = true;
+			while (i < a.end && (c[i] == ' ' || c[i] == '\t' || c[i] == '\n'))
+				i++;
+			if (i + 1 < a.end && c[i] == ':' && c[i + 1] == ':') {
+				i += 2;
+				continue;
+			}
+			break;
+		}
+		if (c[i] == '[')
+			return false;
+		i++;
+	}
+	if (!any || word_eq(c + last_s, last_e - last_s, "nullptr") ||
+	    word_eq(c + last_s, last_e - last_s, "NULL"))
+		return false;
+	*s = last_s;
+	*e = last_e;
+	return true;
+}
+
+static void scan_stubs(ot_scan_result *out, ot_arena *arena, const char *code, size_t len,
+		       const struct walker *w)
+{
+	pcre2_match_data *md;
+	size_t off = 0;
+
+	if (!memmem(code, len, "DISPATCH", 8))
+		return;
+	pthread_once(&stub_once, compile_stub_re);
+	md = pcre2_match_data_create_from_pattern(stub_re, NULL);
+	while (off < len) {
+		int rc = ot_scan_match(stub_re, code, len, off, md);
+		PCRE2_SIZE *ov;
+		struct arg args[4];
+		size_t nargs, ms, me, ks = 0, ke = 0;
+		ot_ix_stub st = {0};
+		if (rc < 0)
+			break;
+		ov = pcre2_get_ovector_pointer(md);
+		ms = ov[2];
+		me = ov[3];
+		off = ov[1];
+		nargs = split_args(args, OT_ARRAY_LEN(args), code, len, off);
+		if (!nargs)
+			continue;
+		st.macro = ot_arena_strndup(arena, code + ms, me - ms);
+		if (!strcmp(st.macro, "DECLARE_DISPATCH")) {
+			st.kind = OT_STUB_DECLARE;
+			if (nargs < 2 || !arg_name(code, args[nargs - 1], &ks, &ke))
+				continue;
+		} else if (!strcmp(st.macro, "DEFINE_DISPATCH")) {
+			st.kind = OT_STUB_DEFINE;
+			if (!arg_name(code, args[0], &ks, &ke))
+				continue;
+		} else {
+			size_t fs, fe;
+			st.kind = OT_STUB_REGISTER;
+			if (!arg_name(code, args[0], &ks, &ke))
+				continue;
+			if (nargs >= 2 && arg_name(code, args[nargs - 1], &fs, &fe))
+				st.kernel = ot_arena_strndup(arena, code + fs, fe - fs);
+		}
+		st.stub = ot_arena_strndup(arena, code + ks, ke - ks);
+		st.file = w->file;
+		st.line = line_of(w, ks);
+		ot_vec_push(&out->stubs, st);
+	}
+	pcre2_match_data_free(md);
+}
+
+void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const char *text,
+	       size_t len, uint32_t file)
+{
+	struct walker w = {0};
+	OT_VEC(uint32_t) lines = {0};
+	struct tok *toks = ot_malloc(MAX_HEAD_TOKENS * sizeof(struct tok));
+
+	(void)text;
+	ot_vec_push(&lines, 0);
+	for (size_t i = 0; i < len; i++)
+		if (code[i] == '\n' && i + 1 < len)
+			ot_vec_push(&lines, (uint32_t)(i + 1));
+	w.out = out;
+	w.arena = arena;
+	w.code = code;
+	w.len = len;
+	w.file = file;
+	w.func = -1;
+	w.head.toks = toks;
+	w.line_off = lines.items;
+	w.nlines = (uint32_t)lines.len;
+	walk(&w);
+	if (w.func >= 0) {
+		/* unterminated body: close it at the end of the file */
+		ot_ix_cdef *d = &out->cdefs.items[w.func];
+		d->end_line = w.nlines;
+	}
+	scan_stubs(out, arena, code, len, &w);
+	ot_vec_free(&w.calls);
+	ot_vec_free(&lines);
+	free(toks);
+}

@@ -1,0 +1,204 @@
+/*
+ * index.h - everything the tracer needs from one release's source tree,
+ * read once and kept in memory for every op of the run.
+ *
+ * ot_index_build reads the files that matter (aten/src/ATen/, the Python
+ * package's API layers, torch/csrc/autograd/) from the selected release
+ * through the source module, in parallel, runs the scanners over each file's
+ * code view (see lex.h), and files the results in maps by name. Nothing is
+ * scanned again afterwards; the index is read-only and safe to share between
+ * threads.
+ *
+ * Every record carries (file, line) where `line` is 1-based and the text of
+ * that line contains the record's name: that is what makes a trace step
+ * checkable.
+ */
+#ifndef OT_INDEX_H
+#define OT_INDEX_H
+
+#include <stdint.h>
+
+#include "common.h"
+#include "lex.h"
+
+struct ot_source;
+
+/* ---- files ---------------------------------------------------------------- */
+
+typedef struct {
+	const char *path;   /**< repository-relative */
+	const char *text;   /**< the whole file, NUL-terminated */
+	size_t len;
+	const uint32_t *line_off; /**< byte offset of each line's start */
+	uint32_t nlines;
+	ot_lang lang;
+} ot_ix_file;
+
+/* ---- C++ / CUDA --------------------------------------------------------------- */
+
+typedef enum {
+	OT_CALL_PLAIN,  /**< f(...), ns::f(...), f<T>(...) */
+	OT_CALL_MEMBER, /**< x.f(...), x->f(...) */
+	OT_CALL_LAUNCH  /**< f<<<grid, block>>>(...) */
+} ot_ix_call_kind;
+
+/** A call inside a function body. */
+typedef struct {
+	const char *name; /**< the called identifier, "gemm" */
+	const char *qual; /**< what precedes "::" ("at::cuda::blas"), or "" */
+	uint32_t line;
+	uint8_t kind;     /**< ot_ix_call_kind */
+} ot_ix_call;
+
+typedef enum {
+	OT_CDEF_FUNC,       /**< Ret name(...) { ... } */
+	OT_CDEF_IMPL,       /**< TORCH_IMPL_FUNC(name)(...) { ... } */
+	OT_CDEF_META,       /**< TORCH_META_FUNC(op) / TORCH_META_FUNC2(op, overload) */
+	OT_CDEF_PRECOMPUTE  /**< TORCH_PRECOMPUTE_META_FUNC(op) / ...FUNC2 */
+} ot_ix_cdef_kind;
+
+/** A C++/CUDA function definition (never a declaration or a call). */
+typedef struct ot_ix_cdef {
+	const char *name;  /**< "linear"; META2: "op.overload" */
+	const char *qual;  /**< written qualifier ("at::native", "Foo"), or "" */
+	uint32_t file;     /**< index into the file table */
+	uint32_t line;     /**< line of the name token */
+	uint32_t end_line; /**< line of the body's closing brace */
+	uint8_t kind;      /**< ot_ix_cdef_kind */
+	bool global;       /**< a CUDA __global__ kernel */
+	bool in_class;     /**< defined inside a class/struct body */
+	const ot_ix_call *calls; /**< calls in the body, in order */
+	uint32_t ncalls;
+	const struct ot_ix_cdef *next; /**< next definition of the same name */
+} ot_ix_cdef;
+
+typedef enum { OT_STUB_DECLARE, OT_STUB_DEFINE, OT_STUB_REGISTER } ot_ix_stub_kind;
+
+/** A DispatchStub site: DECLARE_DISPATCH, DEFINE_DISPATCH or REGISTER_*DISPATCH. */
+typedef struct ot_ix_stub {
+	const char *stub;   /**< "lstm_cudnn_stub" */
+	const char *macro;  /**< "REGISTER_CUDA_DISPATCH" */
+	const char *kernel; /**< registered function ("lstm_cudnn"), or NULL
+			         (nullptr, REGISTER_NO_CPU_DISPATCH, a lambda) */
+	uint32_t file, line;
+	uint8_t kind;       /**< ot_ix_stub_kind */
+	const struct ot_ix_stub *next; /**< next site of the same stub */
+} ot_ix_stub;
+
+/* ---- Python -------------------------------------------------------------------- */
+
+typedef enum { OT_PY_CLASS, OT_PY_DEF, OT_PY_ASSIGN } ot_ix_py_kind;
+
+/** A dotted name called or referenced in a Python body. */
+typedef struct {
+	const char *path; /**< "torch._C._nn.linear", "F.relu", "self._conv_forward" */
+	uint32_t line;
+	bool call;        /**< followed by '(' */
+} ot_ix_pyref;
+
+/** A Python class, function/method, or module-level assignment. */
+typedef struct ot_ix_pydef {
+	const char *name;
+	uint8_t kind;      /**< ot_ix_py_kind */
+	uint32_t file, line, end_line;
+	uint32_t indent;   /**< column of `class`/`def`/the name */
+	const char *bases; /**< class: base list as written ("RNNBase"), else NULL */
+	const struct ot_ix_pydef *parent; /**< enclosing class or def, or NULL */
+	const ot_ix_pyref *refs; /**< calls (def: body; assign: right-hand side
+				      references too), in order */
+	uint32_t nrefs;
+	const struct ot_ix_pydef *next; /**< next definition of the same name */
+} ot_ix_pydef;
+
+/** A `register_decomposition(aten.x...)` site. */
+typedef struct ot_ix_decomp {
+	const char *op;   /**< "addmm.default", "addmm" as written after "aten." */
+	const char *func; /**< the decorated function's name, or NULL */
+	uint32_t file, line;
+	const struct ot_ix_decomp *next; /**< next site for the same base op */
+} ot_ix_decomp;
+
+/** A docstring anchor: add_docstr(torch.x, ...) or add_docstr_all("x", ...). */
+typedef struct ot_ix_doc {
+	const char *name;
+	bool method; /**< from torch/_tensor_docs.py */
+	uint32_t file, line;
+	const struct ot_ix_doc *next;
+} ot_ix_doc;
+
+/* ---- the index ------------------------------------------------------------------- */
+
+typedef struct ot_index ot_index;
+
+typedef struct {
+	size_t files, bytes;        /**< files and bytes read */
+	size_t cdefs, calls, stubs; /**< records found */
+	size_t pydefs, decomps, docs;
+	double read_seconds, scan_seconds; /**< summed over threads */
+} ot_index_stats;
+
+/**
+ * Read and scan the selected release of `src` with `threads` worker
+ * threads (>= 1). Output is identical whatever the thread count.
+ * Caller frees with ot_index_free.
+ */
+int ot_index_build(ot_index **out, struct ot_source *src, int threads);
+
+void ot_index_free(ot_index *ix);
+
+const ot_index_stats *ot_index_get_stats(const ot_index *ix);
+
+/** The file table. */
+uint32_t ot_index_file_count(const ot_index *ix);
+const ot_ix_file *ot_index_file(const ot_index *ix, uint32_t id);
+
+/** The id of a path, or -1 when the path was not indexed. */
+int64_t ot_index_file_id(const ot_index *ix, const char *path);
+
+/** Text of 1-based `line` of file `id` (not NUL-terminated; *len set). NULL when out of range. */
+const char *ot_index_line(const ot_index *ix, uint32_t id, uint32_t line, size_t *len);
+
+/** True when `line` of file `id` contains `needle`. */
+bool ot_index_line_has(const ot_index *ix, uint32_t id, uint32_t line, const char *needle);
+
+/* Lookups by name: the first record of a linked list (file order), or NULL. */
+const ot_ix_cdef *ot_index_cdefs(const ot_index *ix, const char *name);
+const ot_ix_stub *ot_index_stubs(const ot_index *ix, const char *stub);
+const ot_ix_pydef *ot_index_pydefs(const ot_index *ix, const char *name);
+const ot_ix_decomp *ot_index_decomps(const ot_index *ix, const char *base_op);
+const ot_ix_doc *ot_index_docs(const ot_index *ix, const char *name);
+
+/** Every Python class name, module-level def and assignment name (for "did you mean"). */
+size_t ot_index_pynames(const ot_index *ix, const char ***out);
+
+/* ---- scanning one file (used by ot_index_build, exposed for tests and fuzzing) --- */
+
+/** Everything found in one file, owned by the arena given to the scanner. */
+typedef struct {
+	OT_VEC(ot_ix_cdef) cdefs;
+	OT_VEC(ot_ix_stub) stubs;
+	OT_VEC(ot_ix_pydef) pydefs;
+	OT_VEC(ot_ix_decomp) decomps;
+	OT_VEC(ot_ix_doc) docs;
+	size_t ncalls;
+} ot_scan_result;
+
+/**
+ * Scan a C/C++/CUDA file. `code` is its code view (ot_lex_code_view), `text`
+ * the original (both `len` bytes). Records get file id `file`; strings and
+ * call arrays are allocated in `arena`. Never fails.
+ */
+void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const char *text,
+	       size_t len, uint32_t file);
+
+/** Same for a Python file; `path` selects file-specific anchors (docs files). */
+void ot_scan_python(ot_scan_result *out, ot_arena *arena, const char *code, const char *text,
+		    size_t len, uint32_t file, const char *path);
+
+/** Release the vectors of a scan result (not the arena data). */
+void ot_scan_result_free(ot_scan_result *r);
+
+/** "pcre2 X.Y", for --version. Borrowed. */
+const char *ot_scan_library_version(void);
+
+#endif
