@@ -152,7 +152,11 @@ static bool is_trailing_qualifier(const char *code, const struct tok *t)
 		for (size_t i = 0; i < OT_ARRAY_LEN(words); i++)
 			if (tok_is(code, t, words[i]))
 				return true;
-		return is_macro_name(code + t->start, t->end - t->start);
+		size_t n = t->end - t->start;
+		const char *s = code + t->start;
+		/* macros (C10_...) and attributes spelled __like_this__ */
+		return is_macro_name(s, n) ||
+		       (n > 4 && s[0] == '_' && s[1] == '_' && s[n - 1] == '_' && s[n - 2] == '_');
 	}
 	return tok_punct(code, t, '&') || tok_punct(code, t, '(') || tok_punct(code, t, ')');
 }

@@ -1,0 +1,1427 @@
+/*
+ * trace.c - walk one op through the layers (see trace.h and SPEC §3).
+ *
+ * The walk has two halves. The Python half starts at what the user wrote
+ * (a module class, a functional, a torch function, a Tensor method) and
+ * follows Python bodies until calls cross into C++ (_VF.x, torch._C._nn.x,
+ * torch.x, tensor methods); each crossing names an aten op. The C++ half
+ * takes every aten op reached, in order, through native_functions.yaml,
+ * the kernels of its dispatch table, the DispatchStubs those kernels call
+ * and the kernels registered for them, down to GPU libraries, then
+ * derivatives.yaml and decompositions. Composite ops reach further ops
+ * (branches), followed to a bounded depth with cycles cut.
+ */
+#include "trace.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "buf.h"
+
+struct ot_tracer {
+	const ot_registry *reg;
+	const ot_index *ix;
+	const ot_wellknown *wk;
+	ot_tracer_opts opts;
+	int64_t f_native, f_deriv, f_vf, f_init, f_tensor, f_functional, f_torch_functional;
+	ot_arena *arena;
+	/* suggestion candidates per strategy, as the user would write them */
+	ot_strvec cand[OT_STRAT_COUNT];
+};
+
+/* ---- names ----------------------------------------------------------------- */
+
+const char *ot_layer_name(ot_layer layer)
+{
+	static const char *const names[] = {"python", "bridge", "yaml",   "cpp",      "meta",
+					    "stub",   "kernel", "cuda",   "backward", "decomposition"};
+	return layer < OT_LAYER_COUNT ? names[layer] : "?";
+}
+
+const char *ot_status_name(ot_status s)
+{
+	static const char *const names[] = {"traced", "well-known", "not-found", "error"};
+	return s <= OT_STATUS_ERROR ? names[s] : "?";
+}
+
+/* ---- per-op walk state ---------------------------------------------------------- */
+
+struct pending_op {
+	const char *name;     /* aten base name */
+	const char *overload; /* only this overload, or NULL for all */
+	int depth;
+};
+
+struct ctx {
+	const ot_tracer *t;
+	const ot_index *ix;
+	ot_trace *tr;
+	ot_arena *a;
+	ot_map *seen;  /* visited Python defs, C++ defs, stubs, ops (keys in arena) */
+	OT_VEC(struct pending_op) queue;
+};
+
+static const char *fpath(const struct ctx *c, uint32_t file)
+{
+	return ot_index_file(c->ix, file)->path;
+}
+
+/* First visit of `what` (a pointer or name) under `kind`? */
+static bool first_visit(struct ctx *c, const char *kind, const void *ptr, const char *name)
+{
+	char key[256];
+	if (name)
+		snprintf(key, sizeof(key), "%s:%s", kind, name);
+	else
+		snprintf(key, sizeof(key), "%s:%p", kind, ptr);
+	if (ot_map_get(c->seen, key))
+		return false;
+	ot_map_put(c->seen, ot_arena_strdup(c->a, key), (void *)1);
+	return true;
+}
+
+static void strvec_add_unique(struct ctx *c, ot_strvec *v, const char *s)
+{
+	for (size_t i = 0; i < v->len; i++)
+		if (!strcmp(v->items[i], s))
+			return;
+	ot_vec_push(v, ot_arena_strdup(c->a, s));
+}
+
+static void message(struct ctx *c, const char *fmt, ...) OT_PRINTF(2, 3);
+static void message(struct ctx *c, const char *fmt, ...)
+{
+	ot_buf b = OT_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	ot_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	strvec_add_unique(c, &c->tr->messages, b.ptr);
+	ot_buf_free(&b);
+}
+
+/*
+ * Record a found fact. The line must contain the symbol; a mismatch would be
+ * a scanner bug, and is recorded as such rather than printed as a fact.
+ * Returns false for a duplicate or a rejected step.
+ */
+static bool add_step(struct ctx *c, ot_layer layer, uint32_t file, uint32_t line,
+		     const char *symbol, const char *note, const char *op, const char *backend,
+		     int depth)
+{
+	ot_trace *tr = c->tr;
+	const char *path = fpath(c, file);
+	ot_step s;
+
+	for (size_t i = 0; i < tr->steps.len; i++) {
+		const ot_step *o = &tr->steps.items[i];
+		if (o->found && o->layer == layer && o->line == line && !strcmp(o->file, path) &&
+		    !strcmp(o->symbol, symbol))
+			return false;
+	}
+	if (!ot_index_line_has(c->ix, file, line, symbol)) {
+		message(c, "internal: %s:%u does not contain '%s'; step dropped", path, line, symbol);
+		return false;
+	}
+	s.layer = layer;
+	s.found = true;
+	s.file = path;
+	s.line = line;
+	s.symbol = ot_arena_strdup(c->a, symbol);
+	s.note = ot_arena_strdup(c->a, note ? note : "");
+	s.op = ot_arena_strdup(c->a, op ? op : "");
+	s.backend = ot_arena_strdup(c->a, backend ? backend : "");
+	s.depth = (uint8_t)(depth > 255 ? 255 : depth);
+	ot_vec_push(&tr->steps, s);
+	return true;
+}
+
+static void add_missing(struct ctx *c, ot_layer layer, const char *what, const char *where,
+			const char *op, int depth)
+{
+	ot_trace *tr = c->tr;
+	ot_step s = {0};
+	char *note = ot_arena_printf(c->a, "not found: %s in %s", what, where);
+	for (size_t i = 0; i < tr->steps.len; i++)
+		if (!tr->steps.items[i].found && !strcmp(tr->steps.items[i].note, note))
+			return;
+	s.layer = layer;
+	s.found = false;
+	s.symbol = ot_arena_strdup(c->a, what);
+	s.note = note;
+	s.op = ot_arena_strdup(c->a, op ? op : "");
+	s.backend = "";
+	s.depth = (uint8_t)depth;
+	ot_vec_push(&tr->steps, s);
+}
+
+/* First line of an indexed file containing `needle`, or 0. */
+static uint32_t find_line(const struct ctx *c, int64_t file, const char *needle)
+{
+	const ot_ix_file *f;
+	const char *hit;
+	if (file < 0)
+		return 0;
+	f = ot_index_file(c->ix, (uint32_t)file);
+	hit = strstr(f->text, needle);
+	if (!hit)
+		return 0;
+	{
+		uint32_t lo = 0, hi = f->nlines, off = (uint32_t)(hit - f->text);
+		while (hi - lo > 1) {
+			uint32_t mid = (lo + hi) / 2;
+			if (f->line_off[mid] <= off)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		return lo + 1;
+	}
+}
+
+static bool path_in(const char *path, const char *prefix)
+{
+	return ot_starts_with(path, prefix);
+}
+
+/* ---- aten ops: queueing ------------------------------------------------------------ */
+
+/* Metadata queries that are ops in the registry but say nothing about how a
+ * computation is implemented. */
+static const char *const metadata_methods[] = {
+	"size",  "sizes",   "sym_size", "sym_sizes", "dim",      "ndimension", "numel",
+	"stride", "strides", "sym_stride", "options", "dtype",   "device",     "scalar_type",
+	"is_contiguous", "data_ptr", "item", "defined", "layout", "is_cuda", "is_cpu",
+	"is_mps", "is_sparse", "is_nested", "is_complex", "is_floating_point", "requires_grad",
+	"storage_offset", "sym_numel", "get_device", "is_same_size", "nelement", "is_conj",
+	"is_neg", "is_leaf", "output_nr", "_version", "data", "has_names", "names",
+	"is_quantized", "is_meta", "qscheme", "element_size", "is_signed", "is_set_to",
+	"tolist", "type", "suggest_memory_format", "is_non_overlapping_and_dense", "retain_grad",
+	"requires_grad_", "is_inference", "is_pinned", "sym_storage_offset"};
+
+static bool is_metadata_method(const char *name)
+{
+	for (size_t i = 0; i < OT_ARRAY_LEN(metadata_methods); i++)
+		if (!strcmp(metadata_methods[i], name))
+			return true;
+	return false;
+}
+
+static bool has_variant(const ot_registry *reg, const char *name, bool method)
+{
+	size_t n;
+	const ot_reg_func *const *ov = ot_registry_overloads(reg, name, &n);
+	for (size_t i = 0; i < n; i++)
+		if (method ? ov[i]->variant_method : ov[i]->variant_function)
+			return true;
+	return false;
+}
+
+static void queue_op(struct ctx *c, const char *name, const char *overload, int depth)
+{
+	struct pending_op p = {ot_arena_strdup(c->a, name),
+			       overload && *overload ? ot_arena_strdup(c->a, overload) : NULL,
+			       depth};
+	char key[200];
+	snprintf(key, sizeof(key), "%s.%s", name, overload ? overload : "*");
+	if (!first_visit(c, "op", NULL, key))
+		return;
+	if (depth > 0)
+		strvec_add_unique(c, &c->tr->calls, name);
+	ot_vec_push(&c->queue, p);
+}
+
+/* ---- Python ---------------------------------------------------------------------------- */
+
+/* The last top-level record named `name` in `path` (Python: the last
+ * definition wins), of any kind but class unless `want_class`. */
+static const ot_ix_pydef *py_top(const struct ctx *c, const char *name, const char *path,
+				 bool want_class)
+{
+	const ot_ix_pydef *best = NULL;
+	for (const ot_ix_pydef *p = ot_index_pydefs(c->ix, name); p; p = p->next) {
+		if (p->parent || strcmp(fpath(c, p->file), path))
+			continue;
+		if ((p->kind == OT_PY_CLASS) != want_class)
+			continue;
+		best = p;
+	}
+	return best;
+}
+
+/* A class named `name`: in `prefer_file` first, then under `dir`. */
+static const ot_ix_pydef *py_class(const struct ctx *c, const char *name, const char *prefer_file,
+				   const char *dir)
+{
+	const ot_ix_pydef *any = NULL;
+	for (const ot_ix_pydef *p = ot_index_pydefs(c->ix, name); p; p = p->next) {
+		if (p->kind != OT_PY_CLASS || p->parent)
+			continue;
+		if (prefer_file && !strcmp(fpath(c, p->file), prefer_file))
+			return p;
+		if (!any && path_in(fpath(c, p->file), dir))
+			any = p;
+	}
+	return any;
+}
+
+/* Method `name` of class `cls`, following base classes (breadth-first by
+ * declaration order, depth-bounded). The last definition in a class wins. */
+static const ot_ix_pydef *py_method(const struct ctx *c, const ot_ix_pydef *cls, const char *name,
+				    int depth)
+{
+	const ot_ix_pydef *found = NULL;
+	const char *bases, *s;
+	if (!cls || depth > 8)
+		return NULL;
+	for (const ot_ix_pydef *p = ot_index_pydefs(c->ix, name); p; p = p->next)
+		if (p->parent == cls && p->kind == OT_PY_DEF)
+			found = p;
+	if (found)
+		return found;
+	bases = cls->bases ? cls->bases : "";
+	for (s = bases; *s;) {
+		char base[128];
+		size_t n = strcspn(s, ",");
+		const char *last;
+		snprintf(base, sizeof(base), "%.*s", (int)(n < sizeof(base) ? n : sizeof(base) - 1), s);
+		/* "nn.Module" -> "Module"; "Generic[T]" -> "Generic" */
+		base[strcspn(base, "[")] = '\0';
+		last = strrchr(base, '.');
+		last = last ? last + 1 : base;
+		if (*last && strcmp(last, "object") && !strchr(last, '=')) {
+			const ot_ix_pydef *b = py_class(c, last, fpath(c, cls->file), "torch/nn/");
+			if (b && b != cls) {
+				const ot_ix_pydef *m = py_method(c, b, name, depth + 1);
+				if (m)
+					return m;
+			}
+		}
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	return NULL;
+}
+
+static const char *const bridge_prefixes[][2] = {
+	{"torch._C._nn.", "nn"},         {"torch._C._linalg.", "linalg"},
+	{"torch._C._fft.", "fft"},       {"torch._C._special.", "special"},
+	{"torch._C._nested.", "nested"}, {"torch._C._sparse.", "sparse"},
+	{"_linalg.", "linalg"},          {"_fft.", "fft"},
+	{"_special.", "special"},        {"_nested.", "nested"},
+	{"_nn.", "nn"},                  {"torch._C._VariableFunctions.", ""},
+	{"_VF.", ""},                    {"torch._VF.", ""},
+	{"torch.ops.aten.", ""},
+};
+
+static void follow_py(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *cls, int depth);
+
+/* A call or reference from Python that lands in C++. */
+static void py_bridge(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pyref *r,
+		      const char *prefix, const char *module)
+{
+	const char *op = r->path + strlen(prefix);
+	char name[128], note[256];
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(op, "."), op);
+	if (!*name)
+		return;
+	if (!strcmp(prefix, "_VF.") || !strcmp(prefix, "torch._VF.")) {
+		uint32_t l = find_line(c, c->t->f_vf, "_VariableFunctions");
+		snprintf(note, sizeof(note), "_VF.%s: torch/_VF.py forwards to torch._C._VariableFunctions.%s", name, name);
+		add_step(c, OT_LAYER_BRIDGE, def->file, r->line, r->path, note, NULL, NULL, 0);
+		if (l)
+			add_step(c, OT_LAYER_BRIDGE, (uint32_t)c->t->f_vf, l, "_VariableFunctions",
+				 "torch._VF is torch._C._VariableFunctions: generated C++ bindings", NULL,
+				 NULL, 0);
+	} else if (!strcmp(prefix, "torch.ops.aten.")) {
+		snprintf(note, sizeof(note), "torch.ops.aten.%s: the dispatcher's op handle", name);
+		add_step(c, OT_LAYER_BRIDGE, def->file, r->line, r->path, note, NULL, NULL, 0);
+	} else {
+		if (*module)
+			snprintf(note, sizeof(note),
+				 "generated binding in torch._C._%s (python_module: %s)", module, module);
+		else
+			snprintf(note, sizeof(note), "generated binding in torch._C._VariableFunctions");
+		add_step(c, OT_LAYER_BRIDGE, def->file, r->line, r->path, note, NULL, NULL, 0);
+	}
+	queue_op(c, name, NULL, 0);
+}
+
+/* The Python call `torch.x(` / `F.x(` / `self.x(` / `x(` / `t.x(` at r. */
+static void py_call(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *cls,
+		    const ot_ix_pyref *r, int depth)
+{
+	const char *path = r->path;
+	const char *dot = strrchr(path, '.');
+	const char *last = dot ? dot + 1 : path;
+	int ndots = 0;
+	for (const char *p = path; *p; p++)
+		ndots += *p == '.';
+
+	for (size_t i = 0; i < OT_ARRAY_LEN(bridge_prefixes); i++) {
+		if (ot_starts_with(path, bridge_prefixes[i][0])) {
+			py_bridge(c, def, r, bridge_prefixes[i][0], bridge_prefixes[i][1]);
+			return;
+		}
+	}
+	if (ot_starts_with(path, "F.") || ot_starts_with(path, "torch.nn.functional.")) {
+		const ot_ix_pydef *f = py_top(c, last, "torch/nn/functional.py", false);
+		if (f && ndots == (ot_starts_with(path, "F.") ? 1 : 3)) {
+			add_step(c, OT_LAYER_PYTHON, def->file, r->line, path, "calls the functional", NULL,
+				 NULL, depth);
+			follow_py(c, f, NULL, depth);
+		}
+		return;
+	}
+	if (ot_starts_with(path, "torch.") && ndots == 1) {
+		const ot_ix_pydef *f = py_top(c, last, "torch/functional.py", false);
+		if (f) {
+			add_step(c, OT_LAYER_PYTHON, def->file, r->line, path,
+				 "calls a Python wrapper in torch/functional.py", NULL, NULL, depth);
+			follow_py(c, f, NULL, depth);
+		} else if (ot_registry_overloads(c->t->reg, last, &(size_t){0}) &&
+			   has_variant(c->t->reg, last, false)) {
+			add_step(c, OT_LAYER_BRIDGE, def->file, r->line, path,
+				 "generated binding torch.<name> (torch._C._VariableFunctions)", NULL,
+				 NULL, 0);
+			queue_op(c, last, NULL, 0);
+		}
+		return;
+	}
+	if (ot_starts_with(path, "self.") && ndots == 1) {
+		const ot_ix_pydef *m = py_method(c, cls, last, 0);
+		if (m && m != def) {
+			if (follow_py(c, m, cls, depth), true)
+				;
+		}
+		return;
+	}
+	if (!dot) {
+		/* a module-level helper of the same file */
+		const ot_ix_pydef *f = py_top(c, path, fpath(c, def->file), false);
+		if (f && f != def && f->kind == OT_PY_DEF)
+			follow_py(c, f, NULL, depth);
+		return;
+	}
+	if (ndots == 1 && !ot_starts_with(path, "torch.") && !is_metadata_method(last) &&
+	    has_variant(c->t->reg, last, true)) {
+		/* a Tensor method: input.softmax(dim) */
+		char note[200];
+		snprintf(note, sizeof(note), "Tensor method %s (generated binding on torch._C.TensorBase)", last);
+		add_step(c, OT_LAYER_BRIDGE, def->file, r->line, path, note, NULL, NULL, 0);
+		queue_op(c, last, NULL, 0);
+	}
+}
+
+static void follow_py(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *cls, int depth)
+{
+	if (!def || depth > 6 || !first_visit(c, "py", def, NULL))
+		return;
+	if (def->kind == OT_PY_DEF && def->parent && def->parent->kind == OT_PY_CLASS)
+		cls = def->parent;
+	if (def->kind == OT_PY_ASSIGN) {
+		char sym[160];
+		snprintf(sym, sizeof(sym), "%s =", def->name);
+		if (!add_step(c, OT_LAYER_PYTHON, def->file, def->line, def->name,
+			      "defined by assignment (no Python body)", NULL, NULL, depth))
+			(void)sym;
+	} else {
+		char sym[160], note[200];
+		snprintf(sym, sizeof(sym), "def %s", def->name);
+		snprintf(note, sizeof(note), "%s%s",
+			 cls ? "method of class " : "Python function",
+			 cls ? cls->name : "");
+		add_step(c, OT_LAYER_PYTHON, def->file, def->line, sym, note, NULL, NULL, depth);
+	}
+	for (uint32_t i = 0; i < def->nrefs; i++) {
+		const ot_ix_pyref *r = &def->refs[i];
+		if (def->kind == OT_PY_ASSIGN && !r->call && !strchr(r->path, '.')) {
+			/* boolean_dispatch(if_true=a, if_false=b): both are branches */
+			const ot_ix_pydef *f = py_top(c, r->path, fpath(c, def->file), false);
+			if (f && f != def && f->kind == OT_PY_DEF) {
+				add_step(c, OT_LAYER_PYTHON, def->file, r->line, r->path,
+					 "branch chosen at call time", NULL, NULL, depth);
+				follow_py(c, f, NULL, depth + 1);
+			}
+			continue;
+		}
+		if (!r->call && def->kind != OT_PY_ASSIGN)
+			continue;
+		py_call(c, def, cls, r, depth);
+	}
+}
+
+/* ---- C++ --------------------------------------------------------------------------------- */
+
+static bool is_gpu_file(const char *path)
+{
+	return strstr(path, "/cuda/") || strstr(path, "/cudnn/") || strstr(path, "/miopen/") ||
+	       strstr(path, "/hip/") || ot_ends_with(path, ".cu") || ot_ends_with(path, ".cuh");
+}
+
+/* Which backend a kernel file belongs to, from its folder. */
+static const char *file_backend(const char *path)
+{
+	if (is_gpu_file(path))
+		return "CUDA";
+	if (strstr(path, "/mps/"))
+		return "MPS";
+	if (strstr(path, "/cpu/"))
+		return "CPU";
+	return "";
+}
+
+static const char *gpu_lib_of(const ot_ix_call *call)
+{
+	const char *n = call->name, *q = call->qual;
+	if (call->kind == OT_CALL_LAUNCH)
+		return "custom CUDA kernel";
+	if (ot_starts_with(n, "cudnn"))
+		return "cuDNN";
+	if (ot_starts_with(n, "cublasLt"))
+		return "cuBLASLt";
+	if (ot_starts_with(n, "cublas") || strstr(q, "cuda::blas"))
+		return "cuBLAS";
+	if (ot_starts_with(n, "cufft"))
+		return "cuFFT";
+	if (ot_starts_with(n, "cusolver"))
+		return "cuSOLVER";
+	if (ot_starts_with(n, "cusparse"))
+		return "cuSPARSE";
+	if (ot_starts_with(n, "curand"))
+		return "cuRAND";
+	if (ot_starts_with(n, "magma"))
+		return "MAGMA";
+	if (ot_starts_with(n, "miopen"))
+		return "MIOpen";
+	if (ot_starts_with(q, "thrust"))
+		return "Thrust";
+	if (!strcmp(q, "cub") || ot_ends_with(q, "::cub") || ot_starts_with(q, "cub::"))
+		return "CUB";
+	if (!strcmp(n, "gpu_kernel") || !strcmp(n, "gpu_kernel_with_scalars") ||
+	    !strcmp(n, "opmath_gpu_kernel_with_scalars") ||
+	    !strcmp(n, "opmath_symmetric_gpu_kernel_with_scalars") ||
+	    !strcmp(n, "jitted_gpu_kernel") || !strcmp(n, "gpu_reduce_kernel") ||
+	    !strcmp(n, "gpu_kernel_multiple_outputs"))
+		return "TensorIterator CUDA kernel";
+	return NULL;
+}
+
+static bool is_selection_point(const char *n)
+{
+	return !strcmp(n, "cudnn_is_acceptable") || ot_starts_with(n, "use_") ||
+	       ot_starts_with(n, "_use_") || ot_starts_with(n, "should_use") ||
+	       ot_starts_with(n, "can_use_") || strstr(n, "_sdp_choice") ||
+	       !strcmp(n, "select_sdp_backend") || !strcmp(n, "userEnabledCuDNN") ||
+	       !strcmp(n, "userEnabledMkldnn");
+}
+
+/* The text of a call as it appears in the source ("at::cuda::blas::gemm"). */
+static const char *call_text(struct ctx *c, const ot_ix_call *call)
+{
+	if (*call->qual)
+		return ot_arena_printf(c->a, "%s::%s", call->qual, call->name);
+	return call->name;
+}
+
+/* Is this a definition we can follow as a C++ helper? */
+static bool helper_candidate(const struct ctx *c, const ot_ix_cdef *d)
+{
+	const char *p = fpath(c, d->file);
+	if (d->in_class || d->kind != OT_CDEF_FUNC)
+		return false;
+	return path_in(p, "aten/src/ATen/native/") || path_in(p, "aten/src/ATen/cuda/") ||
+	       path_in(p, "aten/src/ATen/cudnn/") || path_in(p, "aten/src/ATen/mps/");
+}
+
+static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int depth, int level,
+		    bool *interesting);
+
+static const char *stub_backend(const char *macro)
+{
+	static const char *const map[][2] = {
+		{"REGISTER_CUDA_DISPATCH", "CUDA"},     {"REGISTER_HIP_DISPATCH", "HIP"},
+		{"REGISTER_MPS_DISPATCH", "MPS"},       {"REGISTER_NO_CPU_DISPATCH", "CPU (none)"},
+		{"REGISTER_ARCH_DISPATCH", "CPU"},      {"REGISTER_AVX512_DISPATCH", "CPU AVX512"},
+		{"ALSO_REGISTER_AVX512_DISPATCH", "CPU AVX512"},
+		{"REGISTER_AVX2_DISPATCH", "CPU AVX2"}, {"REGISTER_VSX_DISPATCH", "CPU VSX"},
+		{"REGISTER_ZVECTOR_DISPATCH", "CPU ZVECTOR"},
+		{"REGISTER_SVE256_DISPATCH", "CPU SVE256"},
+		{"REGISTER_PRIVATEUSE1_DISPATCH", "PrivateUse1"},
+		{"REGISTER_DISPATCH", "CPU"},
+	};
+	for (size_t i = 0; i < OT_ARRAY_LEN(map); i++)
+		if (!strcmp(map[i][0], macro))
+			return map[i][1];
+	return "";
+}
+
+/* The definition of a registered kernel: in the registration's file first. */
+static const ot_ix_cdef *registered_kernel(const struct ctx *c, const char *name, uint32_t file)
+{
+	const ot_ix_cdef *any = NULL;
+	for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, name); d; d = d->next) {
+		if (d->kind != OT_CDEF_FUNC)
+			continue;
+		if (d->file == file)
+			return d;
+		if (!any && path_in(fpath(c, d->file), "aten/src/ATen/"))
+			any = d;
+	}
+	return any;
+}
+
+static void explore_stub(struct ctx *c, const char *stub, const char *op, int depth, int level)
+{
+	const ot_ix_stub *s;
+	if (!first_visit(c, "stub", NULL, stub))
+		return;
+	for (s = ot_index_stubs(c->ix, stub); s; s = s->next) {
+		char note[256];
+		if (s->kind == OT_STUB_DECLARE) {
+			add_step(c, OT_LAYER_STUB, s->file, s->line, stub,
+				 "DECLARE_DISPATCH: the stub's function-pointer type", op, NULL, depth);
+		} else if (s->kind == OT_STUB_DEFINE) {
+			add_step(c, OT_LAYER_STUB, s->file, s->line, stub,
+				 "DEFINE_DISPATCH: the stub's storage", op, NULL, depth);
+		} else {
+			const char *backend = stub_backend(s->macro);
+			const ot_ix_cdef *k;
+			if (!s->kernel) {
+				snprintf(note, sizeof(note), "%s: no kernel for this backend", s->macro);
+				add_step(c, OT_LAYER_STUB, s->file, s->line, stub, note, op, backend, depth);
+				continue;
+			}
+			snprintf(note, sizeof(note), "%s: %s -> %s", s->macro, stub, s->kernel);
+			add_step(c, OT_LAYER_STUB, s->file, s->line, stub, note, op, backend, depth);
+			if (*backend && strcmp(backend, "CPU (none)"))
+				strvec_add_unique(c, &c->tr->backends, backend);
+			k = registered_kernel(c, s->kernel, s->file);
+			if (!k) {
+				add_missing(c, OT_LAYER_KERNEL,
+					    ot_arena_printf(c->a, "definition of kernel `%s`", s->kernel),
+					    "aten/src/ATen/", op, depth);
+				continue;
+			}
+			snprintf(note, sizeof(note), "kernel registered for %s (%s)", stub, backend);
+			add_step(c, OT_LAYER_KERNEL, k->file, k->line, k->name, note, op, backend, depth);
+			{
+				bool dummy = false;
+				explore(c, k, op, depth, level + 1, &dummy);
+			}
+		}
+	}
+}
+
+/* The registry op a C++ call names: at::mm(...), at::_foo(...), x.mm(...). */
+static const char *call_op(const struct ctx *c, const ot_ix_call *call)
+{
+	size_t n;
+	if (call->kind == OT_CALL_MEMBER) {
+		if (is_metadata_method(call->name))
+			return NULL;
+		return ot_registry_overloads(c->t->reg, call->name, &n) &&
+				       has_variant(c->t->reg, call->name, true)
+			       ? call->name
+			       : NULL;
+	}
+	if (strcmp(call->qual, "at") && strcmp(call->qual, "::at"))
+		return NULL;
+	if (is_metadata_method(call->name))
+		return NULL;
+	return ot_registry_overloads(c->t->reg, call->name, &n) ? call->name : NULL;
+}
+
+/*
+ * Explore the body of `d`: stubs it calls, GPU library calls, kernel
+ * launches, runtime selection points, other ops (branches), and helpers
+ * (followed up to helper_depth levels; a helper's step is kept only when
+ * something worth knowing is found beneath it).
+ */
+static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int depth, int level,
+		    bool *interesting)
+{
+	const char *path = fpath(c, d->file);
+	ot_strvec libs_here = {0};
+
+	if (!first_visit(c, "cdef", d, NULL))
+		return;
+	if (strstr(path, "/cudnn/"))
+		strvec_add_unique(c, &c->tr->gpu_libs, "cuDNN");
+	for (uint32_t i = 0; i < d->ncalls; i++) {
+		const ot_ix_call *call = &d->calls[i];
+		const char *lib = gpu_lib_of(call), *branch;
+		const ot_ix_stub *st;
+
+		if (is_selection_point(call->name)) {
+			ot_selection sel = {ot_arena_strdup(c->a, call->name), path, call->line};
+			bool dup = false;
+			for (size_t k = 0; k < c->tr->selection.len; k++)
+				if (c->tr->selection.items[k].line == sel.line &&
+				    !strcmp(c->tr->selection.items[k].file, path))
+					dup = true;
+			if (!dup && ot_index_line_has(c->ix, d->file, call->line, call->name))
+				ot_vec_push(&c->tr->selection, sel);
+			*interesting = true;
+		}
+		if (lib) {
+			bool seen = false;
+			for (size_t k = 0; k < libs_here.len; k++)
+				if (!strcmp(libs_here.items[k], lib))
+					seen = true;
+			strvec_add_unique(c, &c->tr->gpu_libs, lib);
+			*interesting = true;
+			if (!seen) {
+				char note[200];
+				ot_vec_push(&libs_here, lib);
+				if (call->kind == OT_CALL_LAUNCH)
+					snprintf(note, sizeof(note), "launches the CUDA kernel %s", call->name);
+				else
+					snprintf(note, sizeof(note), "%s: %s", lib, call_text(c, call));
+				add_step(c, OT_LAYER_CUDA, d->file, call->line,
+					 call->kind == OT_CALL_LAUNCH ? call->name : call_text(c, call),
+					 note, op, "CUDA", depth);
+				if (call->kind == OT_CALL_LAUNCH) {
+					for (const ot_ix_cdef *k = ot_index_cdefs(c->ix, call->name); k; k = k->next) {
+						if (k->global) {
+							add_step(c, OT_LAYER_CUDA, k->file, k->line, k->name,
+								 "__global__ CUDA kernel", op, "CUDA", depth);
+							break;
+						}
+					}
+				}
+			}
+			continue;
+		}
+		st = ot_index_stubs(c->ix, call->name);
+		if (st && call->kind == OT_CALL_PLAIN) {
+			char note[200];
+			snprintf(note, sizeof(note), "calls DispatchStub %s (picks the kernel by device)", call->name);
+			add_step(c, OT_LAYER_STUB, d->file, call->line, call->name, note, op, NULL, depth);
+			explore_stub(c, call->name, op, depth, level);
+			*interesting = true;
+			continue;
+		}
+		branch = call_op(c, call);
+		if (branch) {
+			char note[200];
+			const char *sym = call->kind == OT_CALL_MEMBER ? call->name : call_text(c, call);
+			if (!strcmp(branch, c->tr->target.name) && depth == 0)
+				continue;
+			snprintf(note, sizeof(note), "branch: calls aten::%s", branch);
+			add_step(c, OT_LAYER_CPP, d->file, call->line, sym, note, op, NULL, depth);
+			if (depth < c->t->opts.max_depth)
+				queue_op(c, branch, NULL, depth + 1);
+			else
+				strvec_add_unique(c, &c->tr->calls, branch);
+			*interesting = true;
+			continue;
+		}
+		if (level < c->t->opts.helper_depth && call->kind == OT_CALL_PLAIN &&
+		    (!*call->qual || !strcmp(call->qual, "at::native") || !strcmp(call->qual, "native") ||
+		     strstr(call->qual, "cuda") || strstr(call->qual, "cudnn"))) {
+			int explored = 0;
+			for (const ot_ix_cdef *h = ot_index_cdefs(c->ix, call->name); h && explored < 3;
+			     h = h->next) {
+				size_t mark = c->tr->steps.len;
+				bool found = false;
+				const char *hp = fpath(c, h->file);
+				char note[200];
+				if (h == d || !helper_candidate(c, h))
+					continue;
+				/* prefer helpers in the same file; others only for qualified calls
+				 * or when there is no local one */
+				explored++;
+				snprintf(note, sizeof(note), "helper called by %s", d->name);
+				add_step(c, is_gpu_file(hp) ? OT_LAYER_KERNEL : OT_LAYER_CPP, h->file,
+					 h->line, h->name, note, op, file_backend(hp), depth);
+				explore(c, h, op, depth, level + 1, &found);
+				if (found)
+					*interesting = true;
+				else
+					c->tr->steps.len = mark; /* nothing beneath: drop the helper */
+			}
+		}
+	}
+	ot_vec_free(&libs_here);
+}
+
+/* ---- native_functions.yaml entries ---------------------------------------------------------- */
+
+static bool dir_matches_key(const char *path, const char *key)
+{
+	bool gpu = is_gpu_file(path);
+	if (!strcmp(key, "CUDA") || strstr(key, "CUDA"))
+		return gpu;
+	if (!strcmp(key, "MPS"))
+		return strstr(path, "/mps/") != NULL;
+	if (!strcmp(key, "CPU"))
+		return !gpu && !strstr(path, "/mps/");
+	return true;
+}
+
+/* Definitions of the C++ function a dispatch entry names. */
+static size_t kernel_defs(const struct ctx *c, const char *kernel, const char *key, bool structured,
+			  const ot_ix_cdef **out, size_t max)
+{
+	size_t n = 0;
+	for (int pass = 0; pass < 2 && !n; pass++) {
+		for (int symint = 0; symint < 2; symint++) {
+			char name[200];
+			snprintf(name, sizeof(name), symint ? "%s_symint" : "%s", kernel);
+			for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, name); d && n < max; d = d->next) {
+				const char *p = fpath(c, d->file);
+				if (d->in_class || !path_in(p, "aten/src/ATen/native/") ||
+				    path_in(p, "aten/src/ATen/native/ufunc/"))
+					continue;
+				if (structured ? d->kind != OT_CDEF_IMPL : d->kind != OT_CDEF_FUNC)
+					continue;
+				if (*d->qual && !ot_ends_with(d->qual, "native"))
+					continue;
+				if (pass == 0 && !dir_matches_key(p, key))
+					continue;
+				out[n++] = d;
+			}
+		}
+	}
+	return n;
+}
+
+struct kernel_use {
+	const char *kernel;
+	char keys[256];
+};
+
+static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_func *eff, int depth);
+
+static void trace_overload(struct ctx *c, const ot_reg_func *f, int depth)
+{
+	const ot_tracer *t = c->t;
+	const char *op = f->schema.full;
+	const ot_reg_func *eff = f->delegate ? f->delegate : f;
+	struct kernel_use uses[64];
+	size_t nuses = 0;
+	ot_buf note = OT_BUF_INIT;
+
+	if (depth == 0)
+		strvec_add_unique(c, &c->tr->aten, op);
+	if (f->schema.is_out)
+		c->tr->has_out = depth == 0 || c->tr->has_out;
+	if (f->schema.inplace && depth == 0)
+		c->tr->has_inplace = true;
+
+	ot_buf_printf(&note, "%s", f->func);
+	if (f->has_dispatch) {
+		ot_buf_puts(&note, " | dispatch:");
+		for (size_t i = 0; i < f->ndispatch; i++)
+			ot_buf_printf(&note, "%s %s: %s", i ? "," : "", f->dispatch[i].key,
+				      f->dispatch[i].kernel);
+	} else if (!f->delegate) {
+		ot_buf_puts(&note, " | no dispatch table: CompositeImplicitAutograd");
+	}
+	add_step(c, OT_LAYER_YAML, (uint32_t)t->f_native, (uint32_t)f->line, op, note.ptr, op, NULL,
+		 depth);
+	ot_buf_free(&note);
+
+	if (f->delegate) {
+		char n[256];
+		snprintf(n, sizeof(n), "structured_delegate: %s computes %s", eff->schema.full, op);
+		add_step(c, OT_LAYER_YAML, (uint32_t)t->f_native, (uint32_t)eff->line,
+			 eff->schema.full, n, op, NULL, depth);
+	}
+	if (!first_visit(c, "kernels", eff, NULL))
+		goto backward;
+	if (eff->structured && depth == 0) {
+		c->tr->structured = true;
+		if (eff->structured_inherits && strstr(eff->structured_inherits, "TensorIterator"))
+			c->tr->tensor_iterator = true;
+	}
+
+	/* the structured meta function: TORCH_META_FUNC(name) or ...FUNC2(name, overload) */
+	if (eff->structured) {
+		const char *names[2] = {eff->schema.name, NULL};
+		bool found = false;
+		char full[200];
+		snprintf(full, sizeof(full), "%s.%s", eff->schema.name, eff->schema.overload);
+		names[1] = *eff->schema.overload ? full : NULL;
+		/* meta functions are named after the functional op, not the .out */
+		for (int k = 0; k < 2; k++) {
+			if (!names[k])
+				continue;
+			for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, names[k]); d; d = d->next) {
+				if (d->kind != OT_CDEF_META && d->kind != OT_CDEF_PRECOMPUTE)
+					continue;
+				add_step(c, OT_LAYER_META, d->file, d->line,
+					 strchr(d->name, '.') ? strchr(d->name, '.') + 1 : d->name,
+					 d->kind == OT_CDEF_PRECOMPUTE
+						 ? "TORCH_PRECOMPUTE_META_FUNC: shape/dtype checks, output allocation"
+						 : "TORCH_META_FUNC: shape/dtype checks, output allocation",
+					 op, NULL, depth);
+				found = true;
+			}
+		}
+		if (!found)
+			add_missing(c, OT_LAYER_META,
+				    ot_arena_printf(c->a, "TORCH_META_FUNC(%s)", eff->schema.name),
+				    "aten/src/ATen/native/", op, depth);
+	}
+
+	/* ufunc: the inner loop lives in native/ufunc/<name>.h */
+	if (eff->nufunc_inner_loop) {
+		char path[200];
+		int64_t fid;
+		c->tr->ufunc = true;
+		snprintf(path, sizeof(path), "aten/src/ATen/native/ufunc/%s.h", eff->schema.base);
+		fid = ot_index_file_id(c->ix, path);
+		if (fid >= 0) {
+			for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, eff->schema.base); d; d = d->next) {
+				if (d->file == (uint32_t)fid) {
+					add_step(c, OT_LAYER_KERNEL, d->file, d->line, d->name,
+						 "ufunc inner loop: the scalar/vectorized formula the "
+						 "generated CPU and CUDA kernels share",
+						 op, "CPU, CUDA", depth);
+					strvec_add_unique(c, &c->tr->backends, "CPU");
+					strvec_add_unique(c, &c->tr->backends, "CUDA");
+				}
+			}
+		} else {
+			add_missing(c, OT_LAYER_KERNEL, "ufunc inner loop", path, op, depth);
+		}
+	}
+
+	/* group dispatch keys by kernel */
+	if (!eff->has_dispatch) {
+		uses[nuses].kernel = eff->schema.name;
+		snprintf(uses[nuses].keys, sizeof(uses[nuses].keys), "CompositeImplicitAutograd");
+		nuses++;
+		c->tr->composite_implicit = c->tr->composite_implicit || depth == 0;
+		strvec_add_unique(c, &c->tr->backends, "CompositeImplicitAutograd");
+	}
+	for (size_t i = 0; i < eff->ndispatch; i++) {
+		const ot_reg_dispatch *dp = &eff->dispatch[i];
+		size_t k;
+		if (depth == 0 || !strcmp(dp->key, "CPU") || !strcmp(dp->key, "CUDA"))
+			strvec_add_unique(c, &c->tr->backends, dp->key);
+		if (!strcmp(dp->key, "CompositeImplicitAutograd") && depth == 0)
+			c->tr->composite_implicit = true;
+		if (!strcmp(dp->key, "CompositeExplicitAutograd") && depth == 0)
+			c->tr->composite_explicit = true;
+		for (k = 0; k < nuses; k++)
+			if (!strcmp(uses[k].kernel, dp->kernel))
+				break;
+		if (k == nuses) {
+			if (nuses == OT_ARRAY_LEN(uses))
+				continue;
+			uses[nuses].kernel = dp->kernel;
+			uses[nuses].keys[0] = '\0';
+			nuses++;
+		}
+		if (uses[k].keys[0])
+			strncat(uses[k].keys, ", ", sizeof(uses[k].keys) - strlen(uses[k].keys) - 1);
+		strncat(uses[k].keys, dp->key, sizeof(uses[k].keys) - strlen(uses[k].keys) - 1);
+	}
+
+	for (size_t u = 0; u < nuses; u++) {
+		const ot_ix_cdef *defs[8];
+		char first_key[64], n[400];
+		size_t nd;
+		snprintf(first_key, sizeof(first_key), "%.*s", (int)strcspn(uses[u].keys, ","),
+			 uses[u].keys);
+		nd = kernel_defs(c, uses[u].kernel, first_key, eff->structured && eff->has_dispatch,
+				 defs, OT_ARRAY_LEN(defs));
+		if (!nd) {
+			add_missing(c, OT_LAYER_CPP,
+				    ot_arena_printf(c->a, "C++ function `%s` (%s)", uses[u].kernel,
+						    uses[u].keys),
+				    "aten/src/ATen/native/", op, depth);
+			continue;
+		}
+		for (size_t k = 0; k < nd; k++) {
+			const char *p = fpath(c, defs[k]->file);
+			const char *be = file_backend(p);
+			bool dummy = false;
+			ot_layer layer = *be ? OT_LAYER_KERNEL : OT_LAYER_CPP;
+			snprintf(n, sizeof(n), "%s%s for %s",
+				 defs[k]->kind == OT_CDEF_IMPL ? "TORCH_IMPL_FUNC " : "",
+				 defs[k]->kind == OT_CDEF_IMPL ? "(structured kernel)" : "C++ implementation",
+				 uses[u].keys);
+			add_step(c, layer, defs[k]->file, defs[k]->line, defs[k]->name, n, op,
+				 *be ? be : first_key, depth);
+			explore(c, defs[k], op, depth, 0, &dummy);
+		}
+	}
+
+backward:
+	if (depth == 0)
+		trace_backward(c, f, eff, depth);
+}
+
+/* Names called in a derivatives.yaml formula that are backward helpers. */
+static void formula_helpers(struct ctx *c, const char *formula, const char *op, int depth)
+{
+	const char *s = formula;
+	while (*s) {
+		if (isalpha((unsigned char)*s) || *s == '_') {
+			const char *b = s;
+			char name[128];
+			bool qualified = b > formula && b[-1] == ':';
+			bool member = b > formula && b[-1] == '.';
+			while (isalnum((unsigned char)*s) || *s == '_')
+				s++;
+			if (*s != '(' || qualified || member || (size_t)(s - b) >= sizeof(name))
+				continue;
+			snprintf(name, sizeof(name), "%.*s", (int)(s - b), b);
+			if (!first_visit(c, "bwhelper", NULL, name))
+				continue;
+			for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, name); d; d = d->next) {
+				if (d->kind == OT_CDEF_FUNC && !d->in_class &&
+				    path_in(fpath(c, d->file), "torch/csrc/autograd/")) {
+					add_step(c, OT_LAYER_BACKWARD, d->file, d->line, name,
+						 "backward helper (torch/csrc/autograd)", op, NULL, depth);
+					goto next;
+				}
+			}
+			{
+				size_t n;
+				const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, name, &n);
+				if (ov)
+					add_step(c, OT_LAYER_BACKWARD, (uint32_t)c->t->f_native,
+						 (uint32_t)ov[0]->line, name,
+						 "backward op (its own native_functions.yaml entry)", op,
+						 NULL, depth);
+			}
+		next:
+			continue;
+		}
+		s++;
+	}
+}
+
+static void add_deriv_step(struct ctx *c, const ot_reg_deriv *dv, const char *op, const char *how,
+			   int depth)
+{
+	ot_buf note = OT_BUF_INIT;
+	ot_buf_puts(&note, how);
+	for (size_t i = 0; i < dv->nformulas; i++)
+		ot_buf_printf(&note, "%s%s: %s", i ? "; " : " ", dv->formulas[i].inputs,
+			      dv->formulas[i].formula);
+	add_step(c, OT_LAYER_BACKWARD, (uint32_t)c->t->f_deriv, (uint32_t)dv->line, dv->schema.full,
+		 note.ptr, op, NULL, depth);
+	ot_buf_free(&note);
+	for (size_t i = 0; i < dv->nformulas; i++)
+		formula_helpers(c, dv->formulas[i].formula, op, depth);
+	for (size_t k = 0; k < dv->ndispatch; k++)
+		for (size_t i = 0; i < dv->dispatch[k].nformulas; i++)
+			formula_helpers(c, dv->dispatch[k].formulas[i].formula, op, depth);
+}
+
+static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_func *eff, int depth)
+{
+	const char *op = f->schema.full;
+	bool implicit = !eff->has_dispatch;
+	for (size_t i = 0; i < eff->ndispatch; i++)
+		if (!strcmp(eff->dispatch[i].key, "CompositeImplicitAutograd"))
+			implicit = true;
+	if (f->deriv) {
+		add_deriv_step(c, f->deriv, op, "derivatives.yaml:", depth);
+		return;
+	}
+	if (f->schema.is_out)
+		return; /* out= variants are not differentiable */
+	if (f->schema.inplace) {
+		/* in-place variants reuse the formula of their out-of-place overload */
+		char name[200];
+		const ot_reg_func *base;
+		if (*f->schema.overload)
+			snprintf(name, sizeof(name), "%s.%s", f->schema.base, f->schema.overload);
+		else
+			snprintf(name, sizeof(name), "%s", f->schema.base);
+		base = ot_registry_find(c->t->reg, name);
+		if (base && base->deriv) {
+			char how[256];
+			snprintf(how, sizeof(how), "in-place %s reuses the formula of %s:", op, name);
+			add_deriv_step(c, base->deriv, op, how, depth);
+			return;
+		}
+	}
+	if (implicit) {
+		add_step(c, OT_LAYER_BACKWARD, (uint32_t)c->t->f_native, (uint32_t)f->line, op,
+			 "no derivatives.yaml entry: CompositeImplicitAutograd, so autograd "
+			 "differentiates the ops it is built from",
+			 op, NULL, depth);
+		return;
+	}
+	add_missing(c, OT_LAYER_BACKWARD, ot_arena_printf(c->a, "derivatives.yaml entry for %s", op),
+		    OT_REGISTRY_DERIV_PATH, op, depth);
+}
+
+static void trace_decompositions(struct ctx *c, const char *base, const char *op, int depth)
+{
+	for (const ot_ix_decomp *d = ot_index_decomps(c->ix, base); d; d = d->next) {
+		char sym[200], note[256];
+		snprintf(sym, sizeof(sym), "aten.%s", d->op);
+		snprintf(note, sizeof(note), "register_decomposition(aten.%s)%s%s: what torch.compile lowers it to",
+			 d->op, d->func ? " -> " : "", d->func ? d->func : "");
+		add_step(c, OT_LAYER_DECOMPOSITION, d->file, d->line, sym, note, op, NULL, depth);
+	}
+}
+
+/* Every overload of `name` (and of its in-place `name_`) at `depth`. */
+static void trace_aten(struct ctx *c, const struct pending_op *p)
+{
+	const ot_registry *reg = c->t->reg;
+	size_t n, ni = 0;
+	const ot_reg_func *const *ov = ot_registry_overloads(reg, p->name, &n);
+	const ot_reg_func *const *inpl = NULL;
+	char inname[160];
+	bool any = false;
+
+	if (!ot_ends_with(p->name, "_")) {
+		snprintf(inname, sizeof(inname), "%s_", p->name);
+		inpl = ot_registry_overloads(reg, inname, &ni);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (p->overload && strcmp(ov[i]->schema.overload, p->overload))
+			continue;
+		trace_overload(c, ov[i], p->depth);
+		any = true;
+	}
+	for (size_t i = 0; i < ni && !p->overload && p->depth == 0; i++) {
+		trace_overload(c, inpl[i], p->depth);
+		any = true;
+	}
+	if (!any) {
+		add_missing(c, OT_LAYER_YAML,
+			    ot_arena_printf(c->a, "entry `%s%s%s`", p->name, p->overload ? "." : "",
+					    p->overload ? p->overload : ""),
+			    OT_REGISTRY_NATIVE_PATH, NULL, p->depth);
+		return;
+	}
+	if (p->depth == 0)
+		trace_decompositions(c, p->name, n ? ov[0]->schema.full : p->name, p->depth);
+}
+
+/* ---- entry points per strategy ------------------------------------------------------------ */
+
+static void suggest(struct ctx *c)
+{
+	const char *out[3];
+	const ot_strvec *cand = &c->t->cand[c->tr->target.strategy];
+	char word[200];
+	size_t n;
+	/* compare like with like: candidates are written as the user writes them */
+	snprintf(word, sizeof(word), "%s", c->tr->target.canonical);
+	n = ot_resolve_suggest(out, 3, word, cand->items, cand->len);
+	for (size_t i = 0; i < n; i++)
+		ot_vec_push(&c->tr->suggestions, ot_arena_strdup(c->a, out[i]));
+}
+
+static bool start_module(struct ctx *c)
+{
+	const char *name = c->tr->target.name;
+	const ot_ix_pydef *cls = py_class(c, name, NULL, "torch/nn/modules/"), *fwd;
+	char sym[160], note[256];
+	if (!cls)
+		return false;
+	snprintf(sym, sizeof(sym), "class %s", name);
+	snprintf(note, sizeof(note), "nn.Module subclass (bases: %s)", *cls->bases ? cls->bases : "none");
+	add_step(c, OT_LAYER_PYTHON, cls->file, cls->line, sym, note, NULL, NULL, 0);
+	fwd = py_method(c, cls, "forward", 0);
+	if (!fwd) {
+		add_missing(c, OT_LAYER_PYTHON, ot_arena_printf(c->a, "forward of %s or its bases", name),
+			    fpath(c, cls->file), NULL, 0);
+		return true;
+	}
+	if (fwd->parent != cls)
+		message(c, "forward is inherited from %s", fwd->parent->name);
+	follow_py(c, fwd, fwd->parent, 0);
+	return true;
+}
+
+static bool start_functional(struct ctx *c)
+{
+	const ot_ix_pydef *f = py_top(c, c->tr->target.name, "torch/nn/functional.py", false);
+	if (!f)
+		return false;
+	follow_py(c, f, NULL, 0);
+	return true;
+}
+
+static void doc_anchor(struct ctx *c, const char *name, bool method)
+{
+	for (const ot_ix_doc *d = ot_index_docs(c->ix, name); d; d = d->next) {
+		if (d->method != method)
+			continue;
+		add_step(c, OT_LAYER_PYTHON, d->file, d->line, method ? name : ot_arena_printf(c->a, "torch.%s", name),
+			 method ? "docstring anchor: add_docstr_all (the method itself is generated)"
+				: "docstring anchor: add_docstr (the function itself is generated)",
+			 NULL, NULL, 0);
+		return;
+	}
+}
+
+static bool start_method(struct ctx *c)
+{
+	const char *name = c->tr->target.name;
+	const ot_ix_pydef *tensor = py_class(c, "Tensor", "torch/_tensor.py", "torch/_tensor.py");
+	const ot_ix_pydef *m = tensor ? py_method(c, tensor, name, 7) : NULL;
+	if (m && m->parent == tensor) {
+		follow_py(c, m, tensor, 0);
+		return true;
+	}
+	if (!has_variant(c->t->reg, name, true))
+		return false;
+	doc_anchor(c, name, true);
+	if (tensor)
+		add_step(c, OT_LAYER_BRIDGE, tensor->file, tensor->line, "class Tensor",
+			 "Tensor methods without a Python override come from the generated "
+			 "C++ base class",
+			 NULL, NULL, 0);
+	queue_op(c, name, NULL, 0);
+	return true;
+}
+
+static bool start_torch(struct ctx *c)
+{
+	const ot_target *tg = &c->tr->target;
+	char aten[200];
+	const ot_ix_pydef *f = NULL;
+	ot_resolve_aten_name(aten, sizeof(aten), tg);
+	if (tg->submodule[0]) {
+		char path[64];
+		snprintf(path, sizeof(path), "torch/%s/__init__.py", tg->submodule);
+		f = py_top(c, tg->name, path, false);
+	} else {
+		f = py_top(c, tg->name, "torch/functional.py", false);
+	}
+	if (f) {
+		follow_py(c, f, NULL, 0);
+		return true;
+	}
+	if (!ot_registry_overloads(c->t->reg, aten, &(size_t){0}) ||
+	    (!tg->submodule[0] && !has_variant(c->t->reg, aten, false)))
+		return false;
+	doc_anchor(c, aten, false);
+	if (!tg->submodule[0] && c->t->f_init >= 0) {
+		uint32_t l = find_line(c, c->t->f_init, "dir(_C._VariableFunctions)");
+		if (l)
+			add_step(c, OT_LAYER_BRIDGE, (uint32_t)c->t->f_init, l, "_C._VariableFunctions",
+				 "torch/__init__.py copies every generated binding of "
+				 "torch._C._VariableFunctions into the torch namespace",
+				 NULL, NULL, 0);
+	}
+	queue_op(c, aten, NULL, 0);
+	return true;
+}
+
+static bool start_aten(struct ctx *c)
+{
+	const ot_target *tg = &c->tr->target;
+	size_t n;
+	const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, tg->name, &n);
+	if (!ov)
+		return false;
+	if (tg->overload[0]) {
+		bool hit = false;
+		for (size_t i = 0; i < n; i++)
+			hit = hit || !strcmp(ov[i]->schema.overload, tg->overload);
+		if (!hit)
+			return false;
+	}
+	queue_op(c, tg->name, tg->overload[0] ? tg->overload : NULL, 0);
+	return true;
+}
+
+/* ---- public API -------------------------------------------------------------------------------- */
+
+static void add_candidate(ot_tracer *t, ot_strategy s, ot_map *seen, const char *fmt, const char *name)
+{
+	char *v = ot_arena_printf(t->arena, fmt, name);
+	if (ot_map_get(seen, v))
+		return;
+	ot_map_put(seen, v, v);
+	ot_vec_push(&t->cand[s], v);
+}
+
+static void build_candidates(ot_tracer *t)
+{
+	ot_map *seen = ot_map_new();
+	const char **names;
+	size_t n = ot_index_pynames(t->ix, &names);
+	for (size_t i = 0; i < n; i++) {
+		for (const ot_ix_pydef *p = ot_index_pydefs(t->ix, names[i]); p; p = p->next) {
+			const char *path = ot_index_file(t->ix, p->file)->path;
+			if (p->parent)
+				continue;
+			if (p->kind == OT_PY_CLASS && ot_starts_with(path, "torch/nn/modules/"))
+				add_candidate(t, OT_STRAT_MODULE, seen, "nn.%s", p->name);
+			else if (p->kind != OT_PY_CLASS && !strcmp(path, "torch/nn/functional.py"))
+				add_candidate(t, OT_STRAT_FUNCTIONAL, seen, "F.%s", p->name);
+			else if (p->kind != OT_PY_CLASS && !strcmp(path, "torch/functional.py"))
+				add_candidate(t, OT_STRAT_TORCH, seen, "torch.%s", p->name);
+		}
+	}
+	for (size_t i = 0; i < ot_registry_func_count(t->reg); i++) {
+		const ot_reg_func *f = ot_registry_func_at(t->reg, i);
+		const char *name = f->schema.name;
+		add_candidate(t, OT_STRAT_ATEN, seen, "aten::%s", name);
+		if (f->variant_method)
+			add_candidate(t, OT_STRAT_METHOD, seen, "Tensor.%s", name);
+		if (f->python_module && strcmp(f->python_module, "nn")) {
+			size_t pl = strlen(f->python_module);
+			if (!strncmp(name, f->python_module, pl) && name[pl] == '_')
+				add_candidate(t, OT_STRAT_TORCH, seen,
+					      ot_arena_printf(t->arena, "torch.%s.%%s", f->python_module),
+					      name + pl + 1);
+		} else if (f->variant_function && !f->python_module) {
+			add_candidate(t, OT_STRAT_TORCH, seen, "torch.%s", name);
+		}
+	}
+	for (int s = 0; s < OT_STRAT_COUNT; s++)
+		qsort(t->cand[s].items, t->cand[s].len, sizeof(char *), ot_strptr_cmp);
+	ot_map_free(seen);
+}
+
+ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_wellknown *wk,
+			 const ot_tracer_opts *opts)
+{
+	ot_tracer *t = ot_calloc(1, sizeof(*t));
+	t->reg = reg;
+	t->ix = ix;
+	t->wk = wk;
+	t->opts.max_depth = 1;
+	t->opts.helper_depth = 3;
+	if (opts)
+		t->opts = *opts;
+	t->arena = ot_arena_new();
+	t->f_native = ot_index_file_id(ix, OT_REGISTRY_NATIVE_PATH);
+	t->f_deriv = ot_index_file_id(ix, OT_REGISTRY_DERIV_PATH);
+	t->f_vf = ot_index_file_id(ix, "torch/_VF.py");
+	t->f_init = ot_index_file_id(ix, "torch/__init__.py");
+	t->f_tensor = ot_index_file_id(ix, "torch/_tensor.py");
+	t->f_functional = ot_index_file_id(ix, "torch/nn/functional.py");
+	t->f_torch_functional = ot_index_file_id(ix, "torch/functional.py");
+	build_candidates(t);
+	return t;
+}
+
+void ot_tracer_free(ot_tracer *t)
+{
+	if (!t)
+		return;
+	for (int s = 0; s < OT_STRAT_COUNT; s++)
+		ot_vec_free(&t->cand[s]);
+	ot_arena_free(t->arena);
+	free(t);
+}
+
+static void sort_strvec(ot_strvec *v)
+{
+	qsort(v->items, v->len, sizeof(char *), ot_strptr_cmp);
+}
+
+ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full)
+{
+	ot_trace *tr = ot_calloc(1, sizeof(*tr));
+	struct ctx c = {0};
+	bool started = false;
+
+	tr->arena = ot_arena_new();
+	tr->input = ot_arena_strdup(tr->arena, input);
+	tr->full = full || t->opts.full;
+	c.t = t;
+	c.ix = t->ix;
+	c.tr = tr;
+	c.a = tr->arena;
+	c.seen = ot_map_new();
+
+	if (ot_resolve_parse(&tr->target, input) < 0) {
+		tr->status = OT_STATUS_ERROR;
+		message(&c, "%s", ot_error_last());
+		goto done;
+	}
+	if (t->f_native < 0) {
+		tr->status = OT_STATUS_ERROR;
+		message(&c, "%s is not in the indexed tree", OT_REGISTRY_NATIVE_PATH);
+		goto done;
+	}
+
+	if (!tr->full && t->wk && tr->target.strategy != OT_STRAT_MODULE &&
+	    ot_wellknown_lookup(&tr->wellknown, t->wk, input)) {
+		size_t n;
+		const ot_reg_func *const *ov;
+		tr->is_wellknown = true;
+		tr->status = OT_STATUS_WELLKNOWN;
+		if (tr->wellknown.aten && (ov = ot_registry_overloads(t->reg, tr->wellknown.aten, &n))) {
+			strvec_add_unique(&c, &tr->aten, ov[0]->schema.full);
+			add_step(&c, OT_LAYER_YAML, (uint32_t)t->f_native, (uint32_t)ov[0]->line,
+				 ov[0]->schema.full, ov[0]->func, ov[0]->schema.full, NULL, 0);
+		}
+		goto done;
+	}
+
+	switch (tr->target.strategy) {
+	case OT_STRAT_MODULE:
+		started = start_module(&c);
+		break;
+	case OT_STRAT_FUNCTIONAL:
+		started = start_functional(&c);
+		break;
+	case OT_STRAT_METHOD:
+		started = start_method(&c);
+		break;
+	case OT_STRAT_TORCH:
+		started = start_torch(&c);
+		break;
+	default:
+		started = start_aten(&c);
+		break;
+	}
+	if (!started) {
+		tr->status = OT_STATUS_NOTFOUND;
+		suggest(&c);
+		goto done;
+	}
+	/* the C++ half: every op reached, in order (the queue grows as we go) */
+	for (size_t i = 0; i < c.queue.len; i++) {
+		struct pending_op p = c.queue.items[i];
+		trace_aten(&c, &p);
+	}
+	if (!c.queue.len)
+		add_missing(&c, OT_LAYER_YAML, "a call into an aten op",
+			    "the Python code of this op", NULL, 0);
+	tr->status = OT_STATUS_TRACED;
+	sort_strvec(&tr->backends);
+	sort_strvec(&tr->gpu_libs);
+
+done:
+	ot_vec_free(&c.queue);
+	ot_map_free(c.seen);
+	return tr;
+}
+
+void ot_trace_free(ot_trace *tr)
+{
+	if (!tr)
+		return;
+	ot_vec_free(&tr->aten);
+	ot_vec_free(&tr->steps);
+	ot_vec_free(&tr->backends);
+	ot_vec_free(&tr->gpu_libs);
+	ot_vec_free(&tr->selection);
+	ot_vec_free(&tr->calls);
+	ot_vec_free(&tr->messages);
+	ot_vec_free(&tr->suggestions);
+	ot_arena_free(tr->arena);
+	free(tr);
+}
+
+size_t ot_trace_missing(const ot_trace *tr)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < tr->steps.len; i++)
+		n += !tr->steps.items[i].found;
+	return n;
+}
