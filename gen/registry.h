@@ -37,9 +37,10 @@ typedef struct {
 	const char *name;     /**< "add_" */
 	const char *overload; /**< "Tensor", or "" for the default overload */
 	const char *full;     /**< "add_.Tensor" or "add_" */
-	const char *base;     /**< name without a trailing '_' and without a
-				   leading "__i"/"__" dunder tweak: "add" */
-	bool inplace;         /**< name ends with '_' (not a dunder) */
+	const char *base;     /**< name without the trailing '_' of an in-place
+				   name: "add"; dunder names ("__and__",
+				   "__iand__") are kept as written */
+	bool inplace;         /**< name ends with '_' (not a dunder "__x__") */
 	bool is_out;          /**< has a kwarg-only Tensor(a!) argument */
 	ot_reg_arg *args;
 	size_t nargs;
@@ -50,6 +51,8 @@ typedef struct {
 /**
  * Parse a schema string into `out`, strings in `arena`.
  * Errors name the column: "column 17: expected ')'".
+ * A JIT-style `...` argument or return becomes an item whose type and name
+ * are both "...".
  */
 int ot_reg_schema_parse(ot_reg_schema *out, ot_arena *arena, const char *text);
 
@@ -76,7 +79,9 @@ typedef struct ot_reg_func ot_reg_func;
 struct ot_reg_func {
 	size_t index;        /**< position in the file, 0-based */
 	int line;            /**< line of the `func:` text */
-	int end_line;        /**< last line of the entry (before the next one) */
+	int end_line;        /**< last line of the entry: the line before the
+				  next entry starts (comment and blank lines in
+				  between included), or the file's last line */
 	const char *func;    /**< the schema text as written */
 	ot_reg_schema schema;
 
@@ -143,7 +148,10 @@ struct ot_reg_deriv {
 	ot_reg_deriv_dispatch *dispatch;
 	size_t ndispatch;
 	const char *output_differentiability; /**< "[True, False]" as written, or NULL */
-	ot_reg_extra *extra;
+	ot_reg_extra *extra;     /**< keys that are no formula (names that are
+				      neither all inputs nor all outputs, or a
+				      non-scalar value); inside a dispatch block
+				      keyed "dispatch.Default.key" */
 	size_t nextra;
 	const ot_reg_func *func; /**< the native_functions entry, or NULL */
 };
@@ -159,7 +167,10 @@ typedef struct ot_registry ot_registry;
  *
  * Errors: malformed YAML ("file:line:col: reason"), a top level that is not
  * a list, an entry that is not a mapping or has no `func:`/`name:`, a
- * schema that does not parse, two entries with the same full name.
+ * schema that does not parse, two entries with the same full name, a
+ * structured_delegate that names no entry, a known field of the wrong
+ * shape (e.g. a `dispatch:` that is not a mapping), and aliases that expand
+ * to more items than the file has bytes. Unknown fields never fail.
  * Caller frees with ot_registry_free.
  */
 int ot_registry_load(ot_registry **out, const char *native, size_t native_len,
@@ -193,6 +204,11 @@ size_t ot_registry_unmatched_derivs(const ot_registry *reg);
 /**
  * Write the whole registry as JSON (--dump-registry): every entry with every
  * field, unknown fields included, and the unmatched derivatives.
+ * Pretty-printed (indent 2), file order, identical bytes for identical input.
+ * Top-level keys: native_file, deriv_file, counts (funcs, derivatives,
+ * unmatched_derivatives, funcs_with_derivative, schema_names, and per-key
+ * counts of unknown fields), funcs, derivatives, unmatched_derivatives (each
+ * with autogen_by: the entry whose `autogen:` names it, or null).
  */
 void ot_registry_dump_json(ot_buf *out, const ot_registry *reg);
 
