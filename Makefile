@@ -30,7 +30,7 @@ ifeq ($(filter clean deps uninstall,$(MAKECMDGOALS)),)
 -include $(CONFIG_MK)
 endif
 
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) $(OPT) $(SAN) \
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-format-truncation $(WERROR) $(OPT) $(SAN) \
              -pthread -MMD -MP -Igen $(PKG_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SAN) -pthread $(LDFLAGS)
 

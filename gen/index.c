@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "buf.h"
+#include "registry.h"
 #include "source.h"
 
 struct ot_index {
@@ -33,6 +34,9 @@ static bool keep_file(const char *path, void *payload)
 {
 	ot_lang lang = ot_lex_lang(path);
 	(void)payload;
+	/* the registries are kept as text: steps point into them */
+	if (!strcmp(path, OT_REGISTRY_NATIVE_PATH) || !strcmp(path, OT_REGISTRY_DERIV_PATH))
+		return true;
 	if (ot_starts_with(path, "aten/src/ATen/"))
 		return lang == OT_LANG_C && !strstr(path, "/test/");
 	if (ot_starts_with(path, "torch/csrc/autograd/"))
@@ -47,7 +51,7 @@ static bool keep_file(const char *path, void *payload)
 	return false;
 }
 
-static const char *const prefixes[] = {"aten/src/ATen/", "torch/", NULL};
+static const char *const prefixes[] = {"aten/src/ATen/", "torch/", OT_REGISTRY_DERIV_PATH, NULL};
 
 /* ---- parallel read + scan ----------------------------------------------------- */
 

@@ -51,6 +51,7 @@ struct pending_op {
 	const char *name;     /* aten base name */
 	const char *overload; /* only this overload, or NULL for all */
 	int depth;
+	int parent;           /* step that reached it */
 };
 
 struct ctx {
@@ -106,9 +107,9 @@ static void message(struct ctx *c, const char *fmt, ...)
  * a scanner bug, and is recorded as such rather than printed as a fact.
  * Returns false for a duplicate or a rejected step.
  */
-static bool add_step(struct ctx *c, ot_layer layer, uint32_t file, uint32_t line,
-		     const char *symbol, const char *note, const char *op, const char *backend,
-		     int depth)
+static int add_step(struct ctx *c, int parent, ot_layer layer, uint32_t file, uint32_t line,
+		    const char *symbol, const char *note, const char *op, const char *backend,
+		    int depth)
 {
 	ot_trace *tr = c->tr;
 	const char *path = fpath(c, file);
@@ -118,12 +119,13 @@ static bool add_step(struct ctx *c, ot_layer layer, uint32_t file, uint32_t line
 		const ot_step *o = &tr->steps.items[i];
 		if (o->found && o->layer == layer && o->line == line && !strcmp(o->file, path) &&
 		    !strcmp(o->symbol, symbol))
-			return false;
+			return (int)i;
 	}
 	if (!ot_index_line_has(c->ix, file, line, symbol)) {
 		message(c, "internal: %s:%u does not contain '%s'; step dropped", path, line, symbol);
-		return false;
+		return -1;
 	}
+	s.parent = parent;
 	s.layer = layer;
 	s.found = true;
 	s.file = path;
@@ -134,18 +136,19 @@ static bool add_step(struct ctx *c, ot_layer layer, uint32_t file, uint32_t line
 	s.backend = ot_arena_strdup(c->a, backend ? backend : "");
 	s.depth = (uint8_t)(depth > 255 ? 255 : depth);
 	ot_vec_push(&tr->steps, s);
-	return true;
+	return (int)tr->steps.len - 1;
 }
 
-static void add_missing(struct ctx *c, ot_layer layer, const char *what, const char *where,
-			const char *op, int depth)
+static int add_missing(struct ctx *c, int parent, ot_layer layer, const char *what,
+		       const char *where, const char *op, int depth)
 {
 	ot_trace *tr = c->tr;
 	ot_step s = {0};
 	char *note = ot_arena_printf(c->a, "not found: %s in %s", what, where);
 	for (size_t i = 0; i < tr->steps.len; i++)
 		if (!tr->steps.items[i].found && !strcmp(tr->steps.items[i].note, note))
-			return;
+			return (int)i;
+	s.parent = parent;
 	s.layer = layer;
 	s.found = false;
 	s.symbol = ot_arena_strdup(c->a, what);
@@ -154,6 +157,7 @@ static void add_missing(struct ctx *c, ot_layer layer, const char *what, const c
 	s.backend = "";
 	s.depth = (uint8_t)depth;
 	ot_vec_push(&tr->steps, s);
+	return (int)tr->steps.len - 1;
 }
 
 /* First line of an indexed file containing `needle`, or 0. */
@@ -218,11 +222,11 @@ static bool has_variant(const ot_registry *reg, const char *name, bool method)
 	return false;
 }
 
-static void queue_op(struct ctx *c, const char *name, const char *overload, int depth)
+static void queue_op(struct ctx *c, const char *name, const char *overload, int depth, int parent)
 {
 	struct pending_op p = {ot_arena_strdup(c->a, name),
 			       overload && *overload ? ot_arena_strdup(c->a, overload) : NULL,
-			       depth};
+			       depth, parent};
 	char key[200];
 	snprintf(key, sizeof(key), "%s.%s", name, overload ? overload : "*");
 	if (!first_visit(c, "op", NULL, key))
@@ -316,12 +320,14 @@ static const char *const bridge_prefixes[][2] = {
 	{"torch.ops.aten.", ""},
 };
 
-static void follow_py(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *cls, int depth);
+static void follow_py(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *cls, int depth,
+		      int parent);
 
 /* A call or reference from Python that lands in C++. */
 static void py_bridge(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pyref *r,
-		      const char *prefix, const char *module)
+		      const char *prefix, const char *module, int parent)
 {
+	int at;
 	const char *op = r->path + strlen(prefix);
 	char name[128], note[256];
 	snprintf(name, sizeof(name), "%.*s", (int)strcspn(op, "."), op);
@@ -330,28 +336,28 @@ static void py_bridge(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pyref *
 	if (!strcmp(prefix, "_VF.") || !strcmp(prefix, "torch._VF.")) {
 		uint32_t l = find_line(c, c->t->f_vf, "_VariableFunctions");
 		snprintf(note, sizeof(note), "_VF.%s: torch/_VF.py forwards to torch._C._VariableFunctions.%s", name, name);
-		add_step(c, OT_LAYER_BRIDGE, def->file, r->line, r->path, note, NULL, NULL, 0);
-		if (l)
-			add_step(c, OT_LAYER_BRIDGE, (uint32_t)c->t->f_vf, l, "_VariableFunctions",
-				 "torch._VF is torch._C._VariableFunctions: generated C++ bindings", NULL,
-				 NULL, 0);
+		at = add_step(c, parent, OT_LAYER_BRIDGE, def->file, r->line, r->path, note, NULL, NULL, 0);
+		if (l && at >= 0)
+			at = add_step(c, at, OT_LAYER_BRIDGE, (uint32_t)c->t->f_vf, l, "_VariableFunctions",
+				      "torch._VF is torch._C._VariableFunctions: generated C++ bindings",
+				      NULL, NULL, 0);
 	} else if (!strcmp(prefix, "torch.ops.aten.")) {
 		snprintf(note, sizeof(note), "torch.ops.aten.%s: the dispatcher's op handle", name);
-		add_step(c, OT_LAYER_BRIDGE, def->file, r->line, r->path, note, NULL, NULL, 0);
+		at = add_step(c, parent, OT_LAYER_BRIDGE, def->file, r->line, r->path, note, NULL, NULL, 0);
 	} else {
 		if (*module)
 			snprintf(note, sizeof(note),
 				 "generated binding in torch._C._%s (python_module: %s)", module, module);
 		else
 			snprintf(note, sizeof(note), "generated binding in torch._C._VariableFunctions");
-		add_step(c, OT_LAYER_BRIDGE, def->file, r->line, r->path, note, NULL, NULL, 0);
+		at = add_step(c, parent, OT_LAYER_BRIDGE, def->file, r->line, r->path, note, NULL, NULL, 0);
 	}
-	queue_op(c, name, NULL, 0);
+	queue_op(c, name, NULL, 0, at);
 }
 
 /* The Python call `torch.x(` / `F.x(` / `self.x(` / `x(` / `t.x(` at r. */
 static void py_call(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *cls,
-		    const ot_ix_pyref *r, int depth)
+		    const ot_ix_pyref *r, int depth, int parent)
 {
 	const char *path = r->path;
 	const char *dot = strrchr(path, '.');
@@ -362,78 +368,76 @@ static void py_call(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *cl
 
 	for (size_t i = 0; i < OT_ARRAY_LEN(bridge_prefixes); i++) {
 		if (ot_starts_with(path, bridge_prefixes[i][0])) {
-			py_bridge(c, def, r, bridge_prefixes[i][0], bridge_prefixes[i][1]);
+			py_bridge(c, def, r, bridge_prefixes[i][0], bridge_prefixes[i][1], parent);
 			return;
 		}
 	}
 	if (ot_starts_with(path, "F.") || ot_starts_with(path, "torch.nn.functional.")) {
 		const ot_ix_pydef *f = py_top(c, last, "torch/nn/functional.py", false);
 		if (f && ndots == (ot_starts_with(path, "F.") ? 1 : 3)) {
-			add_step(c, OT_LAYER_PYTHON, def->file, r->line, path, "calls the functional", NULL,
-				 NULL, depth);
-			follow_py(c, f, NULL, depth);
+			int at = add_step(c, parent, OT_LAYER_PYTHON, def->file, r->line, path,
+					  "calls the functional", NULL, NULL, depth);
+			follow_py(c, f, NULL, depth, at);
 		}
 		return;
 	}
 	if (ot_starts_with(path, "torch.") && ndots == 1) {
 		const ot_ix_pydef *f = py_top(c, last, "torch/functional.py", false);
 		if (f) {
-			add_step(c, OT_LAYER_PYTHON, def->file, r->line, path,
-				 "calls a Python wrapper in torch/functional.py", NULL, NULL, depth);
-			follow_py(c, f, NULL, depth);
+			int at = add_step(c, parent, OT_LAYER_PYTHON, def->file, r->line, path,
+					  "calls a Python wrapper in torch/functional.py", NULL, NULL, depth);
+			follow_py(c, f, NULL, depth, at);
 		} else if (ot_registry_overloads(c->t->reg, last, &(size_t){0}) &&
 			   has_variant(c->t->reg, last, false)) {
-			add_step(c, OT_LAYER_BRIDGE, def->file, r->line, path,
-				 "generated binding torch.<name> (torch._C._VariableFunctions)", NULL,
-				 NULL, 0);
-			queue_op(c, last, NULL, 0);
+			int at = add_step(c, parent, OT_LAYER_BRIDGE, def->file, r->line, path,
+					  "generated binding in torch._C._VariableFunctions", NULL, NULL, 0);
+			queue_op(c, last, NULL, 0, at);
 		}
 		return;
 	}
 	if (ot_starts_with(path, "self.") && ndots == 1) {
 		const ot_ix_pydef *m = py_method(c, cls, last, 0);
-		if (m && m != def) {
-			if (follow_py(c, m, cls, depth), true)
-				;
-		}
+		if (m && m != def)
+			follow_py(c, m, cls, depth, parent);
 		return;
 	}
 	if (!dot) {
 		/* a module-level helper of the same file */
 		const ot_ix_pydef *f = py_top(c, path, fpath(c, def->file), false);
 		if (f && f != def && f->kind == OT_PY_DEF)
-			follow_py(c, f, NULL, depth);
+			follow_py(c, f, NULL, depth, parent);
 		return;
 	}
 	if (ndots == 1 && !ot_starts_with(path, "torch.") && !is_metadata_method(last) &&
 	    has_variant(c->t->reg, last, true)) {
 		/* a Tensor method: input.softmax(dim) */
 		char note[200];
-		snprintf(note, sizeof(note), "Tensor method %s (generated binding on torch._C.TensorBase)", last);
-		add_step(c, OT_LAYER_BRIDGE, def->file, r->line, path, note, NULL, NULL, 0);
-		queue_op(c, last, NULL, 0);
+		snprintf(note, sizeof(note), "Tensor method %s (generated binding on the C++ Tensor base class)", last);
+		queue_op(c, last, NULL, 0,
+			 add_step(c, parent, OT_LAYER_BRIDGE, def->file, r->line, path, note, NULL,
+				  NULL, 0));
 	}
 }
 
-static void follow_py(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *cls, int depth)
+static void follow_py(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *cls, int depth,
+		      int parent)
 {
+	int self;
 	if (!def || depth > 6 || !first_visit(c, "py", def, NULL))
 		return;
 	if (def->kind == OT_PY_DEF && def->parent && def->parent->kind == OT_PY_CLASS)
 		cls = def->parent;
 	if (def->kind == OT_PY_ASSIGN) {
-		char sym[160];
-		snprintf(sym, sizeof(sym), "%s =", def->name);
-		if (!add_step(c, OT_LAYER_PYTHON, def->file, def->line, def->name,
-			      "defined by assignment (no Python body)", NULL, NULL, depth))
-			(void)sym;
+		self = add_step(c, parent, OT_LAYER_PYTHON, def->file, def->line, def->name,
+				"defined by assignment (no Python body)", NULL, NULL, depth);
 	} else {
 		char sym[160], note[200];
 		snprintf(sym, sizeof(sym), "def %s", def->name);
 		snprintf(note, sizeof(note), "%s%s",
 			 cls ? "method of class " : "Python function",
 			 cls ? cls->name : "");
-		add_step(c, OT_LAYER_PYTHON, def->file, def->line, sym, note, NULL, NULL, depth);
+		self = add_step(c, parent, OT_LAYER_PYTHON, def->file, def->line, sym, note, NULL, NULL,
+				depth);
 	}
 	for (uint32_t i = 0; i < def->nrefs; i++) {
 		const ot_ix_pyref *r = &def->refs[i];
@@ -441,15 +445,15 @@ static void follow_py(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *
 			/* boolean_dispatch(if_true=a, if_false=b): both are branches */
 			const ot_ix_pydef *f = py_top(c, r->path, fpath(c, def->file), false);
 			if (f && f != def && f->kind == OT_PY_DEF) {
-				add_step(c, OT_LAYER_PYTHON, def->file, r->line, r->path,
-					 "branch chosen at call time", NULL, NULL, depth);
-				follow_py(c, f, NULL, depth + 1);
+				int at = add_step(c, self, OT_LAYER_PYTHON, def->file, r->line, r->path,
+						  "branch chosen at call time", NULL, NULL, depth);
+				follow_py(c, f, NULL, depth + 1, at);
 			}
 			continue;
 		}
 		if (!r->call && def->kind != OT_PY_ASSIGN)
 			continue;
-		py_call(c, def, cls, r, depth);
+		py_call(c, def, cls, r, depth, self);
 	}
 }
 
@@ -537,7 +541,7 @@ static bool helper_candidate(const struct ctx *c, const ot_ix_cdef *d)
 }
 
 static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int depth, int level,
-		    bool *interesting);
+		    int self, bool *interesting);
 
 static const char *stub_backend(const char *macro)
 {
@@ -573,7 +577,8 @@ static const ot_ix_cdef *registered_kernel(const struct ctx *c, const char *name
 	return any;
 }
 
-static void explore_stub(struct ctx *c, const char *stub, const char *op, int depth, int level)
+static void explore_stub(struct ctx *c, const char *stub, const char *op, int depth, int level,
+			 int parent)
 {
 	const ot_ix_stub *s;
 	if (!first_visit(c, "stub", NULL, stub))
@@ -581,35 +586,39 @@ static void explore_stub(struct ctx *c, const char *stub, const char *op, int de
 	for (s = ot_index_stubs(c->ix, stub); s; s = s->next) {
 		char note[256];
 		if (s->kind == OT_STUB_DECLARE) {
-			add_step(c, OT_LAYER_STUB, s->file, s->line, stub,
+			add_step(c, parent, OT_LAYER_STUB, s->file, s->line, stub,
 				 "DECLARE_DISPATCH: the stub's function-pointer type", op, NULL, depth);
 		} else if (s->kind == OT_STUB_DEFINE) {
-			add_step(c, OT_LAYER_STUB, s->file, s->line, stub,
+			add_step(c, parent, OT_LAYER_STUB, s->file, s->line, stub,
 				 "DEFINE_DISPATCH: the stub's storage", op, NULL, depth);
 		} else {
 			const char *backend = stub_backend(s->macro);
 			const ot_ix_cdef *k;
+			int reg, kstep;
 			if (!s->kernel) {
 				snprintf(note, sizeof(note), "%s: no kernel for this backend", s->macro);
-				add_step(c, OT_LAYER_STUB, s->file, s->line, stub, note, op, backend, depth);
+				add_step(c, parent, OT_LAYER_STUB, s->file, s->line, stub, note, op, backend,
+					 depth);
 				continue;
 			}
 			snprintf(note, sizeof(note), "%s: %s -> %s", s->macro, stub, s->kernel);
-			add_step(c, OT_LAYER_STUB, s->file, s->line, stub, note, op, backend, depth);
+			reg = add_step(c, parent, OT_LAYER_STUB, s->file, s->line, stub, note, op, backend,
+				       depth);
 			if (*backend && strcmp(backend, "CPU (none)"))
 				strvec_add_unique(c, &c->tr->backends, backend);
 			k = registered_kernel(c, s->kernel, s->file);
 			if (!k) {
-				add_missing(c, OT_LAYER_KERNEL,
+				add_missing(c, reg, OT_LAYER_KERNEL,
 					    ot_arena_printf(c->a, "definition of kernel `%s`", s->kernel),
 					    "aten/src/ATen/", op, depth);
 				continue;
 			}
 			snprintf(note, sizeof(note), "kernel registered for %s (%s)", stub, backend);
-			add_step(c, OT_LAYER_KERNEL, k->file, k->line, k->name, note, op, backend, depth);
+			kstep = add_step(c, reg, OT_LAYER_KERNEL, k->file, k->line, k->name, note, op,
+					 backend, depth);
 			{
 				bool dummy = false;
-				explore(c, k, op, depth, level + 1, &dummy);
+				explore(c, k, op, depth, level + 1, kstep, &dummy);
 			}
 		}
 	}
@@ -641,7 +650,7 @@ static const char *call_op(const struct ctx *c, const ot_ix_call *call)
  * something worth knowing is found beneath it).
  */
 static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int depth, int level,
-		    bool *interesting)
+		    int self, bool *interesting)
 {
 	const char *path = fpath(c, d->file);
 	ot_strvec libs_here = {0};
@@ -680,13 +689,13 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 					snprintf(note, sizeof(note), "launches the CUDA kernel %s", call->name);
 				else
 					snprintf(note, sizeof(note), "%s: %s", lib, call_text(c, call));
-				add_step(c, OT_LAYER_CUDA, d->file, call->line,
-					 call->kind == OT_CALL_LAUNCH ? call->name : call_text(c, call),
-					 note, op, "CUDA", depth);
+				int at = add_step(c, self, OT_LAYER_CUDA, d->file, call->line,
+						  call->kind == OT_CALL_LAUNCH ? call->name : call_text(c, call),
+						  note, op, "CUDA", depth);
 				if (call->kind == OT_CALL_LAUNCH) {
 					for (const ot_ix_cdef *k = ot_index_cdefs(c->ix, call->name); k; k = k->next) {
 						if (k->global) {
-							add_step(c, OT_LAYER_CUDA, k->file, k->line, k->name,
+							add_step(c, at, OT_LAYER_CUDA, k->file, k->line, k->name,
 								 "__global__ CUDA kernel", op, "CUDA", depth);
 							break;
 						}
@@ -699,8 +708,9 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 		if (st && call->kind == OT_CALL_PLAIN) {
 			char note[200];
 			snprintf(note, sizeof(note), "calls DispatchStub %s (picks the kernel by device)", call->name);
-			add_step(c, OT_LAYER_STUB, d->file, call->line, call->name, note, op, NULL, depth);
-			explore_stub(c, call->name, op, depth, level);
+			explore_stub(c, call->name, op, depth, level,
+				     add_step(c, self, OT_LAYER_STUB, d->file, call->line, call->name, note,
+					      op, NULL, depth));
 			*interesting = true;
 			continue;
 		}
@@ -708,12 +718,13 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 		if (branch) {
 			char note[200];
 			const char *sym = call->kind == OT_CALL_MEMBER ? call->name : call_text(c, call);
+			int at;
 			if (!strcmp(branch, c->tr->target.name) && depth == 0)
 				continue;
 			snprintf(note, sizeof(note), "branch: calls aten::%s", branch);
-			add_step(c, OT_LAYER_CPP, d->file, call->line, sym, note, op, NULL, depth);
+			at = add_step(c, self, OT_LAYER_CPP, d->file, call->line, sym, note, op, NULL, depth);
 			if (depth < c->t->opts.max_depth)
-				queue_op(c, branch, NULL, depth + 1);
+				queue_op(c, branch, NULL, depth + 1, at);
 			else
 				strvec_add_unique(c, &c->tr->calls, branch);
 			*interesting = true;
@@ -727,6 +738,7 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 			     h = h->next) {
 				size_t mark = c->tr->steps.len;
 				bool found = false;
+				int at;
 				const char *hp = fpath(c, h->file);
 				char note[200];
 				if (h == d || !helper_candidate(c, h))
@@ -735,9 +747,9 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 				 * or when there is no local one */
 				explored++;
 				snprintf(note, sizeof(note), "helper called by %s", d->name);
-				add_step(c, is_gpu_file(hp) ? OT_LAYER_KERNEL : OT_LAYER_CPP, h->file,
-					 h->line, h->name, note, op, file_backend(hp), depth);
-				explore(c, h, op, depth, level + 1, &found);
+				at = add_step(c, self, is_gpu_file(hp) ? OT_LAYER_KERNEL : OT_LAYER_CPP,
+					      h->file, h->line, h->name, note, op, file_backend(hp), depth);
+				explore(c, h, op, depth, level + 1, at, &found);
 				if (found)
 					*interesting = true;
 				else
@@ -794,9 +806,11 @@ struct kernel_use {
 	char keys[256];
 };
 
-static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_func *eff, int depth);
+static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_func *eff, int depth,
+			   int parent);
 
-static void trace_overload(struct ctx *c, const ot_reg_func *f, int depth)
+/* Returns the step of the entry (for decompositions to hang from). */
+static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int parent)
 {
 	const ot_tracer *t = c->t;
 	const char *op = f->schema.full;
@@ -804,6 +818,7 @@ static void trace_overload(struct ctx *c, const ot_reg_func *f, int depth)
 	struct kernel_use uses[64];
 	size_t nuses = 0;
 	ot_buf note = OT_BUF_INIT;
+	int entry, kparent;
 
 	if (depth == 0)
 		strvec_add_unique(c, &c->tr->aten, op);
@@ -821,15 +836,16 @@ static void trace_overload(struct ctx *c, const ot_reg_func *f, int depth)
 	} else if (!f->delegate) {
 		ot_buf_puts(&note, " | no dispatch table: CompositeImplicitAutograd");
 	}
-	add_step(c, OT_LAYER_YAML, (uint32_t)t->f_native, (uint32_t)f->line, op, note.ptr, op, NULL,
-		 depth);
+	entry = add_step(c, parent, OT_LAYER_YAML, (uint32_t)t->f_native, (uint32_t)f->line, op,
+			 note.ptr, op, NULL, depth);
 	ot_buf_free(&note);
+	kparent = entry;
 
 	if (f->delegate) {
 		char n[256];
 		snprintf(n, sizeof(n), "structured_delegate: %s computes %s", eff->schema.full, op);
-		add_step(c, OT_LAYER_YAML, (uint32_t)t->f_native, (uint32_t)eff->line,
-			 eff->schema.full, n, op, NULL, depth);
+		kparent = add_step(c, entry, OT_LAYER_YAML, (uint32_t)t->f_native, (uint32_t)eff->line,
+				   eff->schema.full, n, op, NULL, depth);
 	}
 	if (!first_visit(c, "kernels", eff, NULL))
 		goto backward;
@@ -853,7 +869,7 @@ static void trace_overload(struct ctx *c, const ot_reg_func *f, int depth)
 			for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, names[k]); d; d = d->next) {
 				if (d->kind != OT_CDEF_META && d->kind != OT_CDEF_PRECOMPUTE)
 					continue;
-				add_step(c, OT_LAYER_META, d->file, d->line,
+				add_step(c, kparent, OT_LAYER_META, d->file, d->line,
 					 strchr(d->name, '.') ? strchr(d->name, '.') + 1 : d->name,
 					 d->kind == OT_CDEF_PRECOMPUTE
 						 ? "TORCH_PRECOMPUTE_META_FUNC: shape/dtype checks, output allocation"
@@ -863,7 +879,7 @@ static void trace_overload(struct ctx *c, const ot_reg_func *f, int depth)
 			}
 		}
 		if (!found)
-			add_missing(c, OT_LAYER_META,
+			add_missing(c, kparent, OT_LAYER_META,
 				    ot_arena_printf(c->a, "TORCH_META_FUNC(%s)", eff->schema.name),
 				    "aten/src/ATen/native/", op, depth);
 	}
@@ -878,7 +894,7 @@ static void trace_overload(struct ctx *c, const ot_reg_func *f, int depth)
 		if (fid >= 0) {
 			for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, eff->schema.base); d; d = d->next) {
 				if (d->file == (uint32_t)fid) {
-					add_step(c, OT_LAYER_KERNEL, d->file, d->line, d->name,
+					add_step(c, kparent, OT_LAYER_KERNEL, d->file, d->line, d->name,
 						 "ufunc inner loop: the scalar/vectorized formula the "
 						 "generated CPU and CUDA kernels share",
 						 op, "CPU, CUDA", depth);
@@ -887,7 +903,7 @@ static void trace_overload(struct ctx *c, const ot_reg_func *f, int depth)
 				}
 			}
 		} else {
-			add_missing(c, OT_LAYER_KERNEL, "ufunc inner loop", path, op, depth);
+			add_missing(c, kparent, OT_LAYER_KERNEL, "ufunc inner loop", path, op, depth);
 		}
 	}
 
@@ -932,7 +948,7 @@ static void trace_overload(struct ctx *c, const ot_reg_func *f, int depth)
 		nd = kernel_defs(c, uses[u].kernel, first_key, eff->structured && eff->has_dispatch,
 				 defs, OT_ARRAY_LEN(defs));
 		if (!nd) {
-			add_missing(c, OT_LAYER_CPP,
+			add_missing(c, kparent, OT_LAYER_CPP,
 				    ot_arena_printf(c->a, "C++ function `%s` (%s)", uses[u].kernel,
 						    uses[u].keys),
 				    "aten/src/ATen/native/", op, depth);
@@ -947,19 +963,22 @@ static void trace_overload(struct ctx *c, const ot_reg_func *f, int depth)
 				 defs[k]->kind == OT_CDEF_IMPL ? "TORCH_IMPL_FUNC " : "",
 				 defs[k]->kind == OT_CDEF_IMPL ? "(structured kernel)" : "C++ implementation",
 				 uses[u].keys);
-			add_step(c, layer, defs[k]->file, defs[k]->line, defs[k]->name, n, op,
-				 *be ? be : first_key, depth);
-			explore(c, defs[k], op, depth, 0, &dummy);
+			explore(c, defs[k], op, depth, 0,
+				add_step(c, kparent, layer, defs[k]->file, defs[k]->line, defs[k]->name, n,
+					 op, *be ? be : first_key, depth),
+				&dummy);
 		}
 	}
 
 backward:
 	if (depth == 0)
-		trace_backward(c, f, eff, depth);
+		trace_backward(c, f, eff, depth, entry);
+	return entry;
 }
 
 /* Names called in a derivatives.yaml formula that are backward helpers. */
-static void formula_helpers(struct ctx *c, const char *formula, const char *op, int depth)
+static void formula_helpers(struct ctx *c, const char *formula, const char *op, int depth,
+			    int parent)
 {
 	const char *s = formula;
 	while (*s) {
@@ -978,7 +997,7 @@ static void formula_helpers(struct ctx *c, const char *formula, const char *op, 
 			for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, name); d; d = d->next) {
 				if (d->kind == OT_CDEF_FUNC && !d->in_class &&
 				    path_in(fpath(c, d->file), "torch/csrc/autograd/")) {
-					add_step(c, OT_LAYER_BACKWARD, d->file, d->line, name,
+					add_step(c, parent, OT_LAYER_BACKWARD, d->file, d->line, name,
 						 "backward helper (torch/csrc/autograd)", op, NULL, depth);
 					goto next;
 				}
@@ -987,7 +1006,7 @@ static void formula_helpers(struct ctx *c, const char *formula, const char *op, 
 				size_t n;
 				const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, name, &n);
 				if (ov)
-					add_step(c, OT_LAYER_BACKWARD, (uint32_t)c->t->f_native,
+					add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)c->t->f_native,
 						 (uint32_t)ov[0]->line, name,
 						 "backward op (its own native_functions.yaml entry)", op,
 						 NULL, depth);
@@ -1000,24 +1019,26 @@ static void formula_helpers(struct ctx *c, const char *formula, const char *op, 
 }
 
 static void add_deriv_step(struct ctx *c, const ot_reg_deriv *dv, const char *op, const char *how,
-			   int depth)
+			   int depth, int parent)
 {
 	ot_buf note = OT_BUF_INIT;
+	int at;
 	ot_buf_puts(&note, how);
 	for (size_t i = 0; i < dv->nformulas; i++)
 		ot_buf_printf(&note, "%s%s: %s", i ? "; " : " ", dv->formulas[i].inputs,
 			      dv->formulas[i].formula);
-	add_step(c, OT_LAYER_BACKWARD, (uint32_t)c->t->f_deriv, (uint32_t)dv->line, dv->schema.full,
-		 note.ptr, op, NULL, depth);
+	at = add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)c->t->f_deriv, (uint32_t)dv->line,
+		      dv->schema.full, note.ptr, op, NULL, depth);
 	ot_buf_free(&note);
 	for (size_t i = 0; i < dv->nformulas; i++)
-		formula_helpers(c, dv->formulas[i].formula, op, depth);
+		formula_helpers(c, dv->formulas[i].formula, op, depth, at);
 	for (size_t k = 0; k < dv->ndispatch; k++)
 		for (size_t i = 0; i < dv->dispatch[k].nformulas; i++)
-			formula_helpers(c, dv->dispatch[k].formulas[i].formula, op, depth);
+			formula_helpers(c, dv->dispatch[k].formulas[i].formula, op, depth, at);
 }
 
-static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_func *eff, int depth)
+static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_func *eff, int depth,
+			   int parent)
 {
 	const char *op = f->schema.full;
 	bool implicit = !eff->has_dispatch;
@@ -1025,7 +1046,7 @@ static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_fun
 		if (!strcmp(eff->dispatch[i].key, "CompositeImplicitAutograd"))
 			implicit = true;
 	if (f->deriv) {
-		add_deriv_step(c, f->deriv, op, "derivatives.yaml:", depth);
+		add_deriv_step(c, f->deriv, op, "derivatives.yaml:", depth, parent);
 		return;
 	}
 	if (f->schema.is_out)
@@ -1042,29 +1063,31 @@ static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_fun
 		if (base && base->deriv) {
 			char how[256];
 			snprintf(how, sizeof(how), "in-place %s reuses the formula of %s:", op, name);
-			add_deriv_step(c, base->deriv, op, how, depth);
+			add_deriv_step(c, base->deriv, op, how, depth, parent);
 			return;
 		}
 	}
 	if (implicit) {
-		add_step(c, OT_LAYER_BACKWARD, (uint32_t)c->t->f_native, (uint32_t)f->line, op,
+		add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)c->t->f_native, (uint32_t)f->line, op,
 			 "no derivatives.yaml entry: CompositeImplicitAutograd, so autograd "
 			 "differentiates the ops it is built from",
 			 op, NULL, depth);
 		return;
 	}
-	add_missing(c, OT_LAYER_BACKWARD, ot_arena_printf(c->a, "derivatives.yaml entry for %s", op),
-		    OT_REGISTRY_DERIV_PATH, op, depth);
+	add_missing(c, parent, OT_LAYER_BACKWARD,
+		    ot_arena_printf(c->a, "derivatives.yaml entry for %s", op), OT_REGISTRY_DERIV_PATH,
+		    op, depth);
 }
 
-static void trace_decompositions(struct ctx *c, const char *base, const char *op, int depth)
+static void trace_decompositions(struct ctx *c, const char *base, const char *op, int depth,
+				 int parent)
 {
 	for (const ot_ix_decomp *d = ot_index_decomps(c->ix, base); d; d = d->next) {
 		char sym[200], note[256];
 		snprintf(sym, sizeof(sym), "aten.%s", d->op);
 		snprintf(note, sizeof(note), "register_decomposition(aten.%s)%s%s: what torch.compile lowers it to",
 			 d->op, d->func ? " -> " : "", d->func ? d->func : "");
-		add_step(c, OT_LAYER_DECOMPOSITION, d->file, d->line, sym, note, op, NULL, depth);
+		add_step(c, parent, OT_LAYER_DECOMPOSITION, d->file, d->line, sym, note, op, NULL, depth);
 	}
 }
 
@@ -1077,6 +1100,7 @@ static void trace_aten(struct ctx *c, const struct pending_op *p)
 	const ot_reg_func *const *inpl = NULL;
 	char inname[160];
 	bool any = false;
+	int first = -1;
 
 	if (!ot_ends_with(p->name, "_")) {
 		snprintf(inname, sizeof(inname), "%s_", p->name);
@@ -1085,22 +1109,24 @@ static void trace_aten(struct ctx *c, const struct pending_op *p)
 	for (size_t i = 0; i < n; i++) {
 		if (p->overload && strcmp(ov[i]->schema.overload, p->overload))
 			continue;
-		trace_overload(c, ov[i], p->depth);
+		int at = trace_overload(c, ov[i], p->depth, p->parent);
+		if (first < 0)
+			first = at;
 		any = true;
 	}
 	for (size_t i = 0; i < ni && !p->overload && p->depth == 0; i++) {
-		trace_overload(c, inpl[i], p->depth);
+		trace_overload(c, inpl[i], p->depth, p->parent);
 		any = true;
 	}
 	if (!any) {
-		add_missing(c, OT_LAYER_YAML,
+		add_missing(c, p->parent, OT_LAYER_YAML,
 			    ot_arena_printf(c->a, "entry `%s%s%s`", p->name, p->overload ? "." : "",
 					    p->overload ? p->overload : ""),
 			    OT_REGISTRY_NATIVE_PATH, NULL, p->depth);
 		return;
 	}
 	if (p->depth == 0)
-		trace_decompositions(c, p->name, n ? ov[0]->schema.full : p->name, p->depth);
+		trace_decompositions(c, p->name, n ? ov[0]->schema.full : p->name, p->depth, first);
 }
 
 /* ---- entry points per strategy ------------------------------------------------------------ */
@@ -1123,20 +1149,22 @@ static bool start_module(struct ctx *c)
 	const char *name = c->tr->target.name;
 	const ot_ix_pydef *cls = py_class(c, name, NULL, "torch/nn/modules/"), *fwd;
 	char sym[160], note[256];
+	int at;
 	if (!cls)
 		return false;
 	snprintf(sym, sizeof(sym), "class %s", name);
 	snprintf(note, sizeof(note), "nn.Module subclass (bases: %s)", *cls->bases ? cls->bases : "none");
-	add_step(c, OT_LAYER_PYTHON, cls->file, cls->line, sym, note, NULL, NULL, 0);
+	at = add_step(c, -1, OT_LAYER_PYTHON, cls->file, cls->line, sym, note, NULL, NULL, 0);
 	fwd = py_method(c, cls, "forward", 0);
 	if (!fwd) {
-		add_missing(c, OT_LAYER_PYTHON, ot_arena_printf(c->a, "forward of %s or its bases", name),
+		add_missing(c, at, OT_LAYER_PYTHON,
+			    ot_arena_printf(c->a, "forward of %s or its bases", name),
 			    fpath(c, cls->file), NULL, 0);
 		return true;
 	}
 	if (fwd->parent != cls)
 		message(c, "forward is inherited from %s", fwd->parent->name);
-	follow_py(c, fwd, fwd->parent, 0);
+	follow_py(c, fwd, fwd->parent, 0, at);
 	return true;
 }
 
@@ -1145,21 +1173,22 @@ static bool start_functional(struct ctx *c)
 	const ot_ix_pydef *f = py_top(c, c->tr->target.name, "torch/nn/functional.py", false);
 	if (!f)
 		return false;
-	follow_py(c, f, NULL, 0);
+	follow_py(c, f, NULL, 0, -1);
 	return true;
 }
 
-static void doc_anchor(struct ctx *c, const char *name, bool method)
+static int doc_anchor(struct ctx *c, const char *name, bool method)
 {
 	for (const ot_ix_doc *d = ot_index_docs(c->ix, name); d; d = d->next) {
 		if (d->method != method)
 			continue;
-		add_step(c, OT_LAYER_PYTHON, d->file, d->line, method ? name : ot_arena_printf(c->a, "torch.%s", name),
-			 method ? "docstring anchor: add_docstr_all (the method itself is generated)"
-				: "docstring anchor: add_docstr (the function itself is generated)",
-			 NULL, NULL, 0);
-		return;
+		return add_step(c, -1, OT_LAYER_PYTHON, d->file, d->line,
+				method ? name : ot_arena_printf(c->a, "torch.%s", name),
+				method ? "docstring anchor: add_docstr_all (the method itself is generated)"
+				       : "docstring anchor: add_docstr (the function itself is generated)",
+				NULL, NULL, 0);
 	}
+	return -1;
 }
 
 static bool start_method(struct ctx *c)
@@ -1167,19 +1196,20 @@ static bool start_method(struct ctx *c)
 	const char *name = c->tr->target.name;
 	const ot_ix_pydef *tensor = py_class(c, "Tensor", "torch/_tensor.py", "torch/_tensor.py");
 	const ot_ix_pydef *m = tensor ? py_method(c, tensor, name, 7) : NULL;
+	int at;
 	if (m && m->parent == tensor) {
-		follow_py(c, m, tensor, 0);
+		follow_py(c, m, tensor, 0, -1);
 		return true;
 	}
 	if (!has_variant(c->t->reg, name, true))
 		return false;
-	doc_anchor(c, name, true);
+	at = doc_anchor(c, name, true);
 	if (tensor)
-		add_step(c, OT_LAYER_BRIDGE, tensor->file, tensor->line, "class Tensor",
-			 "Tensor methods without a Python override come from the generated "
-			 "C++ base class",
-			 NULL, NULL, 0);
-	queue_op(c, name, NULL, 0);
+		at = add_step(c, at, OT_LAYER_BRIDGE, tensor->file, tensor->line, "class Tensor",
+			      "Tensor methods without a Python override come from the generated "
+			      "C++ base class",
+			      NULL, NULL, 0);
+	queue_op(c, name, NULL, 0, at);
 	return true;
 }
 
@@ -1188,6 +1218,7 @@ static bool start_torch(struct ctx *c)
 	const ot_target *tg = &c->tr->target;
 	char aten[200];
 	const ot_ix_pydef *f = NULL;
+	int at;
 	ot_resolve_aten_name(aten, sizeof(aten), tg);
 	if (tg->submodule[0]) {
 		char path[64];
@@ -1197,22 +1228,23 @@ static bool start_torch(struct ctx *c)
 		f = py_top(c, tg->name, "torch/functional.py", false);
 	}
 	if (f) {
-		follow_py(c, f, NULL, 0);
+		follow_py(c, f, NULL, 0, -1);
 		return true;
 	}
 	if (!ot_registry_overloads(c->t->reg, aten, &(size_t){0}) ||
 	    (!tg->submodule[0] && !has_variant(c->t->reg, aten, false)))
 		return false;
-	doc_anchor(c, aten, false);
+	at = doc_anchor(c, aten, false);
 	if (!tg->submodule[0] && c->t->f_init >= 0) {
 		uint32_t l = find_line(c, c->t->f_init, "dir(_C._VariableFunctions)");
 		if (l)
-			add_step(c, OT_LAYER_BRIDGE, (uint32_t)c->t->f_init, l, "_C._VariableFunctions",
-				 "torch/__init__.py copies every generated binding of "
-				 "torch._C._VariableFunctions into the torch namespace",
-				 NULL, NULL, 0);
+			at = add_step(c, at, OT_LAYER_BRIDGE, (uint32_t)c->t->f_init, l,
+				      "_C._VariableFunctions",
+				      "torch/__init__.py copies every generated binding of "
+				      "torch._C._VariableFunctions into the torch namespace",
+				      NULL, NULL, 0);
 	}
-	queue_op(c, aten, NULL, 0);
+	queue_op(c, aten, NULL, 0, at);
 	return true;
 }
 
@@ -1230,7 +1262,7 @@ static bool start_aten(struct ctx *c)
 		if (!hit)
 			return false;
 	}
-	queue_op(c, tg->name, tg->overload[0] ? tg->overload : NULL, 0);
+	queue_op(c, tg->name, tg->overload[0] ? tg->overload : NULL, 0, -1);
 	return true;
 }
 
@@ -1356,7 +1388,7 @@ ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full)
 		tr->status = OT_STATUS_WELLKNOWN;
 		if (tr->wellknown.aten && (ov = ot_registry_overloads(t->reg, tr->wellknown.aten, &n))) {
 			strvec_add_unique(&c, &tr->aten, ov[0]->schema.full);
-			add_step(&c, OT_LAYER_YAML, (uint32_t)t->f_native, (uint32_t)ov[0]->line,
+			add_step(&c, -1, OT_LAYER_YAML, (uint32_t)t->f_native, (uint32_t)ov[0]->line,
 				 ov[0]->schema.full, ov[0]->func, ov[0]->schema.full, NULL, 0);
 		}
 		goto done;
@@ -1390,7 +1422,7 @@ ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full)
 		trace_aten(&c, &p);
 	}
 	if (!c.queue.len)
-		add_missing(&c, OT_LAYER_YAML, "a call into an aten op",
+		add_missing(&c, -1, OT_LAYER_YAML, "a call into an aten op",
 			    "the Python code of this op", NULL, 0);
 	tr->status = OT_STATUS_TRACED;
 	sort_strvec(&tr->backends);

@@ -53,6 +53,7 @@ typedef struct {
 	const char *op;      /**< the aten op (full name) it belongs to, or "" */
 	const char *backend; /**< "CPU", "CUDA", ... for kernels and registrations, or "" */
 	uint8_t depth;       /**< 0: the op itself; n: reached through n composite branches */
+	int parent;          /**< index of the step that led here, -1 for a root */
 } ot_step;
 
 typedef enum {

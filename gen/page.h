@@ -1,0 +1,76 @@
+/*
+ * page.h - the readable output: one GitHub-Flavored Markdown page per op
+ * (with its Graphviz call-chain diagram), the cross-linked index, and the
+ * offline HTML bundle's pages.
+ *
+ * Page text comes from the templates (templates/*.mustache, replaceable with
+ * --templates DIR) filled with data built here from the traces: every
+ * file:line is a step of a trace, every excerpt is read from the indexed
+ * source at that line, and the performance notes are derived from the facts
+ * found (libraries, kernels, selection points, variants), never boilerplate.
+ *
+ * Markdown is written to render the same on GitHub and in MkDocs: relative
+ * links with ".md", no raw HTML, '|' escaped in table cells, '<' and '{'
+ * never bare in prose, invalid UTF-8 from the source replaced.
+ */
+#ifndef OT_PAGE_H
+#define OT_PAGE_H
+
+#include "buf.h"
+#include "index.h"
+#include "registry.h"
+#include "trace.h"
+
+/** The release every page describes. Strings are borrowed. */
+typedef struct {
+	const char *version; /**< "2.6.0" */
+	const char *tag;     /**< "v2.6.0", or NULL when unverified / nightly */
+	const char *commit;  /**< 40-hex commit id, or "unverified" */
+	bool verified;
+	const char *base_url; /**< source links: BASE/<tag or commit>/<path>#L<line>;
+				   NULL or "" for no links */
+} ot_release;
+
+typedef struct ot_pages ot_pages;
+
+/**
+ * Prepare rendering of `n` traces (borrowed, already sorted by input; their
+ * slugs must be unique). `lines[i]` is the ops.list line of trace i (0 when
+ * none). Loads and compiles the templates (from `templates_dir` or the
+ * built-in ones). Computes the related-ops graph.
+ * Errors: a template that is missing or does not parse.
+ */
+int ot_pages_new(ot_pages **out, const ot_release *rel, ot_trace *const *traces,
+		 const int *lines, size_t n, const ot_index *ix, const ot_registry *reg,
+		 const char *templates_dir);
+
+void ot_pages_free(ot_pages *p);
+
+/**
+ * Render the page of trace `i` into `md` (replaced). When the op has a
+ * diagram, its DOT and SVG go to `dot` and `svg` and *has_diagram is set;
+ * `with_diagram` false skips the (slow) layout: the page then links no image.
+ * Thread-safe.
+ */
+int ot_pages_render_op(ot_pages *p, size_t i, bool with_diagram, ot_buf *md, ot_buf *dot,
+		       ot_buf *svg, bool *has_diagram);
+
+/** Render out/index.md into `md` (replaced). */
+int ot_pages_render_index(ot_pages *p, ot_buf *md);
+
+/**
+ * Render a Markdown page as a standalone HTML page of the offline bundle:
+ * body through cmark-gfm with ".md" links rewritten to ".html", wrapped in
+ * the HTML template with a link back to the index. `root` is the relative
+ * path from the page to the bundle root ("" or "../"). Thread-safe.
+ */
+int ot_pages_render_html(ot_pages *p, const char *md, size_t len, const char *title,
+			 const char *root, ot_buf *html);
+
+/** The stylesheet of the HTML bundle. */
+int ot_pages_stylesheet(ot_pages *p, ot_buf *css);
+
+/** Replace invalid UTF-8 sequences in `b` with U+FFFD, in place. */
+void ot_utf8_sanitize(ot_buf *b);
+
+#endif

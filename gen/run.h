@@ -1,0 +1,64 @@
+/*
+ * run.h - one optrace run, from ops.list to the published output folder.
+ *
+ *   ops list -> version -> source (git) -> index + registry -> trace
+ *   -> render (pages, diagrams, index, JSON, HTML) -> write -> publish
+ *
+ * main.c parses the command line into ot_run_opts and calls ot_run; every
+ * decision lives here or below, so tests can drive a whole run in-process.
+ */
+#ifndef OT_RUN_H
+#define OT_RUN_H
+
+#include "common.h"
+
+enum {
+	OT_FORMAT_MD = 1 << 0,
+	OT_FORMAT_JSON = 1 << 1,
+	OT_FORMAT_HTML = 1 << 2
+};
+
+/** Exit statuses (STYLE §14, §16). */
+enum {
+	OT_EXIT_OK = 0,      /**< everything traced and written */
+	OT_EXIT_PARTIAL = 1, /**< written, but some op or layer was not found,
+				  or ops.list had bad lines */
+	OT_EXIT_FATAL = 2    /**< usage error or nothing could be done */
+};
+
+typedef struct {
+	const char *ops_list;      /**< path; NULL = "ops.list" */
+	bool ops_list_given;       /**< named on the command line */
+	const char *source;        /**< --source; NULL = the default cache */
+	const char *source_url;    /**< --source-url; NULL = upstream */
+	bool unverified_source;    /**< --unverified-source */
+	const char *torch_version; /**< --torch-version */
+	const char *python;        /**< --python: interpreter whose torch counts */
+	const char *out_dir;       /**< -o; NULL = "out" */
+	const char *templates;     /**< --templates DIR, or NULL for the built-in ones */
+	const char *base_url;      /**< --base-url for source links */
+	unsigned formats;          /**< OT_FORMAT_* bits; 0 = md + json */
+	int jobs;                  /**< -j; 0 = number of CPUs */
+	int max_depth;             /**< --depth; composite branches followed */
+	bool full;                 /**< --full: no well-known early exit */
+	bool all;                  /**< --all: every native_functions.yaml entry */
+	bool quiet;                /**< -q */
+	int verbose;               /**< -v: phase timings */
+	bool check;                /**< --check: trace, report, write nothing */
+	bool dump_registry;        /**< --dump-registry: registry JSON on stdout */
+	bool print_version;        /**< --print-version: print the release to trace */
+} ot_run_opts;
+
+/**
+ * The default checkout: ${TILEGYM_SKILL_CACHE_DIR:-$HOME/.cache/tilegym}/pytorch-source.
+ * Caller frees.
+ */
+char *ot_run_default_source(void);
+
+/**
+ * Run. Prints messages ("optrace: ...") on stderr and data (only for
+ * --dump-registry / --print-version) on stdout. Returns an OT_EXIT_* status.
+ */
+int ot_run(const ot_run_opts *opts);
+
+#endif
