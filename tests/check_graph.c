@@ -523,7 +523,7 @@ static void *render_thread(void *arg)
 	struct job *job = arg;
 	ot_graph g = sample_graph();
 	int i;
-	for (i = 0; i < 5 && !job->rc; i++)
+	for (i = 0; i < 30 && !job->rc; i++)
 		job->rc = ot_graph_render(&job->dot, &job->svg, &g);
 	return NULL;
 }
