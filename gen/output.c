@@ -742,7 +742,8 @@ int ot_output_commit(ot_output *o, ot_output_stats *stats)
 		}
 	read_manifest(&old, o);
 
-	qsort(o->entries.items, o->entries.len, sizeof(struct entry), entry_cmp);
+	if (o->entries.len > 1) /* qsort must not see NULL */
+		qsort(o->entries.items, o->entries.len, sizeof(struct entry), entry_cmp);
 	folders = ot_map_new();
 	for (i = 0; i < o->entries.len; i++) {
 		struct entry *e = &o->entries.items[i];
@@ -767,12 +768,12 @@ int ot_output_commit(ot_output *o, ot_output_stats *stats)
 		 * Partly published: list what is out there now plus everything the
 		 * old manifest had, so no file of ours becomes untracked.
 		 */
-		int err2;
 		char *saved = ot_strdup(ot_error_last());
 		for (i = 0; i < old.len; i++)
 			ot_vec_push(&keep, ot_strdup(old.items[i]));
-		qsort(keep.items, keep.len, sizeof(char *), ot_strptr_cmp);
-		if ((err2 = write_manifest(o, &keep)) < 0)
+		if (keep.len > 1)
+			qsort(keep.items, keep.len, sizeof(char *), ot_strptr_cmp);
+		if (write_manifest(o, &keep) < 0)
 			warn("%s", ot_error_last());
 		ot_error_set("%s", saved);
 		free(saved);

@@ -8,6 +8,18 @@
 #include "graph.h"
 #include "testutil.h"
 
+/*
+ * Graphviz's pango text layout leaves fontconfig/pango caches allocated for
+ * the life of the process (the same ~15 KB after 1 or 1000 graphs, checked
+ * with valgrind). Tell LeakSanitizer (make asan) so it reports only ours.
+ */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libfontconfig.so\nleak:libpango-1.0.so\nleak:libpangoft2-1.0.so\n"
+	       "leak:libpangocairo-1.0.so\nleak:libgvplugin_pango.so\n";
+}
+
 /* When set, main() renders sample_graph() to this file and exits. */
 #define DUMP_ENV "OT_CHECK_GRAPH_DUMP"
 
