@@ -62,6 +62,13 @@ static char *read_rel(const char *dir, const char *rel)
 	return text;
 }
 
+#define assert_file(dir, rel, expect)                                                        \
+	do {                                                                                 \
+		char *text_ = read_rel((dir), (rel));                                        \
+		ck_assert_str_eq(text_, (expect));                                           \
+		free(text_);                                                                 \
+	} while (0)
+
 /* An absolute path for `rel` (symlink targets must not depend on the cwd). */
 static char *absolute(const char *rel)
 {
@@ -209,6 +216,21 @@ static char *capture_end(struct capture *c)
 	return text;
 }
 
+/* A run that produces nothing; returns its warnings (caller frees). */
+static char *empty_run_warnings(const char *out, const char *scratch, ot_output_stats *st)
+{
+	struct capture cap;
+	ot_output *o = open_ok(out);
+	char *warnings;
+	int rc;
+	capture_begin(&cap, scratch);
+	rc = ot_output_commit(o, st);
+	warnings = capture_end(&cap);
+	ot_output_free(o);
+	ck_assert_msg(rc == 0, "commit: %s", ot_error_last());
+	return warnings;
+}
+
 /*
  * A private mount namespace for this (forked) test, so it may mount a
  * tmpfs or a read-only bind without touching the machine. Root unshares
@@ -244,18 +266,12 @@ static const struct file first_files[] = {
 
 START_TEST(first_run_writes_files_and_manifest)
 {
-	char *dir = tu_tmpdir("out-first"), *out = join(dir, "deep/out"), *m;
+	char *dir = tu_tmpdir("out-first"), *out = join(dir, "deep/out");
 	ot_output_stats st = run(out, first_files, 3);
 	assert_stats(st, 3, 0, 0);
-	m = read_rel(out, "ops/add.md");
-	ck_assert_str_eq(m, "# add\n");
-	free(m);
-	m = read_rel(out, "ops/sub/graph.svg");
-	ck_assert_str_eq(m, "<svg/>\n");
-	free(m);
-	m = read_rel(out, OT_OUTPUT_MANIFEST);
-	ck_assert_str_eq(m, HEADER "index.md\nops/add.md\nops/sub/graph.svg\n");
-	free(m);
+	assert_file(out, "ops/add.md", "# add\n");
+	assert_file(out, "ops/sub/graph.svg", "<svg/>\n");
+	assert_file(out, OT_OUTPUT_MANIFEST, HEADER "index.md\nops/add.md\nops/sub/graph.svg\n");
 	free(out);
 	free(dir);
 }
@@ -280,7 +296,7 @@ END_TEST
 
 START_TEST(changed_file_is_rewritten)
 {
-	char *dir = tu_tmpdir("out-changed"), *text;
+	char *dir = tu_tmpdir("out-changed");
 	struct file files[3];
 	struct stat index_before, index_after;
 	char *index = join(dir, "index.md");
@@ -292,12 +308,8 @@ START_TEST(changed_file_is_rewritten)
 	files[2].text = "<svg>\n"; /* same length, other bytes */
 	st = run(dir, files, 3);
 	assert_stats(st, 2, 1, 0);
-	text = read_rel(dir, "ops/add.md");
-	ck_assert_str_eq(text, "# add, changed\n");
-	free(text);
-	text = read_rel(dir, "ops/sub/graph.svg");
-	ck_assert_str_eq(text, "<svg>\n");
-	free(text);
+	assert_file(dir, "ops/add.md", "# add, changed\n");
+	assert_file(dir, "ops/sub/graph.svg", "<svg>\n");
 	ck_assert(stat(index, &index_after) == 0);
 	ck_assert_uint_eq(index_before.st_ino, index_after.st_ino);
 	ck_assert_int_eq(index_before.st_mtim.tv_nsec, index_after.st_mtim.tv_nsec);
@@ -308,7 +320,7 @@ END_TEST
 
 START_TEST(stale_files_and_their_empty_folders_go)
 {
-	char *dir = tu_tmpdir("out-stale"), *m;
+	char *dir = tu_tmpdir("out-stale");
 	ot_output_stats st;
 	run(dir, first_files, 3);
 	/* ops/sub/graph.svg is no longer produced: it and ops/sub go, ops stays */
@@ -316,38 +328,30 @@ START_TEST(stale_files_and_their_empty_folders_go)
 	assert_stats(st, 0, 2, 1);
 	ck_assert(!exists(dir, "ops/sub"));
 	ck_assert(exists(dir, "ops/add.md"));
-	m = read_rel(dir, OT_OUTPUT_MANIFEST);
-	ck_assert_str_eq(m, HEADER "index.md\nops/add.md\n");
-	free(m);
+	assert_file(dir, OT_OUTPUT_MANIFEST, HEADER "index.md\nops/add.md\n");
 	/* nothing produced: every file and folder of ours goes, OUT stays */
 	st = run(dir, NULL, 0);
 	assert_stats(st, 0, 0, 2);
 	ck_assert(!exists(dir, "ops"));
 	ck_assert(!exists(dir, "index.md"));
 	ck_assert(exists(dir, "."));
-	m = read_rel(dir, OT_OUTPUT_MANIFEST);
-	ck_assert_str_eq(m, HEADER);
-	free(m);
+	assert_file(dir, OT_OUTPUT_MANIFEST, HEADER);
 	free(dir);
 }
 END_TEST
 
 START_TEST(files_not_in_the_manifest_are_never_removed)
 {
-	char *dir = tu_tmpdir("out-foreign"), *text;
+	char *dir = tu_tmpdir("out-foreign");
 	ot_output_stats st;
 	put(dir, "notes.txt", "mine\n");
 	run(dir, first_files, 3);
 	put(dir, "ops/sub/user.md", "also mine\n");
 	st = run(dir, NULL, 0);
 	assert_stats(st, 0, 0, 3);
-	text = read_rel(dir, "notes.txt");
-	ck_assert_str_eq(text, "mine\n");
-	free(text);
+	assert_file(dir, "notes.txt", "mine\n");
 	/* its folders are not empty, so they stay too */
-	text = read_rel(dir, "ops/sub/user.md");
-	ck_assert_str_eq(text, "also mine\n");
-	free(text);
+	assert_file(dir, "ops/sub/user.md", "also mine\n");
 	ck_assert(!exists(dir, "ops/add.md"));
 	free(dir);
 }
@@ -476,9 +480,7 @@ START_TEST(symlinks_in_out_are_never_followed)
 	ck_assert_int_eq(ot_output_commit(o, NULL), 0);
 	ot_output_free(o);
 	ck_assert(lstat(target, &st) == 0 && S_ISREG(st.st_mode));
-	text = read_rel(out, "page.md");
-	ck_assert_str_eq(text, "mine\n");
-	free(text);
+	assert_file(out, "page.md", "mine\n");
 	text = snapshot(elsewhere);
 	ck_assert_str_eq(text, before);
 	free(text);
@@ -531,7 +533,7 @@ END_TEST
 
 START_TEST(folder_in_the_way_is_an_error)
 {
-	char *dir = tu_tmpdir("out-dir"), *text;
+	char *dir = tu_tmpdir("out-dir");
 	ot_output *o;
 	make_dir(dir, "x.md");
 	put(dir, "ops", "a file where a folder must be\n");
@@ -539,24 +541,20 @@ START_TEST(folder_in_the_way_is_an_error)
 	assert_error_has(ot_output_write(o, "x.md", "x", 1), "is a folder");
 	assert_error_has(ot_output_write(o, "ops/add.md", "x", 1), "not a folder");
 	ot_output_free(o);
-	text = read_rel(dir, "ops");
-	ck_assert_str_eq(text, "a file where a folder must be\n");
-	free(text);
+	assert_file(dir, "ops", "a file where a folder must be\n");
 	free(dir);
 }
 END_TEST
 
 START_TEST(fifo_in_the_way_does_not_hang)
 {
-	char *dir = tu_tmpdir("out-fifo"), *fifo = join(dir, "p.md"), *text;
+	char *dir = tu_tmpdir("out-fifo"), *fifo = join(dir, "p.md");
 	struct file f = {"p.md", "text\n"};
 	ot_output_stats st;
 	ck_assert(mkfifo(fifo, 0644) == 0);
 	st = run(dir, &f, 1);
 	assert_stats(st, 1, 0, 0);
-	text = read_rel(dir, "p.md");
-	ck_assert_str_eq(text, "text\n");
-	free(text);
+	assert_file(dir, "p.md", "text\n");
 	free(fifo);
 	free(dir);
 }
@@ -635,14 +633,12 @@ static void threaded_run(const char *dir, ot_output_stats *st)
 
 START_TEST(concurrent_writes)
 {
-	char *dir = tu_tmpdir("out-threads"), *m, *line, *prev = NULL, *text;
+	char *dir = tu_tmpdir("out-threads"), *m, *line, *prev = NULL;
 	ot_output_stats st;
 	size_t lines = 0;
 	threaded_run(dir, &st);
 	assert_stats(st, 200, 0, 0);
-	text = read_rel(dir, "shared/t3/f49.md");
-	ck_assert_str_eq(text, "thread 3 file 49\n");
-	free(text);
+	assert_file(dir, "shared/t3/f49.md", "thread 3 file 49\n");
 	m = read_rel(dir, OT_OUTPUT_MANIFEST);
 	ck_assert(ot_starts_with(m, HEADER));
 	/* sorted and complete */
@@ -715,9 +711,7 @@ START_TEST(hand_edited_manifest_cannot_escape_out)
 {
 	char *dir = tu_tmpdir("out-manifest"), *out = join(dir, "out"),
 	     *outside = join(dir, "outside"), *abs_outside, *manifest, *warnings, *before;
-	struct capture cap;
 	ot_output_stats st;
-	ot_output *o;
 	ot_buf m = OT_BUF_INIT;
 	make_dir(dir, "out");
 	make_dir(dir, "outside");
@@ -742,11 +736,7 @@ START_TEST(hand_edited_manifest_cannot_escape_out)
 	tu_write_file(manifest, m.ptr, m.size);
 	before = snapshot(outside);
 
-	o = open_ok(out);
-	capture_begin(&cap, dir);
-	ck_assert_int_eq(ot_output_commit(o, &st), 0);
-	warnings = capture_end(&cap);
-	ot_output_free(o);
+	warnings = empty_run_warnings(out, dir, &st);
 	assert_stats(st, 0, 0, 2);
 	ck_assert(!exists(out, "stale.md"));
 	ck_assert(!exists(out, "deep")); /* emptied by the removal */
@@ -781,16 +771,10 @@ END_TEST
 START_TEST(manifest_without_header_removes_nothing)
 {
 	char *dir = tu_tmpdir("out-noheader"), *warnings;
-	struct capture cap;
 	ot_output_stats st;
-	ot_output *o;
 	put(dir, "old.md", "x\n");
 	put(dir, OT_OUTPUT_MANIFEST, "old.md\n");
-	o = open_ok(dir);
-	capture_begin(&cap, dir);
-	ck_assert_int_eq(ot_output_commit(o, &st), 0);
-	warnings = capture_end(&cap);
-	ot_output_free(o);
+	warnings = empty_run_warnings(dir, dir, &st);
 	assert_stats(st, 0, 0, 0);
 	ck_assert(exists(dir, "old.md"));
 	ck_assert_msg(strstr(warnings, "does not start with") != NULL, "%s", warnings);
