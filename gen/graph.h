@@ -7,6 +7,17 @@
  * (OT_GRAPH_FONT), no Graphviz version comment, nodes and edges in the
  * order given.
  *
+ * The DOT text is cgraph's canonical writer (what gvRenderData's "canon"
+ * prints) run before layout, so it holds no coordinates: it depends only on
+ * the input, not on font metrics. The SVG's geometry comes from the pango
+ * text layout plugin and fontconfig (fonts-dejavu-core provides the font);
+ * it is identical across runs and processes on one machine image.
+ *
+ * Labels, titles and tooltips render literally ('"', '\', '<', '{', '|',
+ * '&', "\N"...); a newline in a label is a centred line break. One exception
+ * Graphviz 2.43 forces: in a tooltip (the SVG link title, set for nodes
+ * with a URL) a backslash before G, N, E, H, T or L is substituted.
+ *
  * Graphviz layout is not thread-safe: ot_graph_render serialises callers
  * with a process-wide lock.
  */
@@ -21,10 +32,15 @@
 typedef struct {
 	const char *id;    /**< unique within the graph */
 	const char *label; /**< text shown; "\n" separates lines */
-	const char *group; /**< layer name ("python", "yaml", "cpp", "stub",
-			        "kernel", "cuda", "backward", ...) that picks the
-			        fill colour; NULL for default */
-	const char *url;   /**< optional link (SVG <a>), NULL for none */
+	const char *group; /**< layer name that picks the pastel fill colour:
+			        "python", "bridge", "yaml", "cpp", "meta",
+			        "stub", "kernel", "cuda", "backward",
+			        "decomposition"; NULL or another name: grey */
+	const char *url;   /**< optional link (SVG <a>), NULL for none; kept
+			        as given (relative stays relative), with '\',
+			        spaces, controls, '"', '<', '>' percent-encoded
+			        and '&' written as "&amp;" (Graphviz 2.43 puts
+			        the URL into the SVG without escaping it) */
 	bool missing;      /**< drawn dashed: a "not found" step */
 } ot_graph_node;
 
@@ -43,9 +59,11 @@ typedef struct {
 } ot_graph;
 
 /**
- * Render `g`: DOT text into `dot` and SVG into `svg` (either may be NULL).
- * Both are replaced, not appended to. An edge naming an unknown node is an
- * error. Thread-safe (internally serialised).
+ * Render `g`: DOT text into `dot` and SVG into `svg` (either may be NULL;
+ * no layout is done without `svg`). Both are replaced, not appended to.
+ * Errors: an edge naming an unknown node, a node id that is NULL, empty or
+ * used twice, a Graphviz failure (its messages are in the error text;
+ * nothing is printed). Thread-safe (internally serialised).
  */
 int ot_graph_render(ot_buf *dot, ot_buf *svg, const ot_graph *g);
 

@@ -4,6 +4,9 @@
  * The only module that talks to cmark-gfm: rendering pages to HTML for the
  * offline bundle, and listing the links and images of a page as the
  * renderer sees them (for the link checker).
+ *
+ * Every function is thread-safe; cmark-gfm keeps global parser state, so
+ * calls are serialised internally.
  */
 #ifndef OT_MARKDOWN_H
 #define OT_MARKDOWN_H
@@ -14,29 +17,44 @@
 /**
  * Render GFM `md` to an HTML fragment in `out` (appended), with the table,
  * autolink and strikethrough extensions. Raw HTML in the input is escaped,
- * not passed through. When `rewrite_md_links` is true, every relative link
- * destination ending in ".md" (optionally followed by "#fragment") is
- * rewritten to ".html". A YAML front matter block at the very top
- * ("---\n...\n---\n") is skipped.
+ * not passed through (it shows as text); cmark-gfm's safe mode also blanks
+ * javascript:/vbscript:/file:/data: link destinations, and invalid UTF-8 is
+ * replaced by U+FFFD. When `rewrite_md_links` is true, every relative link
+ * or image destination ending in ".md" (optionally followed by
+ * "#fragment") is rewritten to ".html"; relative means no scheme
+ * ("http:", "mailto:"...), no leading '/' or '#'. ".md" must be lower
+ * case, follow a name, and have no "?query" before it. A YAML front
+ * matter block at the very top ("---\n...\n---\n", CRLF too) is skipped;
+ * one that is never closed is ordinary Markdown.
+ * Errors: only if cmark-gfm's extensions are missing.
  */
 int ot_markdown_to_html(ot_buf *out, const char *md, size_t len, bool rewrite_md_links);
 
 /** A link or image destination found in a page. */
 typedef struct {
 	char *url;   /**< as written (caller frees through ot_markdown_links_free) */
-	int line;    /**< 1-based line of the containing block in the page */
+	int line;    /**< 1-based line in the page (front matter counted) where
+			  the link starts; for nodes without a position, that
+			  of the nearest enclosing block */
 	bool image;
 } ot_markdown_link;
 
 typedef OT_VEC(ot_markdown_link) ot_markdown_links;
 
-/** Append every link and image destination of `md` to `out` (front matter skipped). */
+/**
+ * Append every link and image destination of `md` to `out` (front matter
+ * skipped), in document order: inline, reference, autolinks and links in
+ * table cells; not text inside code. Call ot_markdown_links_free once done.
+ */
 int ot_markdown_links_collect(ot_markdown_links *out, const char *md, size_t len);
 
+/** Free the URLs and the vector, leaving it empty. NULL is a no-op. */
 void ot_markdown_links_free(ot_markdown_links *links);
 
 /**
- * The plain-text title of the first level-1 heading, or NULL (caller frees).
+ * The plain-text title of the first level-1 heading (ATX or setext; text
+ * and code of its inlines, line breaks as spaces), or NULL when there is
+ * none or it is empty (caller frees).
  */
 char *ot_markdown_title(const char *md, size_t len);
 

@@ -11,9 +11,18 @@
  * the staging folder and OUT is exactly as it was.
  *
  * Paths given to this module are relative to OUT, '/'-separated, made of
- * [A-Za-z0-9._-] components, never "." or ".." and never absolute. No
- * symbolic link is followed for writing: a symlink where a file or folder
- * of ours should be is an error, not a redirection.
+ * [A-Za-z0-9._-] components, never "." or "..", never absolute, and no
+ * component starts with ".optrace-" (reserved for the manifest and the
+ * staging folder). No symbolic link is followed for writing: a symlink
+ * where a folder of ours should be is an error, not a redirection (a
+ * symlink in place of a file is replaced by the file; a folder in place of
+ * a file is an error).
+ *
+ * The manifest's first line is "# optrace manifest v1", then one path per
+ * line, sorted. When reading it, a missing or different header means no
+ * stale file is removed; malformed lines are skipped; every path is checked
+ * by the rules above. Warnings (skipped lines, stale paths that are no
+ * longer regular files) go to stderr as "optrace: warning: ...".
  */
 #ifndef OT_OUTPUT_H
 #define OT_OUTPUT_H
@@ -42,7 +51,11 @@ int ot_output_open(ot_output **out, const char *dir);
 /**
  * Stage `len` bytes for `relpath`. Thread-safe. Comparing with the current
  * published file happens here, so unchanged files cost no write.
- * Errors: invalid path, a write error (e.g. disk full: the message says so).
+ * Errors: invalid path, a path given twice or used both as a file and as a
+ * folder, a symlink or file where a folder must be, a folder where the file
+ * must be, a write error (disk full: "disk full while writing PATH"). Once
+ * a write fails for a reason other than the path's form, ot_output_commit
+ * refuses to publish.
  */
 int ot_output_write(ot_output *o, const char *relpath, const char *data, size_t len);
 
@@ -50,7 +63,13 @@ int ot_output_write(ot_output *o, const char *relpath, const char *data, size_t 
  * Publish: rename every staged file into place (creating folders as
  * needed), write the new manifest (every path this run produced, sorted),
  * remove stale files of the previous manifest and then empty folders they
- * leave, and remove the staging folder. fsyncs what it renames.
+ * leave, and remove the staging folder. fsyncs what it renames. The
+ * manifest is not rewritten when its bytes are unchanged, so a run that
+ * changes nothing touches nothing. `stats` may be NULL.
+ * Errors: a write failed earlier (nothing is published), called twice, a
+ * rename or folder creation failed; in that last case OUT holds a mix and
+ * the manifest lists both the old and the published paths, so nothing of
+ * ours is left untracked.
  */
 int ot_output_commit(ot_output *o, ot_output_stats *stats);
 

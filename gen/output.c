@@ -1,0 +1,844 @@
+#include "output.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+
+#define MANIFEST_HEADER "# optrace manifest v1"
+#define RESERVED_PREFIX ".optrace-"
+#define MAX_DEPTH 64
+#define MAX_MANIFEST (64u << 20)
+
+enum entry_state { PENDING, STAGED, UNCHANGED, FAILED };
+
+struct entry {
+	const char *path; /* in the arena */
+	enum entry_state state;
+};
+
+struct ot_output {
+	char *dir;
+	int dirfd, stagefd; /* OUT and OUT/.optrace-staging, never via a symlink */
+	pthread_mutex_t lock; /* guards everything below */
+	ot_arena *arena;
+	OT_VEC(struct entry) entries;
+	ot_map *files, *dirs; /* path -> entry index + 1; folder -> non-NULL */
+	size_t failed;
+	bool committed, staging; /* staging: the staging folder exists */
+};
+
+static void warn(const char *fmt, ...) OT_PRINTF(1, 2);
+static void warn(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("optrace: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* ---- paths ------------------------------------------------------------------ */
+
+/* The rules of output.h; also applied to every line of a manifest we read. */
+static bool valid_relpath(const char *path)
+{
+	const char *p = path, *start = path;
+	if (!*path || strlen(path) >= PATH_MAX)
+		return false;
+	for (;; p++) {
+		if (*p == '/' || !*p) {
+			size_t n = (size_t)(p - start);
+			if (n == 0 || n > NAME_MAX || (n == 1 && start[0] == '.') ||
+			    (n == 2 && start[0] == '.' && start[1] == '.') ||
+			    !strncmp(start, RESERVED_PREFIX, strlen(RESERVED_PREFIX)))
+				return false;
+			if (!*p)
+				return true;
+			start = p + 1;
+			continue;
+		}
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-'))
+			return false;
+	}
+}
+
+static int invalid_path(const char *path)
+{
+	return ot_error_set("invalid output path '%s': expected '/'-separated names of "
+			    "[A-Za-z0-9._-], not '.', '..' or '" RESERVED_PREFIX "*'",
+			    path);
+}
+
+/*
+ * Open the folder that holds `relpath` below `rootfd`, one component at a
+ * time with O_NOFOLLOW, creating missing folders when `create`. *name is
+ * the last component. The caller closes *out unless it equals rootfd.
+ * Returns OT_ENOTFOUND for a missing folder (when not creating).
+ */
+static int open_parent(int *out, const char **name, int rootfd, const char *label,
+		       const char *relpath, bool create)
+{
+	const char *start = relpath, *slash;
+	int fd = rootfd, error = 0;
+	char comp[NAME_MAX + 1];
+
+	while ((slash = strchr(start, '/'))) {
+		size_t n = (size_t)(slash - start);
+		int next;
+		memcpy(comp, start, n);
+		comp[n] = '\0';
+		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && create) {
+			if (mkdirat(fd, comp, 0777) < 0 && errno != EEXIST) {
+				error = ot_error_set("cannot create folder %s/%.*s: %s", label,
+						     (int)(slash - relpath), relpath, strerror(errno));
+				goto done;
+			}
+			next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (next < 0) {
+			struct stat st;
+			int err = errno;
+			if (err == ENOENT)
+				error = ot_error_setc(OT_ENOTFOUND, "%s/%.*s does not exist", label,
+						      (int)(slash - relpath), relpath);
+			else if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+				error = ot_error_set("%s/%.*s is a symbolic link; links in the "
+						     "output folder are never followed",
+						     label, (int)(slash - relpath), relpath);
+			else if (err == ENOTDIR)
+				error = ot_error_set("%s/%.*s is not a folder", label,
+						     (int)(slash - relpath), relpath);
+			else
+				error = ot_error_set("cannot open folder %s/%.*s: %s", label,
+						     (int)(slash - relpath), relpath, strerror(err));
+			goto done;
+		}
+		if (fd != rootfd)
+			close(fd);
+		fd = next;
+		start = slash + 1;
+	}
+	*name = start;
+
+done:
+	if (error < 0 && fd != rootfd)
+		close(fd);
+	*out = error < 0 ? -1 : fd;
+	return error;
+}
+
+static void close_parent(int fd, int rootfd)
+{
+	if (fd >= 0 && fd != rootfd)
+		close(fd);
+}
+
+/* Remove `name` below `parent` and everything in it, following no link. */
+static int remove_tree_at(int parent, const char *name, const char *label, int depth)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *e;
+	int fd, error = 0;
+
+	if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : ot_error_set("cannot inspect %s: %s", label, strerror(errno));
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(parent, name, 0) < 0 && errno != ENOENT)
+			return ot_error_set("cannot remove %s: %s", label, strerror(errno));
+		return 0;
+	}
+	if (depth > MAX_DEPTH)
+		return ot_error_set("cannot remove %s: folders nested too deep", label);
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return ot_error_set("cannot open %s: %s", label, strerror(errno));
+	}
+	while (!error && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		error = remove_tree_at(dirfd(d), e->d_name, label, depth + 1);
+	}
+	closedir(d);
+	if (!error && unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		error = ot_error_set("cannot remove %s: %s", label, strerror(errno));
+	return error;
+}
+
+/* ---- file I/O ----------------------------------------------------------------- */
+
+static int write_all(int fd, const char *data, size_t len, const char *label)
+{
+	while (len) {
+		ssize_t n = write(fd, data, len > (1u << 30) ? (1u << 30) : len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == ENOSPC || errno == EDQUOT))
+			return ot_error_set("disk full while writing %s", label);
+		if (n <= 0)
+			return ot_error_set("cannot write %s: %s", label,
+					    n < 0 ? strerror(errno) : "no progress");
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Store-specific errors of fsync/close name the disk too. */
+static int io_error(const char *what, const char *label)
+{
+	if (errno == ENOSPC || errno == EDQUOT)
+		return ot_error_set("disk full while writing %s", label);
+	return ot_error_set("cannot %s %s: %s", what, label, strerror(errno));
+}
+
+/* Whether the open regular file `fd` holds exactly `data`. */
+static int same_contents(bool *out, int fd, const char *data, size_t len, const char *label)
+{
+	char chunk[65536];
+	size_t done = 0;
+	struct stat st;
+
+	*out = false;
+	if (fstat(fd, &st) < 0)
+		return ot_error_set("cannot inspect %s: %s", label, strerror(errno));
+	if (!S_ISREG(st.st_mode) || (size_t)st.st_size != len)
+		return 0;
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return ot_error_set("cannot read %s: %s", label, strerror(errno));
+		if (n == 0)
+			break;
+		if ((size_t)n > len - done || memcmp(chunk, data + done, (size_t)n))
+			return 0;
+		done += (size_t)n;
+	}
+	*out = done == len;
+	return 0;
+}
+
+/*
+ * Compare with the published OUT/relpath. *out: true when its bytes are
+ * already right. A folder in the way, or a link on the way, is an error.
+ */
+static int published_same(bool *out, ot_output *o, const char *relpath, const char *data,
+			  size_t len)
+{
+	ot_buf label = OT_BUF_INIT;
+	const char *name;
+	int parent = -1, fd = -1, error;
+
+	*out = false;
+	ot_buf_printf(&label, "%s/%s", o->dir, relpath);
+	error = open_parent(&parent, &name, o->dirfd, o->dir, relpath, false);
+	if (error == OT_ENOTFOUND) {
+		error = 0;
+		goto done;
+	}
+	if (error < 0)
+		goto done;
+	/* O_NONBLOCK: a FIFO in the way must not hang the run */
+	fd = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		/* missing, or a symlink (renaming replaces the link itself) */
+		if (errno != ENOENT && errno != ELOOP)
+			error = ot_error_set("cannot open %s: %s", label.ptr, strerror(errno));
+		goto done;
+	}
+	{
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+			error = ot_error_set("%s is a folder; cannot replace it with a file", label.ptr);
+			goto done;
+		}
+	}
+	error = same_contents(out, fd, data, len, label.ptr);
+
+done:
+	if (fd >= 0)
+		close(fd);
+	close_parent(parent, o->dirfd);
+	ot_buf_free(&label);
+	return error;
+}
+
+/* Write `data` to a new file `name` in folder `parent`, synced to disk. */
+static int write_new_file(int parent, const char *name, const char *data, size_t len,
+			  const char *label)
+{
+	int fd, error;
+	unlinkat(parent, name, 0); /* a leftover of this run's failed attempt */
+	fd = openat(parent, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return io_error("create", label);
+	error = write_all(fd, data, len, label);
+	if (!error && fsync(fd) < 0)
+		error = io_error("sync", label);
+	if (close(fd) < 0 && !error)
+		error = io_error("close", label);
+	if (error < 0)
+		unlinkat(parent, name, 0);
+	return error;
+}
+
+static int stage(ot_output *o, const char *relpath, const char *data, size_t len)
+{
+	ot_buf label = OT_BUF_INIT;
+	const char *name;
+	int parent = -1, error;
+
+	ot_buf_printf(&label, "%s/%s", o->dir, OT_OUTPUT_STAGING);
+	error = open_parent(&parent, &name, o->stagefd, label.ptr, relpath, true);
+	ot_buf_clear(&label);
+	ot_buf_printf(&label, "%s/%s", o->dir, relpath);
+	if (!error)
+		error = write_new_file(parent, name, data, len, label.ptr);
+	close_parent(parent, o->stagefd);
+	ot_buf_free(&label);
+	return error;
+}
+
+/* ---- open / write ----------------------------------------------------------- */
+
+/* mkdir -p for the folder the user named (its parents may be links). */
+static int make_dirs(const char *dir)
+{
+	char *p = ot_strdup(dir), *s;
+	int error = 0;
+	for (s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+			error = ot_error_set("cannot create %s: %s", p, strerror(errno));
+			break;
+		}
+		*s = '/';
+	}
+	if (!error && mkdir(p, 0777) < 0 && errno != EEXIST)
+		error = ot_error_set("cannot create %s: %s", p, strerror(errno));
+	free(p);
+	return error;
+}
+
+int ot_output_open(ot_output **out, const char *dir)
+{
+	ot_output *o = NULL;
+	ot_buf label = OT_BUF_INIT;
+	struct stat st;
+	int error = 0;
+
+	*out = NULL;
+	if (!dir || !*dir)
+		return ot_error_set("no output folder given");
+	if (lstat(dir, &st) < 0) {
+		/* ENOTDIR: a file on the way, which make_dirs reports */
+		if (errno != ENOENT && errno != ENOTDIR)
+			return ot_error_set("cannot inspect %s: %s", dir, strerror(errno));
+		if ((error = make_dirs(dir)) < 0)
+			return error;
+		if (lstat(dir, &st) < 0)
+			return ot_error_set("cannot inspect %s: %s", dir, strerror(errno));
+	}
+	if (S_ISLNK(st.st_mode))
+		return ot_error_set("output folder %s is a symbolic link", dir);
+	if (!S_ISDIR(st.st_mode))
+		return ot_error_set("output folder %s is not a folder", dir);
+
+	o = ot_calloc(1, sizeof(*o));
+	o->dir = ot_strdup(dir);
+	o->dirfd = o->stagefd = -1;
+	pthread_mutex_init(&o->lock, NULL);
+	o->arena = ot_arena_new();
+	o->files = ot_map_new();
+	o->dirs = ot_map_new();
+
+	o->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (o->dirfd < 0) {
+		error = ot_error_set("cannot open output folder %s: %s", dir, strerror(errno));
+		goto done;
+	}
+	ot_buf_printf(&label, "%s/%s", dir, OT_OUTPUT_STAGING);
+	/* a killed run's staging folder: ours to discard */
+	if ((error = remove_tree_at(o->dirfd, OT_OUTPUT_STAGING, label.ptr, 0)) < 0)
+		goto done;
+	if (mkdirat(o->dirfd, OT_OUTPUT_STAGING, 0777) < 0) {
+		if (errno == EACCES || errno == EPERM || errno == EROFS)
+			error = ot_error_set("output folder %s is not writable: %s", dir,
+					     strerror(errno));
+		else
+			error = io_error("create", label.ptr);
+		goto done;
+	}
+	o->staging = true;
+	o->stagefd = openat(o->dirfd, OT_OUTPUT_STAGING,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (o->stagefd < 0)
+		error = ot_error_set("cannot open %s: %s", label.ptr, strerror(errno));
+
+done:
+	ot_buf_free(&label);
+	if (error < 0) {
+		ot_output_free(o);
+		return error;
+	}
+	*out = o;
+	return 0;
+}
+
+/*
+ * Claim `relpath` for this run: it must not be produced twice, nor be a
+ * folder of another produced file or the other way round. Lock held.
+ */
+static int claim(size_t *index, ot_output *o, const char *relpath)
+{
+	const char *slash;
+	char *key;
+	struct entry e;
+
+	if (o->committed)
+		return ot_error_set("output %s was already committed", o->dir);
+	if (ot_map_get(o->files, relpath))
+		return ot_error_set("output path '%s' is written twice", relpath);
+	if (ot_map_get(o->dirs, relpath))
+		return ot_error_set("output path '%s' is also a folder of other output", relpath);
+	for (slash = strchr(relpath, '/'); slash; slash = strchr(slash + 1, '/'))
+		if (ot_map_getn(o->files, relpath, (size_t)(slash - relpath)))
+			return ot_error_set("output path '%s' needs '%.*s' to be a folder, but it "
+					    "is written as a file",
+					    relpath, (int)(slash - relpath), relpath);
+	key = ot_arena_strdup(o->arena, relpath);
+	for (slash = strchr(key, '/'); slash; slash = strchr(slash + 1, '/'))
+		if (!ot_map_getn(o->dirs, key, (size_t)(slash - key)))
+			ot_map_put(o->dirs, ot_arena_strndup(o->arena, key, (size_t)(slash - key)),
+				   o);
+	e.path = key;
+	e.state = PENDING;
+	ot_vec_push(&o->entries, e);
+	*index = o->entries.len - 1;
+	ot_map_put(o->files, key, (void *)(uintptr_t)o->entries.len);
+	return 0;
+}
+
+int ot_output_write(ot_output *o, const char *relpath, const char *data, size_t len)
+{
+	size_t index = 0;
+	bool same = false;
+	int error;
+
+	if (!relpath || !valid_relpath(relpath))
+		return invalid_path(relpath ? relpath : "(null)");
+	pthread_mutex_lock(&o->lock);
+	error = claim(&index, o, relpath);
+	pthread_mutex_unlock(&o->lock);
+	if (error < 0)
+		return error;
+
+	/* The file I/O runs unlocked: threads write different paths. */
+	error = published_same(&same, o, relpath, data, len);
+	if (!error && !same)
+		error = stage(o, relpath, data, len);
+
+	pthread_mutex_lock(&o->lock);
+	o->entries.items[index].state = error < 0 ? FAILED : same ? UNCHANGED : STAGED;
+	if (error < 0)
+		o->failed++;
+	pthread_mutex_unlock(&o->lock);
+	return error;
+}
+
+/* ---- commit -------------------------------------------------------------------- */
+
+static int entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct entry *)a)->path, ((const struct entry *)b)->path);
+}
+
+/* Move one staged file over its published path. */
+static int publish(ot_output *o, const char *relpath)
+{
+	ot_buf label = OT_BUF_INIT, staging = OT_BUF_INIT;
+	const char *name, *staged_name;
+	int parent = -1, staged_parent = -1, error;
+	struct stat st;
+
+	ot_buf_printf(&label, "%s/%s", o->dir, relpath);
+	ot_buf_printf(&staging, "%s/%s", o->dir, OT_OUTPUT_STAGING);
+	if ((error = open_parent(&parent, &name, o->dirfd, o->dir, relpath, true)) < 0)
+		goto done;
+	if ((error = open_parent(&staged_parent, &staged_name, o->stagefd, staging.ptr, relpath,
+				 false)) < 0)
+		goto done;
+	if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+		error = ot_error_set("%s is a folder; cannot replace it with a file", label.ptr);
+		goto done;
+	}
+	if (renameat(staged_parent, staged_name, parent, name) < 0)
+		error = ot_error_set("cannot move %s into place: %s", label.ptr, strerror(errno));
+
+done:
+	close_parent(parent, o->dirfd);
+	close_parent(staged_parent, o->stagefd);
+	ot_buf_free(&label);
+	ot_buf_free(&staging);
+	return error;
+}
+
+/*
+ * A rename is durable once its folder is synced: sync each folder that
+ * received files once, after all renames. `folders` holds relative folder
+ * paths ("" for OUT itself).
+ */
+static int sync_folders(ot_output *o, ot_map *folders)
+{
+	ot_buf path = OT_BUF_INIT;
+	size_t i;
+	int error = 0;
+	for (i = 0; i < ot_map_len(folders) && !error; i++) {
+		const char *dir = ot_map_key_at(folders, i), *name;
+		int parent = -1, fd = -1;
+		if (!*dir) {
+			if (fsync(o->dirfd) < 0)
+				error = io_error("sync", o->dir);
+			continue;
+		}
+		ot_buf_clear(&path);
+		ot_buf_printf(&path, "%s/x", dir); /* open_parent opens all but the last */
+		if ((error = open_parent(&parent, &name, o->dirfd, o->dir, path.ptr, false)) < 0)
+			break;
+		fd = parent;
+		if (fsync(fd) < 0)
+			error = io_error("sync", dir);
+		close_parent(fd, o->dirfd);
+	}
+	ot_buf_free(&path);
+	return error;
+}
+
+/* The previous manifest's paths (validated); NULL-free vector of heap strings. */
+typedef OT_VEC(char *) path_list;
+
+static void read_manifest(path_list *out, ot_output *o)
+{
+	ot_buf data = OT_BUF_INIT;
+	char chunk[65536], *line, *next;
+	int fd, lineno = 0;
+	ssize_t n;
+
+	fd = openat(o->dirfd, OT_OUTPUT_MANIFEST, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno != ENOENT)
+			warn("cannot read %s/%s (%s): no stale file is removed", o->dir,
+			     OT_OUTPUT_MANIFEST, strerror(errno));
+		return;
+	}
+	{
+		struct stat st;
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			warn("%s/%s is not a regular file: no stale file is removed", o->dir,
+			     OT_OUTPUT_MANIFEST);
+			close(fd);
+			return;
+		}
+	}
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0 || (n < 0 && errno == EINTR)) {
+		if (n > 0)
+			ot_buf_put(&data, chunk, (size_t)n);
+		if (data.size > MAX_MANIFEST)
+			break;
+	}
+	close(fd);
+	if (n < 0 || data.size > MAX_MANIFEST) {
+		warn("cannot read %s/%s: no stale file is removed", o->dir, OT_OUTPUT_MANIFEST);
+		goto done;
+	}
+
+	for (line = data.ptr; line < data.ptr + data.size; line = next) {
+		char *nl = memchr(line, '\n', (size_t)(data.ptr + data.size - line));
+		next = nl ? nl + 1 : data.ptr + data.size;
+		if (nl)
+			*nl = '\0';
+		lineno++;
+		if (lineno == 1) {
+			if (strcmp(line, MANIFEST_HEADER)) {
+				warn("%s/%s does not start with \"%s\": no stale file is removed",
+				     o->dir, OT_OUTPUT_MANIFEST, MANIFEST_HEADER);
+				goto done;
+			}
+			continue;
+		}
+		if (!*line || *line == '#')
+			continue;
+		/* the rules for writing apply: nothing outside OUT, nothing of ours */
+		if (strlen(line) != (size_t)(next - line - (nl ? 1 : 0)) || !valid_relpath(line)) {
+			warn("%s/%s:%d: ignoring malformed line", o->dir, OT_OUTPUT_MANIFEST, lineno);
+			continue;
+		}
+		ot_vec_push(out, ot_strdup(line));
+	}
+
+done:
+	ot_buf_free(&data);
+}
+
+static void free_paths(path_list *paths)
+{
+	size_t i;
+	for (i = 0; i < paths->len; i++)
+		free(paths->items[i]);
+	ot_vec_free(paths);
+}
+
+static int write_manifest(ot_output *o, const path_list *paths)
+{
+	ot_buf text = OT_BUF_INIT, label = OT_BUF_INIT;
+	bool same = false;
+	int fd, error = 0;
+	size_t i;
+
+	ot_buf_puts(&text, MANIFEST_HEADER "\n");
+	for (i = 0; i < paths->len; i++)
+		if (i == 0 || strcmp(paths->items[i], paths->items[i - 1]))
+			ot_buf_printf(&text, "%s\n", paths->items[i]);
+	ot_buf_printf(&label, "%s/%s", o->dir, OT_OUTPUT_MANIFEST);
+
+	fd = openat(o->dirfd, OT_OUTPUT_MANIFEST, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0) {
+		error = same_contents(&same, fd, text.ptr, text.size, label.ptr);
+		close(fd);
+		if (error < 0 || same)
+			goto done;
+	}
+	/* written in the staging folder (same file system), then renamed */
+	if ((error = write_new_file(o->stagefd, OT_OUTPUT_MANIFEST, text.ptr, text.size,
+				    label.ptr)) < 0)
+		goto done;
+	if (renameat(o->stagefd, OT_OUTPUT_MANIFEST, o->dirfd, OT_OUTPUT_MANIFEST) < 0) {
+		error = ot_error_set("cannot move %s into place: %s", label.ptr, strerror(errno));
+		goto done;
+	}
+	if (fsync(o->dirfd) < 0)
+		error = io_error("sync", o->dir);
+
+done:
+	ot_buf_free(&text);
+	ot_buf_free(&label);
+	return error;
+}
+
+static int depth_cmp(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	size_t dx = 0, dy = 0;
+	const char *p;
+	for (p = x; *p; p++)
+		dx += *p == '/';
+	for (p = y; *p; p++)
+		dy += *p == '/';
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return strcmp(x, y);
+}
+
+/* Delete a stale file if it still is a regular file of ours; count it. */
+static void remove_stale(ot_output *o, const char *relpath, ot_map *emptied, size_t *removed)
+{
+	const char *name, *slash;
+	struct stat st;
+	int parent = -1;
+	int error = open_parent(&parent, &name, o->dirfd, o->dir, relpath, false);
+	if (error < 0) {
+		/* gone already is fine; a link or file on the way is left alone */
+		if (error != OT_ENOTFOUND)
+			warn("not removing stale %s/%s: %s", o->dir, relpath, ot_error_last());
+		return;
+	}
+	if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT)
+			warn("not removing stale %s/%s: %s", o->dir, relpath, strerror(errno));
+		goto done;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		warn("not removing stale %s/%s: no longer a regular file", o->dir, relpath);
+		goto done;
+	}
+	if (unlinkat(parent, name, 0) < 0) {
+		warn("cannot remove stale %s/%s: %s", o->dir, relpath, strerror(errno));
+		goto done;
+	}
+	(*removed)++;
+	/* its folders may now be empty */
+	for (slash = strchr(relpath, '/'); slash; slash = strchr(slash + 1, '/'))
+		if (!ot_map_getn(emptied, relpath, (size_t)(slash - relpath)))
+			ot_map_put(emptied, ot_arena_strndup(o->arena, relpath,
+							     (size_t)(slash - relpath)),
+				   o);
+
+done:
+	close_parent(parent, o->dirfd);
+}
+
+static void remove_empty_dirs(ot_output *o, ot_map *emptied)
+{
+	size_t i, n = ot_map_len(emptied);
+	const char **dirs = ot_malloc((n ? n : 1) * sizeof(*dirs));
+	for (i = 0; i < n; i++)
+		dirs[i] = ot_map_key_at(emptied, i);
+	qsort(dirs, n, sizeof(*dirs), depth_cmp);
+	for (i = 0; i < n; i++) {
+		const char *name;
+		int parent;
+		if (open_parent(&parent, &name, o->dirfd, o->dir, dirs[i], false) < 0)
+			continue;
+		/* fails unless empty; a link named like the folder is not removed (ENOTDIR) */
+		if (unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOTEMPTY &&
+		    errno != EEXIST && errno != ENOENT && errno != ENOTDIR)
+			warn("cannot remove empty folder %s/%s: %s", o->dir, dirs[i], strerror(errno));
+		close_parent(parent, o->dirfd);
+	}
+	free(dirs);
+}
+
+int ot_output_commit(ot_output *o, ot_output_stats *stats)
+{
+	path_list old = {0}, keep = {0};
+	ot_map *produced = NULL, *emptied = NULL, *folders = NULL;
+	ot_output_stats st = {0, 0, 0};
+	ot_buf label = OT_BUF_INIT;
+	size_t i;
+	int error = 0;
+
+	pthread_mutex_lock(&o->lock);
+	if (o->committed) {
+		error = ot_error_set("output %s was already committed", o->dir);
+		goto done;
+	}
+	if (o->failed) {
+		error = ot_error_set("%zu output file%s could not be written; nothing was published",
+				     o->failed, o->failed == 1 ? "" : "s");
+		goto done;
+	}
+	for (i = 0; i < o->entries.len; i++)
+		if (o->entries.items[i].state == PENDING) {
+			error = ot_error_set("output %s is still being written", o->entries.items[i].path);
+			goto done;
+		}
+	read_manifest(&old, o);
+
+	if (o->entries.len > 1) /* qsort must not see NULL */
+		qsort(o->entries.items, o->entries.len, sizeof(struct entry), entry_cmp);
+	folders = ot_map_new();
+	for (i = 0; i < o->entries.len; i++) {
+		struct entry *e = &o->entries.items[i];
+		if (e->state == STAGED) {
+			const char *slash = strrchr(e->path, '/');
+			size_t n = slash ? (size_t)(slash - e->path) : 0;
+			if ((error = publish(o, e->path)) < 0)
+				break;
+			if (!ot_map_getn(folders, e->path, n))
+				ot_map_put(folders, ot_arena_strndup(o->arena, e->path, n), o);
+			st.written++;
+		} else {
+			st.unchanged++;
+		}
+		ot_vec_push(&keep, ot_strdup(e->path));
+	}
+	if (!error)
+		error = sync_folders(o, folders);
+
+	if (error < 0) {
+		/*
+		 * Partly published: list what is out there now plus everything the
+		 * old manifest had, so no file of ours becomes untracked.
+		 */
+		char *saved = ot_strdup(ot_error_last());
+		for (i = 0; i < old.len; i++)
+			ot_vec_push(&keep, ot_strdup(old.items[i]));
+		if (keep.len > 1)
+			qsort(keep.items, keep.len, sizeof(char *), ot_strptr_cmp);
+		if (write_manifest(o, &keep) < 0)
+			warn("%s", ot_error_last());
+		ot_error_set("%s", saved);
+		free(saved);
+		goto done;
+	}
+	if ((error = write_manifest(o, &keep)) < 0)
+		goto done;
+	/* Only now is the new manifest the record: stale files of the old one go. */
+	produced = ot_map_new();
+	for (i = 0; i < o->entries.len; i++)
+		ot_map_put(produced, o->entries.items[i].path, o);
+	emptied = ot_map_new();
+	for (i = 0; i < old.len; i++)
+		if (!ot_map_get(produced, old.items[i]))
+			remove_stale(o, old.items[i], emptied, &st.removed);
+	remove_empty_dirs(o, emptied);
+	if (st.removed && fsync(o->dirfd) < 0)
+		warn("cannot sync %s: %s", o->dir, strerror(errno));
+
+	ot_buf_printf(&label, "%s/%s", o->dir, OT_OUTPUT_STAGING);
+	close(o->stagefd);
+	o->stagefd = -1;
+	if ((error = remove_tree_at(o->dirfd, OT_OUTPUT_STAGING, label.ptr, 0)) < 0)
+		goto done;
+	o->staging = false;
+	o->committed = true;
+	if (stats)
+		*stats = st;
+
+done:
+	pthread_mutex_unlock(&o->lock);
+	ot_map_free(folders);
+	ot_map_free(produced);
+	ot_map_free(emptied);
+	free_paths(&old);
+	free_paths(&keep);
+	ot_buf_free(&label);
+	return error;
+}
+
+void ot_output_free(ot_output *o)
+{
+	if (!o)
+		return;
+	if (o->stagefd >= 0)
+		close(o->stagefd);
+	if (o->dirfd >= 0) {
+		ot_buf label = OT_BUF_INIT;
+		ot_buf_printf(&label, "%s/%s", o->dir, OT_OUTPUT_STAGING);
+		/* nothing was published, or it all was: the staging folder goes */
+		if (o->staging && remove_tree_at(o->dirfd, OT_OUTPUT_STAGING, label.ptr, 0) < 0)
+			warn("%s", ot_error_last());
+		ot_buf_free(&label);
+		close(o->dirfd);
+	}
+	pthread_mutex_destroy(&o->lock);
+	ot_map_free(o->files);
+	ot_map_free(o->dirs);
+	ot_vec_free(&o->entries);
+	ot_arena_free(o->arena);
+	free(o->dir);
+	free(o);
+}
+
+const char *ot_output_dir(const ot_output *o)
+{
+	return o->dir;
+}
