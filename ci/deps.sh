@@ -9,7 +9,8 @@ set -eu
 # tools: clang + compiler-rt (fuzzing, sanitizers), valgrind, ripgrep (bench)
 PACKAGES="gcc make pkg-config libyaml-dev libgit2-dev libcmark-gfm-dev
 libcmark-gfm-extensions-dev libgraphviz-dev libpcre2-dev check git tar xz-utils
-ca-certificates python3 mkdocs clang libclang-rt-14-dev valgrind ripgrep"
+ca-certificates python3 mkdocs clang libclang-rt-14-dev valgrind ripgrep
+fonts-dejavu-core"
 
 missing=""
 for p in $PACKAGES; do

@@ -1,0 +1,993 @@
+#include "page.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "assets.h"
+#include "graph.h"
+#include "markdown.h"
+#include "mustache.h"
+#include "value.h"
+
+enum { T_PAGE, T_INDEX, T_HTML, T_COUNT };
+static const char *const template_names[T_COUNT] = {"page.md.mustache", "index.md.mustache",
+						    "page.html.mustache"};
+/* partials the templates may include */
+static const char *const partial_names[] = {"wellknown.md.mustache"};
+
+struct ot_pages {
+	ot_release rel;
+	ot_trace *const *traces;
+	const int *lines;
+	size_t n;
+	const ot_index *ix;
+	const ot_registry *reg;
+	ot_mustache_template *tmpl[T_COUNT];
+	ot_buf partials[OT_ARRAY_LEN(partial_names)];
+	ot_buf css;
+	/* related ops: for each trace, indices of traces it reaches / is reached from */
+	OT_VEC(size_t) *reaches, *reached_by;
+};
+
+/* ---- Markdown text helpers ------------------------------------------------------ */
+
+/* Escape prose so that GitHub (CommonMark) and MkDocs (Python-Markdown)
+ * both show it literally: backslash escapes for the punctuation both honour,
+ * entities for '<', '>' and '&'. */
+static void md_escape(ot_buf *out, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		switch (c) {
+		case '\\': case '`': case '*': case '_': case '{': case '}': case '[': case ']':
+		case '#': case '!':
+			ot_buf_putc(out, '\\');
+			ot_buf_putc(out, c);
+			break;
+		case '<': ot_buf_puts(out, "&lt;"); break;
+		case '>': ot_buf_puts(out, "&gt;"); break;
+		case '&': ot_buf_puts(out, "&amp;"); break;
+		case '|': ot_buf_puts(out, "&#124;"); break;
+		case '\n': ot_buf_putc(out, ' '); break;
+		default: ot_buf_putc(out, c);
+		}
+	}
+}
+
+static const char *md_text(ot_arena *a, const char *s)
+{
+	ot_buf b = OT_BUF_INIT;
+	const char *r;
+	md_escape(&b, s, strlen(s));
+	r = ot_arena_strndup(a, b.ptr, b.size);
+	ot_buf_free(&b);
+	return r;
+}
+
+/* An inline code span holding `s` literally (also inside a table cell). */
+static const char *md_code(ot_arena *a, const char *s)
+{
+	ot_buf b = OT_BUF_INIT;
+	size_t run = 0, longest = 0;
+	const char *r;
+	for (const char *p = s; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	for (size_t i = 0; i <= longest; i++)
+		ot_buf_putc(&b, '`');
+	if (*s == '`' || (*s && s[strlen(s) - 1] == '`'))
+		ot_buf_putc(&b, ' ');
+	for (const char *p = s; *p; p++) {
+		if (*p == '|')
+			ot_buf_puts(&b, "\\|");
+		else if (*p == '\n')
+			ot_buf_putc(&b, ' ');
+		else
+			ot_buf_putc(&b, *p);
+	}
+	if (*s == '`' || (*s && s[strlen(s) - 1] == '`'))
+		ot_buf_putc(&b, ' ');
+	for (size_t i = 0; i <= longest; i++)
+		ot_buf_putc(&b, '`');
+	r = ot_arena_strndup(a, b.ptr, b.size);
+	ot_buf_free(&b);
+	return r;
+}
+
+/* A YAML scalar for the front matter: a JSON string is a valid YAML one. */
+static const char *yaml_string(ot_arena *a, const char *s)
+{
+	ot_buf b = OT_BUF_INIT;
+	const char *r;
+	ot_json_escape(&b, s, strlen(s));
+	r = ot_arena_strndup(a, b.ptr, b.size);
+	ot_buf_free(&b);
+	return r;
+}
+
+void ot_utf8_sanitize(ot_buf *b)
+{
+	ot_buf out = OT_BUF_INIT;
+	size_t i = 0;
+	bool changed = false;
+	const unsigned char *s = (const unsigned char *)b->ptr;
+	while (i < b->size) {
+		unsigned char c = s[i];
+		size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+		bool ok = n > 0 && i + n <= b->size;
+		for (size_t k = 1; ok && k < n; k++)
+			ok = (s[i + k] & 0xC0) == 0x80;
+		if (ok && n == 2 && c < 0xC2)
+			ok = false; /* overlong */
+		if (ok && n == 3 && ((c == 0xE0 && s[i + 1] < 0xA0) || (c == 0xED && s[i + 1] >= 0xA0)))
+			ok = false; /* overlong or surrogate */
+		if (ok && n == 4 && ((c == 0xF0 && s[i + 1] < 0x90) || c > 0xF4 ||
+				     (c == 0xF4 && s[i + 1] >= 0x90)))
+			ok = false;
+		if (ok && n == 1 && c == 0)
+			ok = false; /* NUL has no place in a page */
+		if (ok) {
+			ot_buf_put(&out, b->ptr + i, n);
+			i += n;
+		} else {
+			ot_buf_puts(&out, "\xEF\xBF\xBD");
+			changed = true;
+			i++;
+		}
+	}
+	if (changed) {
+		ot_buf_free(b);
+		*b = out;
+	} else {
+		ot_buf_free(&out);
+	}
+}
+
+/* ---- source links and excerpts ----------------------------------------------------- */
+
+static const char *source_url(const ot_pages *p, ot_arena *a, const char *path, uint32_t line)
+{
+	const char *ref = p->rel.tag ? p->rel.tag : p->rel.verified ? p->rel.commit : NULL;
+	if (!p->rel.base_url || !*p->rel.base_url || !ref)
+		return NULL;
+	return ot_arena_printf(a, "%s/%s/%s#L%u", p->rel.base_url, ref, path, line);
+}
+
+/* `path:line`, linked to the upstream source when possible. */
+static const char *location(const ot_pages *p, ot_arena *a, const char *path, uint32_t line)
+{
+	const char *url = source_url(p, a, path, line);
+	const char *text = md_code(a, ot_arena_printf(a, "%s:%u", path, line));
+	return url ? ot_arena_printf(a, "[%s](%s)", text, url) : text;
+}
+
+static const char *fence_lang(const char *path)
+{
+	if (ot_ends_with(path, ".py"))
+		return "python";
+	if (ot_ends_with(path, ".yaml"))
+		return "yaml";
+	if (ot_ends_with(path, ".cu") || ot_ends_with(path, ".cuh"))
+		return "cuda";
+	if (ot_ends_with(path, ".mm"))
+		return "objective-c++";
+	return "cpp";
+}
+
+/* The extent of a definition starting at (file, line), or 0. */
+static uint32_t definition_end(const ot_pages *p, uint32_t file, uint32_t line, const char *symbol)
+{
+	const char *name = symbol;
+	if (ot_starts_with(name, "def "))
+		name += 4;
+	else if (ot_starts_with(name, "class "))
+		name += 6;
+	for (const ot_ix_cdef *d = ot_index_cdefs(p->ix, name); d; d = d->next)
+		if (d->file == file && d->line == line)
+			return d->end_line;
+	for (const ot_ix_pydef *d = ot_index_pydefs(p->ix, name); d; d = d->next)
+		if (d->file == file && d->line == line)
+			return d->end_line;
+	return 0;
+}
+
+#define EXCERPT_MAX_LINES 10
+
+/* A short excerpt around a step, read from the indexed source. */
+static void excerpt(const ot_pages *p, ot_arena *a, const ot_step *s, const char **text,
+		    const char **fence)
+{
+	int64_t fid = ot_index_file_id(p->ix, s->file);
+	uint32_t first = s->line, last = s->line, end;
+	ot_buf b = OT_BUF_INIT;
+	size_t run = 0, longest = 0;
+
+	*text = NULL;
+	*fence = NULL;
+	if (fid < 0)
+		return;
+	end = definition_end(p, (uint32_t)fid, s->line, s->symbol);
+	if (ot_ends_with(s->file, ".yaml")) {
+		/* the entry up to the next blank line */
+		for (last = s->line; last < s->line + EXCERPT_MAX_LINES - 1; last++) {
+			size_t len;
+			const char *l = ot_index_line(p->ix, (uint32_t)fid, last + 1, &len);
+			if (!l || !len || (len && l[0] == '-'))
+				break;
+		}
+	} else if (end) {
+		last = end < s->line + EXCERPT_MAX_LINES - 1 ? end : s->line + EXCERPT_MAX_LINES - 1;
+	} else {
+		first = s->line > 1 ? s->line - 1 : 1;
+		last = s->line + 1;
+	}
+	for (uint32_t l = first; l <= last; l++) {
+		size_t len;
+		const char *t = ot_index_line(p->ix, (uint32_t)fid, l, &len);
+		if (!t)
+			break;
+		ot_buf_put(&b, t, len);
+		ot_buf_putc(&b, '\n');
+	}
+	while (b.size && b.ptr[b.size - 1] == '\n')
+		b.size--;
+	if (!b.size) {
+		ot_buf_free(&b);
+		return;
+	}
+	for (size_t i = 0; i < b.size; i++) {
+		run = b.ptr[i] == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	*text = ot_arena_strndup(a, b.ptr, b.size);
+	{
+		size_t n = longest >= 3 ? longest + 1 : 3;
+		char *f = ot_arena_alloc(a, n + 1);
+		memset(f, '`', n);
+		*fence = f;
+	}
+	ot_buf_free(&b);
+}
+
+/* ---- setup -------------------------------------------------------------------------- */
+
+static int load_partial(ot_buf *out, const char *name, void *payload)
+{
+	ot_pages *p = payload;
+	for (size_t i = 0; i < OT_ARRAY_LEN(partial_names); i++) {
+		if (!strcmp(partial_names[i], name)) {
+			ot_buf_put(out, p->partials[i].ptr, p->partials[i].size);
+			return 0;
+		}
+	}
+	return OT_ENOTFOUND;
+}
+
+static bool strvec_has(const ot_strvec *v, const char *s)
+{
+	for (size_t i = 0; i < v->len; i++)
+		if (!strcmp(v->items[i], s))
+			return true;
+	return false;
+}
+
+/* "addmm.out" -> "addmm"; "add_.Tensor" -> "add" */
+static void base_of(char *out, size_t n, const char *full)
+{
+	size_t len = strcspn(full, ".");
+	if (len >= n)
+		len = n - 1;
+	memcpy(out, full, len);
+	out[len] = '\0';
+	if (len > 1 && out[len - 1] == '_' && out[len - 2] != '_')
+		out[len - 1] = '\0';
+}
+
+static bool trace_has_base(const ot_trace *tr, const char *base)
+{
+	char b[160];
+	for (size_t k = 0; k < tr->aten.len; k++) {
+		base_of(b, sizeof(b), tr->aten.items[k]);
+		if (!strcmp(b, base))
+			return true;
+	}
+	return false;
+}
+
+static void compute_related(ot_pages *p)
+{
+	p->reaches = ot_calloc(p->n ? p->n : 1, sizeof(*p->reaches));
+	p->reached_by = ot_calloc(p->n ? p->n : 1, sizeof(*p->reached_by));
+	for (size_t i = 0; i < p->n; i++) {
+		const ot_trace *ti = p->traces[i];
+		for (size_t j = 0; j < p->n; j++) {
+			bool hit = false;
+			if (i == j)
+				continue;
+			for (size_t k = 0; k < ti->calls.len && !hit; k++)
+				hit = trace_has_base(p->traces[j], ti->calls.items[k]);
+			if (hit) {
+				ot_vec_push(&p->reaches[i], j);
+				ot_vec_push(&p->reached_by[j], i);
+			}
+		}
+	}
+}
+
+int ot_pages_new(ot_pages **out, const ot_release *rel, ot_trace *const *traces,
+		 const int *lines, size_t n, const ot_index *ix, const ot_registry *reg,
+		 const char *templates_dir)
+{
+	ot_pages *p = ot_calloc(1, sizeof(*p));
+	ot_buf text = OT_BUF_INIT;
+	int rc = 0;
+
+	*out = NULL;
+	p->rel = *rel;
+	p->traces = traces;
+	p->lines = lines;
+	p->n = n;
+	p->ix = ix;
+	p->reg = reg;
+	for (size_t i = 0; i < OT_ARRAY_LEN(partial_names); i++) {
+		p->partials[i] = (ot_buf)OT_BUF_INIT;
+		if ((rc = ot_assets_get(&p->partials[i], templates_dir, partial_names[i], NULL)) < 0)
+			goto done;
+	}
+	p->css = (ot_buf)OT_BUF_INIT;
+	if ((rc = ot_assets_get(&p->css, templates_dir, "style.css", NULL)) < 0)
+		goto done;
+	for (int t = 0; t < T_COUNT; t++) {
+		if ((rc = ot_assets_get(&text, templates_dir, template_names[t], NULL)) < 0)
+			goto done;
+		if ((rc = ot_mustache_compile(&p->tmpl[t], text.ptr, text.size, template_names[t])) < 0)
+			goto done;
+	}
+	compute_related(p);
+
+done:
+	ot_buf_free(&text);
+	if (rc < 0) {
+		ot_pages_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+void ot_pages_free(ot_pages *p)
+{
+	if (!p)
+		return;
+	for (int t = 0; t < T_COUNT; t++)
+		ot_mustache_free(p->tmpl[t]);
+	for (size_t i = 0; i < OT_ARRAY_LEN(partial_names); i++)
+		ot_buf_free(&p->partials[i]);
+	ot_buf_free(&p->css);
+	for (size_t i = 0; i < p->n && p->reaches; i++) {
+		ot_vec_free(&p->reaches[i]);
+		ot_vec_free(&p->reached_by[i]);
+	}
+	free(p->reaches);
+	free(p->reached_by);
+	free(p);
+}
+
+/* ---- the op page -------------------------------------------------------------------- */
+
+static const char *const layer_titles[OT_LAYER_COUNT] = {
+	"Python API",
+	"Bridge from Python to C++",
+	"Registry entry (native_functions.yaml)",
+	"C++ implementation (ATen)",
+	"Structured kernel: meta function",
+	"DispatchStub",
+	"Kernels per backend",
+	"GPU work (CUDA, cuDNN, cuBLAS, ...)",
+	"Backward (derivatives.yaml)",
+	"Decomposition (torch.compile)",
+};
+
+static const char *release_line(const ot_pages *p, ot_arena *a)
+{
+	if (!p->rel.verified)
+		return ot_arena_printf(a,
+				       "PyTorch **%s** · **unverified source**: read from a plain "
+				       "directory whose release could not be proven "
+				       "(`--unverified-source`)",
+				       p->rel.version);
+	if (p->rel.tag)
+		return ot_arena_printf(a, "PyTorch **%s** · tag `%s` · commit `%.8s`", p->rel.version,
+				       p->rel.tag, p->rel.commit);
+	return ot_arena_printf(a, "PyTorch **%s** · commit `%.8s` (no release tag)", p->rel.version,
+			       p->rel.commit);
+}
+
+static const char *licence_note(const ot_pages *p, ot_arena *a)
+{
+	const char *where = p->rel.tag ? ot_arena_printf(a, "at tag `%s`", p->rel.tag)
+			    : p->rel.verified ? ot_arena_printf(a, "at commit `%.8s`", p->rel.commit)
+					      : "of the unverified source tree";
+	return ot_arena_printf(a,
+			       "Excerpts are short quotations of the PyTorch source %s, © the "
+			       "PyTorch contributors, under PyTorch's BSD-style licence (`LICENSE` "
+			       "in that tree). Everything else on this page was written by optrace.",
+			       where);
+}
+
+static void add_release(const ot_pages *p, ot_arena *a, ot_value *ctx)
+{
+	ot_v_set_str(a, ctx, "version", p->rel.version);
+	ot_v_set(a, ctx, "release_line", ot_v_str_borrow(a, release_line(p, a)));
+	ot_v_set(a, ctx, "licence_note", ot_v_str_borrow(a, licence_note(p, a)));
+}
+
+static const char *op_link(const ot_pages *p, ot_arena *a, size_t j, const char *prefix)
+{
+	const ot_trace *t = p->traces[j];
+	return ot_arena_printf(a, "[%s](%s%s.md)", md_text(a, t->target.canonical), prefix,
+			       t->target.slug);
+}
+
+static const char *joined_codes(ot_arena *a, const ot_strvec *v, size_t max)
+{
+	ot_buf b = OT_BUF_INIT;
+	const char *r;
+	for (size_t i = 0; i < v->len && i < max; i++)
+		ot_buf_printf(&b, "%s%s", i ? ", " : "", md_code(a, v->items[i]));
+	if (v->len > max)
+		ot_buf_printf(&b, " and %zu more", v->len - max);
+	r = ot_arena_strndup(a, b.ptr, b.size);
+	ot_buf_free(&b);
+	return r;
+}
+
+/* The ASCII overview: one node per layer (depth-0 facts), forks for backends. */
+static const char *overview(const ot_trace *tr, ot_arena *a)
+{
+	ot_buf b = OT_BUF_INIT;
+	bool first = true;
+	const char *r;
+	static const char *const short_names[OT_LAYER_COUNT] = {
+		"Python", "Bridge", "YAML", "C++", "Meta", "Stub", "Kernel", "GPU", "Backward",
+		"Decomp"};
+
+	for (int layer = 0; layer < OT_LAYER_COUNT; layer++) {
+		const ot_step *firsts = NULL;
+		size_t count = 0, missing = 0;
+		for (size_t i = 0; i < tr->steps.len; i++) {
+			const ot_step *s = &tr->steps.items[i];
+			if ((int)s->layer != layer || s->depth)
+				continue;
+			if (!s->found) {
+				missing++;
+				continue;
+			}
+			if (!firsts)
+				firsts = s;
+			count++;
+		}
+		if (!count && !missing)
+			continue;
+		if (!first)
+			ot_buf_puts(&b, "        │\n        ▼\n");
+		first = false;
+		if (firsts)
+			ot_buf_printf(&b, "%-8s%s  (%s:%u)%s", short_names[layer], firsts->symbol,
+				      firsts->file, firsts->line,
+				      count > 1 ? ot_arena_printf(a, "  +%zu more", count - 1) : "");
+		else
+			ot_buf_printf(&b, "%-8snot found", short_names[layer]);
+		ot_buf_putc(&b, '\n');
+		if (layer == OT_LAYER_KERNEL || layer == OT_LAYER_CUDA) {
+			/* one branch per backend */
+			ot_strvec seen = {0};
+			size_t nb = 0, k = 0;
+			for (size_t i = 0; i < tr->steps.len; i++) {
+				const ot_step *s = &tr->steps.items[i];
+				if ((int)s->layer == layer && !s->depth && s->found && *s->backend &&
+				    !strvec_has(&seen, s->backend))
+					ot_vec_push(&seen, s->backend);
+			}
+			nb = seen.len;
+			for (k = 0; k < nb && nb > 1; k++) {
+				const ot_step *pick = NULL;
+				for (size_t i = 0; i < tr->steps.len && !pick; i++) {
+					const ot_step *s = &tr->steps.items[i];
+					if ((int)s->layer == layer && !s->depth && s->found &&
+					    !strcmp(s->backend, seen.items[k]))
+						pick = s;
+				}
+				ot_buf_printf(&b, "        %s── %s path: %s  (%s:%u)\n",
+					      k + 1 < nb ? "├" : "└", seen.items[k], pick->symbol,
+					      pick->file, pick->line);
+			}
+			ot_vec_free(&seen);
+		}
+	}
+	if (!b.size)
+		ot_buf_puts(&b, "(no layer found)\n");
+	while (b.size && b.ptr[b.size - 1] == '\n')
+		b.size--;
+	r = ot_arena_strndup(a, b.ptr, b.size);
+	ot_buf_free(&b);
+	return r;
+}
+
+/* Performance notes, each derived from facts of the trace. */
+static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, ot_arena *a)
+{
+	ot_value *list = ot_v_list(a);
+	ot_buf b = OT_BUF_INIT;
+	const ot_step *gpu = NULL;
+	size_t nbranches = tr->calls.len;
+
+#define NOTE(...)                                                                        \
+	do {                                                                             \
+		ot_buf_clear(&b);                                                        \
+		ot_buf_printf(&b, __VA_ARGS__);                                          \
+		ot_v_push(a, list, ot_v_strn(a, b.ptr, b.size));                          \
+	} while (0)
+
+	for (size_t i = 0; i < tr->steps.len && !gpu; i++)
+		if (tr->steps.items[i].layer == OT_LAYER_CUDA && tr->steps.items[i].found)
+			gpu = &tr->steps.items[i];
+	if (tr->gpu_libs.len && gpu)
+		NOTE("GPU work is done by %s; first seen at %s (%s).",
+		     joined_codes(a, &tr->gpu_libs, 6), location(p, a, gpu->file, gpu->line),
+		     md_code(a, gpu->symbol));
+	else if (tr->gpu_libs.len)
+		NOTE("GPU work is done by %s.", joined_codes(a, &tr->gpu_libs, 6));
+	else if (strvec_has(&tr->backends, "CUDA"))
+		NOTE("A CUDA kernel is registered, but no GPU library call or kernel launch was found "
+		     "within the followed depth.");
+	else
+		NOTE("No CUDA-specific code was found: on GPU this op runs as whatever its component "
+		     "ops or generic kernels launch.");
+	if (tr->composite_implicit)
+		NOTE("CompositeImplicitAutograd: no kernel of its own; it runs as the ops it calls "
+		     "(%zu reached: %s), each its own kernel launch unless a compiler fuses them.",
+		     nbranches, nbranches ? joined_codes(a, &tr->calls, 8) : "none found");
+	else if (nbranches)
+		NOTE("The kernel calls %zu other op%s (%s): several kernel launches, not one fused "
+		     "kernel.",
+		     nbranches, nbranches == 1 ? "" : "s", joined_codes(a, &tr->calls, 8));
+	if (tr->composite_explicit)
+		NOTE("CompositeExplicitAutograd: one C++ implementation shared by every backend, "
+		     "with its own derivatives.yaml formula.");
+	if (tr->structured)
+		NOTE("Structured kernel: a meta function checks shapes and dtypes and allocates the "
+		     "output once; the impl only computes%s.",
+		     tr->tensor_iterator ? ", through TensorIterator (broadcasting, type promotion, "
+					   "vectorised or grid-stride loops)"
+					 : "");
+	if (tr->ufunc)
+		NOTE("The elementwise formula is a ufunc (native/ufunc/): code generation builds the "
+		     "CPU and CUDA kernels from one scalar/vector definition.");
+	for (size_t i = 0; i < tr->selection.len && i < 6; i++) {
+		const ot_selection *s = &tr->selection.items[i];
+		NOTE("Chosen at run time: %s at %s picks an implementation path.",
+		     md_code(a, s->symbol), location(p, a, s->file, s->line));
+	}
+	if (tr->selection.len > 6)
+		NOTE("%zu more runtime selection points are listed in trace.json.",
+		     tr->selection.len - 6);
+	if (tr->backends.len)
+		NOTE("Kernels or registrations exist for: %s.", joined_codes(a, &tr->backends, 12));
+	{
+		ot_strvec outs = {0}, inplace = {0};
+		for (size_t i = 0; i < tr->aten.len; i++) {
+			const ot_reg_func *f = ot_registry_find(p->reg, tr->aten.items[i]);
+			if (!f)
+				continue;
+			if (f->schema.is_out)
+				ot_vec_push(&outs, tr->aten.items[i]);
+			if (f->schema.inplace)
+				ot_vec_push(&inplace, tr->aten.items[i]);
+		}
+		if (outs.len)
+			NOTE("out= variant%s %s write%s into a preallocated tensor (no allocation).",
+			     outs.len == 1 ? "" : "s", joined_codes(a, &outs, 4),
+			     outs.len == 1 ? "s" : "");
+		if (inplace.len)
+			NOTE("In-place variant%s %s reuse%s the input's storage.",
+			     inplace.len == 1 ? "" : "s", joined_codes(a, &inplace, 4),
+			     inplace.len == 1 ? "s" : "");
+		ot_vec_free(&outs);
+		ot_vec_free(&inplace);
+	}
+#undef NOTE
+	ot_buf_free(&b);
+	return list;
+}
+
+static ot_value *backward_data(const ot_pages *p, const ot_trace *tr, ot_arena *a)
+{
+	ot_value *list = ot_v_list(a);
+	for (size_t i = 0; i < tr->steps.len; i++) {
+		const ot_step *s = &tr->steps.items[i];
+		ot_value *m;
+		if (s->layer != OT_LAYER_BACKWARD || s->depth)
+			continue;
+		m = ot_v_map(a);
+		ot_v_set_bool(a, m, "found", s->found);
+		if (!s->found) {
+			ot_v_set(a, m, "text", ot_v_str_borrow(a, md_text(a, s->note)));
+			ot_v_push(a, list, m);
+			continue;
+		}
+		ot_v_set(a, m, "location", ot_v_str_borrow(a, location(p, a, s->file, s->line)));
+		ot_v_set(a, m, "symbol", ot_v_str_borrow(a, md_code(a, s->symbol)));
+		if (!strcmp(s->file, OT_REGISTRY_DERIV_PATH)) {
+			const ot_reg_func *f = ot_registry_find(p->reg, s->symbol);
+			const ot_reg_deriv *dv = f ? f->deriv : NULL;
+			ot_value *fl = ot_v_list(a);
+			ot_v_set(a, m, "text",
+				 ot_v_str_borrow(a, md_text(a, *s->op && strcmp(s->op, s->symbol)
+								       ? ot_arena_printf(a, "Formulas used by %s:", s->op)
+								       : "Formulas per input (grad is the incoming gradient, result the saved output):")));
+			for (size_t k = 0; dv && k < dv->nformulas; k++)
+				ot_v_push(a, fl, ot_v_strf(a, "%s%s: %s",
+							  md_code(a, dv->formulas[k].inputs),
+							  dv->formulas[k].forward ? " (forward mode)" : "",
+							  md_code(a, dv->formulas[k].formula)));
+			for (size_t d = 0; dv && d < dv->ndispatch; d++)
+				for (size_t k = 0; k < dv->dispatch[d].nformulas; k++)
+					ot_v_push(a, fl, ot_v_strf(a, "%s, %s: %s",
+								  md_code(a, dv->dispatch[d].key),
+								  md_code(a, dv->dispatch[d].formulas[k].inputs),
+								  md_code(a, dv->dispatch[d].formulas[k].formula)));
+			if (dv && dv->output_differentiability)
+				ot_v_push(a, fl, ot_v_strf(a, "output_differentiability: %s",
+							  md_code(a, dv->output_differentiability)));
+			ot_v_set(a, m, "formulas", fl);
+		} else {
+			ot_v_set(a, m, "text", ot_v_str_borrow(a, md_text(a, s->note)));
+		}
+		ot_v_push(a, list, m);
+	}
+	return ot_v_len(list) ? list : ot_v_list(a);
+}
+
+/* Diagram: one node per step (depth-0 steps first when there are many), edges
+ * from the step that led to each. */
+#define DIAGRAM_MAX_NODES 60
+
+static int diagram(const ot_pages *p, const ot_trace *tr, ot_arena *a, ot_buf *dot, ot_buf *svg)
+{
+	ot_graph_node *nodes = ot_calloc(tr->steps.len + 1, sizeof(*nodes));
+	ot_graph_edge *edges = ot_calloc(tr->steps.len + 1, sizeof(*edges));
+	int *id_of = ot_calloc(tr->steps.len + 1, sizeof(int));
+	size_t nn = 0, ne = 0;
+	ot_graph g = {0};
+	int rc;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < tr->steps.len && nn < DIAGRAM_MAX_NODES; i++) {
+			const ot_step *s = &tr->steps.items[i];
+			const char *base;
+			if ((pass == 0) != (s->depth == 0))
+				continue;
+			id_of[i] = (int)nn + 1;
+			nodes[nn].id = ot_arena_printf(a, "s%zu", i);
+			if (s->found) {
+				base = strrchr(s->file, '/');
+				nodes[nn].label = ot_arena_printf(a, "%s\n%s\n%s:%u", ot_layer_name(s->layer),
+								  s->symbol, base ? base + 1 : s->file,
+								  s->line);
+				nodes[nn].url = source_url(p, a, s->file, s->line);
+			} else {
+				nodes[nn].label = ot_arena_printf(a, "%s\nnot found:\n%s",
+								  ot_layer_name(s->layer), s->symbol);
+				nodes[nn].missing = true;
+			}
+			nodes[nn].group = ot_layer_name(s->layer);
+			nn++;
+		}
+	}
+	for (size_t i = 0; i < tr->steps.len; i++) {
+		const ot_step *s = &tr->steps.items[i];
+		if (!id_of[i] || s->parent < 0 || !id_of[s->parent])
+			continue;
+		edges[ne].from = nodes[id_of[s->parent] - 1].id;
+		edges[ne].to = nodes[id_of[i] - 1].id;
+		edges[ne].dashed = s->layer == OT_LAYER_BACKWARD || !s->found;
+		ne++;
+	}
+	g.title = tr->target.canonical;
+	g.nodes = nodes;
+	g.nnodes = nn;
+	g.edges = edges;
+	g.nedges = ne;
+	rc = ot_graph_render(dot, svg, &g);
+	free(nodes);
+	free(edges);
+	free(id_of);
+	return rc;
+}
+
+static const char *description(const ot_pages *p, const ot_trace *tr, ot_arena *a)
+{
+	switch (tr->status) {
+	case OT_STATUS_WELLKNOWN:
+		return ot_arena_printf(a, "%s in PyTorch %s, from optrace's well-known ops reference.",
+				       tr->target.canonical, p->rel.version);
+	case OT_STATUS_TRACED:
+		return ot_arena_printf(a,
+				       "How %s is implemented in PyTorch %s: Python API, dispatch, "
+				       "C++ and GPU kernels, backward, with source references.",
+				       tr->target.canonical, p->rel.version);
+	case OT_STATUS_NOTFOUND:
+		return ot_arena_printf(a, "%s was not found in PyTorch %s.", tr->input, p->rel.version);
+	default:
+		return ot_arena_printf(a, "%s could not be traced.", tr->input);
+	}
+}
+
+static const char *suggestion_list(ot_arena *a, const ot_strvec *v)
+{
+	ot_buf b = OT_BUF_INIT;
+	const char *r;
+	for (size_t i = 0; i < v->len; i++)
+		ot_buf_printf(&b, "%s%s", i ? (i + 1 == v->len ? " or " : ", ") : "",
+			      md_code(a, v->items[i]));
+	r = ot_arena_strndup(a, b.ptr, b.size);
+	ot_buf_free(&b);
+	return r;
+}
+
+static ot_value *messages(ot_arena *a, const ot_trace *tr)
+{
+	ot_value *l = ot_v_list(a);
+	for (size_t i = 0; i < tr->messages.len; i++)
+		ot_v_push(a, l, ot_v_str_borrow(a, tr->messages.items[i]));
+	return l;
+}
+
+static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const char *diagram_file)
+{
+	const ot_trace *tr = p->traces[idx];
+	ot_value *ctx = ot_v_map(a);
+
+	ot_v_set(a, ctx, "front_title", ot_v_str_borrow(a, yaml_string(a, tr->target.canonical[0] ? tr->target.canonical : tr->input)));
+	ot_v_set(a, ctx, "front_description", ot_v_str_borrow(a, yaml_string(a, description(p, tr, a))));
+	ot_v_set_str(a, ctx, "name", tr->target.canonical[0] ? tr->target.canonical : tr->input);
+	add_release(p, a, ctx);
+	ot_v_set(a, ctx, "messages", messages(a, tr));
+	ot_v_set_bool(a, ctx, "has_messages", tr->messages.len > 0);
+
+	if (tr->status == OT_STATUS_NOTFOUND) {
+		ot_value *nf = ot_v_map(a);
+		ot_v_set_bool(a, nf, "has_suggestions", tr->suggestions.len > 0);
+		ot_v_set(a, nf, "suggestions", ot_v_str_borrow(a, suggestion_list(a, &tr->suggestions)));
+		ot_v_set(a, ctx, "notfound", nf);
+		return ctx;
+	}
+	if (tr->status == OT_STATUS_ERROR) {
+		ot_v_set_str(a, ctx, "error", tr->messages.len ? tr->messages.items[0] : "unknown error");
+		return ctx;
+	}
+	if (tr->status == OT_STATUS_WELLKNOWN) {
+		ot_v_set(a, ctx, "wellknown", (ot_value *)tr->wellknown.data);
+		for (size_t i = 0; i < tr->steps.len; i++) {
+			const ot_step *s = &tr->steps.items[i];
+			if (s->layer == OT_LAYER_YAML && s->found) {
+				ot_value *y = ot_v_map(a);
+				ot_v_set(a, y, "location", ot_v_str_borrow(a, location(p, a, s->file, s->line)));
+				ot_v_set(a, y, "symbol", ot_v_str_borrow(a, md_code(a, s->symbol)));
+				ot_v_set(a, ctx, "yaml_entry", y);
+				break;
+			}
+		}
+		return ctx;
+	}
+
+	{
+		ot_value *t = ot_v_map(a), *layers = ot_v_list(a), *summary = ot_v_list(a);
+		ot_value *reaches = ot_v_list(a), *reached_by = ot_v_list(a);
+		ot_v_set(a, ctx, "traced", t);
+		ot_v_set(a, t, "overview", ot_v_str_borrow(a, overview(tr, a)));
+		if (diagram_file)
+			ot_v_set_str(a, t, "diagram", diagram_file);
+		for (int layer = 0; layer < OT_LAYER_COUNT; layer++) {
+			ot_value *steps = ot_v_list(a), *lm;
+			const ot_step *key = NULL;
+			size_t nfound = 0;
+			for (size_t i = 0; i < tr->steps.len; i++) {
+				const ot_step *s = &tr->steps.items[i];
+				ot_value *sm;
+				if ((int)s->layer != layer)
+					continue;
+				sm = ot_v_map(a);
+				ot_v_set_bool(a, sm, "found", s->found);
+				if (s->found) {
+					const char *text, *fence;
+					ot_v_set(a, sm, "location", ot_v_str_borrow(a, location(p, a, s->file, s->line)));
+					ot_v_set(a, sm, "symbol", ot_v_str_borrow(a, md_code(a, s->symbol)));
+					ot_v_set(a, sm, "note", ot_v_str_borrow(a, md_text(a, s->note)));
+					if (*s->backend)
+						ot_v_set_str(a, sm, "backend", s->backend);
+					if (s->depth && *s->op)
+						ot_v_set_str(a, sm, "via", ot_arena_printf(a, "aten::%s", s->op));
+					excerpt(p, a, s, &text, &fence);
+					if (text) {
+						ot_v_set(a, sm, "excerpt", ot_v_str_borrow(a, text));
+						ot_v_set(a, sm, "fence", ot_v_str_borrow(a, fence));
+						ot_v_set_str(a, sm, "lang", fence_lang(s->file));
+					}
+					if (!key && !s->depth)
+						key = s;
+					nfound++;
+				} else {
+					ot_v_set(a, sm, "note", ot_v_str_borrow(a, md_text(a, s->note)));
+				}
+				ot_v_push(a, steps, sm);
+			}
+			if (!ot_v_len(steps))
+				continue;
+			lm = ot_v_map(a);
+			ot_v_set_str(a, lm, "title", layer_titles[layer]);
+			ot_v_set(a, lm, "steps", steps);
+			ot_v_push(a, layers, lm);
+			{
+				ot_value *row = ot_v_map(a);
+				ot_v_set_str(a, row, "layer", ot_layer_name((ot_layer)layer));
+				if (key) {
+					ot_v_set(a, row, "file", ot_v_str_borrow(a, location(p, a, key->file, key->line)));
+					ot_v_set(a, row, "key", ot_v_str_borrow(a, nfound > 1
+										  ? ot_arena_printf(a, "%s (+%zu more)", md_code(a, key->symbol), nfound - 1)
+										  : md_code(a, key->symbol)));
+				} else {
+					ot_v_set_str(a, row, "file", "not found");
+					ot_v_set_str(a, row, "key", "");
+				}
+				ot_v_push(a, summary, row);
+			}
+		}
+		ot_v_set(a, t, "layers", layers);
+		ot_v_set(a, t, "summary", summary);
+		ot_v_set(a, t, "backward", backward_data(p, tr, a));
+		ot_v_set(a, t, "perf", perf_notes(p, tr, a));
+		for (size_t k = 0; k < p->reaches[idx].len; k++)
+			ot_v_push(a, reaches, ot_v_str_borrow(a, op_link(p, a, p->reaches[idx].items[k], "")));
+		for (size_t k = 0; k < p->reached_by[idx].len; k++)
+			ot_v_push(a, reached_by, ot_v_str_borrow(a, op_link(p, a, p->reached_by[idx].items[k], "")));
+		ot_v_set(a, t, "reaches", reaches);
+		ot_v_set(a, t, "reached_by", reached_by);
+		ot_v_set_bool(a, t, "has_related", ot_v_len(reaches) || ot_v_len(reached_by));
+	}
+	return ctx;
+}
+
+static int render(ot_pages *p, int which, const ot_value *ctx, ot_buf *out, bool markdown)
+{
+	ot_mustache_opts opts = {0};
+	opts.partial = load_partial;
+	opts.payload = p;
+	opts.escape = markdown ? md_escape : NULL;
+	ot_buf_clear(out);
+	if (ot_mustache_render_compiled(out, p->tmpl[which], ctx, &opts) < 0)
+		return OT_ERROR;
+	ot_utf8_sanitize(out);
+	return 0;
+}
+
+int ot_pages_render_op(ot_pages *p, size_t i, bool with_diagram, ot_buf *md, ot_buf *dot,
+		       ot_buf *svg, bool *has_diagram)
+{
+	const ot_trace *tr = p->traces[i];
+	ot_arena *a = ot_arena_new();
+	const char *svgname = NULL;
+	int rc = 0;
+
+	*has_diagram = false;
+	if (with_diagram && tr->status == OT_STATUS_TRACED && tr->steps.len) {
+		if ((rc = diagram(p, tr, a, dot, svg)) < 0)
+			goto done;
+		*has_diagram = true;
+		svgname = ot_arena_printf(a, "%s.svg", tr->target.slug);
+	}
+	rc = render(p, T_PAGE, page_context(p, i, a, svgname), md, true);
+done:
+	ot_arena_free(a);
+	return rc;
+}
+
+/* ---- the index ---------------------------------------------------------------------- */
+
+int ot_pages_render_index(ot_pages *p, ot_buf *md)
+{
+	ot_arena *a = ot_arena_new();
+	ot_value *ctx = ot_v_map(a), *groups = ot_v_list(a), *nf = ot_v_list(a);
+	size_t counts[4] = {0};
+	int rc;
+	static const char *const titles[OT_STRAT_COUNT] = {"Modules (torch.nn)", "Functional (torch.nn.functional)",
+							   "Tensor methods", "torch namespace",
+							   "aten ops"};
+
+	ot_v_set(a, ctx, "front_title", ot_v_str_borrow(a, yaml_string(a, ot_arena_printf(a, "PyTorch %s operators", p->rel.version))));
+	ot_v_set(a, ctx, "front_description",
+		 ot_v_str_borrow(a, yaml_string(a, ot_arena_printf(a, "How %zu PyTorch %s operators are implemented, traced through the source by optrace.", p->n, p->rel.version))));
+	add_release(p, a, ctx);
+	for (int s = 0; s < OT_STRAT_COUNT; s++) {
+		ot_value *g = ot_v_map(a), *rows = ot_v_list(a);
+		for (size_t i = 0; i < p->n; i++) {
+			const ot_trace *tr = p->traces[i];
+			ot_value *row;
+			if (tr->status == OT_STATUS_ERROR && !tr->target.canonical[0])
+				continue;
+			if ((int)tr->target.strategy != s)
+				continue;
+			row = ot_v_map(a);
+			ot_v_set(a, row, "link", ot_v_str_borrow(a, op_link(p, a, i, "ops/")));
+			ot_v_set_str(a, row, "status", ot_status_name(tr->status));
+			ot_v_set(a, row, "backends", ot_v_str_borrow(a, tr->backends.len ? joined_codes(a, &tr->backends, 6) : ""));
+			ot_v_set(a, row, "gpu", ot_v_str_borrow(a, tr->gpu_libs.len ? joined_codes(a, &tr->gpu_libs, 4) : ""));
+			ot_v_set_int(a, row, "missing", (long long)ot_trace_missing(tr));
+			ot_v_push(a, rows, row);
+		}
+		if (!ot_v_len(rows))
+			continue;
+		ot_v_set_str(a, g, "title", titles[s]);
+		ot_v_set(a, g, "rows", rows);
+		ot_v_push(a, groups, g);
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		const ot_trace *tr = p->traces[i];
+		counts[tr->status]++;
+		if (tr->status == OT_STATUS_NOTFOUND || tr->status == OT_STATUS_ERROR) {
+			ot_value *m = ot_v_map(a);
+			ot_v_set_str(a, m, "input", tr->input);
+			if (p->lines && p->lines[i])
+				ot_v_set_int(a, m, "line", p->lines[i]);
+			ot_v_set_bool(a, m, "has_suggestions", tr->suggestions.len > 0);
+			ot_v_set(a, m, "suggestions", ot_v_str_borrow(a, suggestion_list(a, &tr->suggestions)));
+			ot_v_push(a, nf, m);
+		}
+	}
+	ot_v_set(a, ctx, "groups", groups);
+	ot_v_set(a, ctx, "notfound", nf);
+	ot_v_set_bool(a, ctx, "has_notfound", ot_v_len(nf) > 0);
+	ot_v_set_int(a, ctx, "count_total", (long long)p->n);
+	ot_v_set_int(a, ctx, "count_traced", (long long)counts[OT_STATUS_TRACED]);
+	ot_v_set_int(a, ctx, "count_wellknown", (long long)counts[OT_STATUS_WELLKNOWN]);
+	ot_v_set_int(a, ctx, "count_notfound", (long long)counts[OT_STATUS_NOTFOUND]);
+	if (counts[OT_STATUS_ERROR])
+		ot_v_set_int(a, ctx, "count_error", (long long)counts[OT_STATUS_ERROR]);
+	rc = render(p, T_INDEX, ctx, md, true);
+	ot_arena_free(a);
+	return rc;
+}
+
+/* ---- HTML bundle ----------------------------------------------------------------------- */
+
+int ot_pages_render_html(ot_pages *p, const char *md, size_t len, const char *title,
+			 const char *root, ot_buf *html)
+{
+	ot_arena *a = ot_arena_new();
+	ot_value *ctx = ot_v_map(a);
+	ot_buf body = OT_BUF_INIT;
+	int rc;
+
+	if ((rc = ot_markdown_to_html(&body, md, len, true)) < 0)
+		goto done;
+	ot_v_set_str(a, ctx, "title", title);
+	ot_v_set_str(a, ctx, "root", root);
+	ot_v_set_str(a, ctx, "version", p->rel.version);
+	ot_v_set(a, ctx, "body", ot_v_str_borrow(a, body.ptr));
+	rc = render(p, T_HTML, ctx, html, false);
+done:
+	ot_buf_free(&body);
+	ot_arena_free(a);
+	return rc;
+}
+
+int ot_pages_stylesheet(ot_pages *p, ot_buf *css)
+{
+	ot_buf_sets(css, p->css.ptr);
+	return 0;
+}
