@@ -28,6 +28,9 @@
 
 #define OT_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/** optrace's own version, printed by --version and recorded in trace.json. */
+#define OPTRACE_VERSION "0.1.0"
+
 /* ---- errors ------------------------------------------------------------ */
 
 /** Error codes; every failure is negative. */

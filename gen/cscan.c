@@ -11,6 +11,7 @@
  * and "what X calls" are exact.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "index.h"
@@ -135,6 +136,7 @@ struct head_info {
 	size_t name_start, name_end; /* the name token (for META2: op token) */
 	size_t over_start, over_end; /* META2 overload token, or 0,0 */
 	size_t qual_start, qual_end; /* qualifier text before the name, or 0,0 */
+	size_t ns_start, ns_end;     /* namespace name ("at::native"), or 0,0 */
 	bool global;
 };
 
@@ -184,10 +186,17 @@ static void analyze_head(struct head_info *info, const char *code, const struct 
 	}
 	for (k = first; k < h->n; k++) {
 		const struct tok *t = &h->toks[k];
-		if (tok_is(code, t, "namespace") ||
-		    (tok_is(code, t, "extern") && k + 1 < h->n &&
-		     tok_punct(code, &h->toks[k + 1], '"'))) {
+		if (tok_is(code, t, "namespace")) {
 			info->kind = HEAD_NAMESPACE;
+			if (k + 1 < h->n) {
+				info->ns_start = h->toks[k + 1].start;
+				info->ns_end = h->toks[h->n - 1].end;
+			}
+			return;
+		}
+		if (tok_is(code, t, "extern") && k + 1 < h->n && tok_punct(code, &h->toks[k + 1], '"')) {
+			info->kind = HEAD_NAMESPACE; /* extern "C" { ... } adds no name */
+			info->ns_start = info->ns_end = 1;
 			return;
 		}
 		if (tok_punct(code, t, '=') || tok_punct(code, t, '('))
@@ -330,6 +339,8 @@ struct walker {
 	uint32_t file;
 	struct head head;
 	enum scope stack[MAX_DEPTH];
+	size_t ns_len[MAX_DEPTH]; /* length of `ns` before each namespace opened */
+	char ns[512];             /* the enclosing namespaces: "at::native" */
 	int depth, lost; /* lost: braces beyond MAX_DEPTH */
 	long func;       /* index of the open function in out->cdefs, or -1 */
 	int func_depth;  /* stack depth at which that function's body opened */
@@ -369,7 +380,18 @@ static void open_brace(struct walker *w, size_t head_start, size_t brace)
 		tokenize(&w->head, w->code, head_start, brace);
 		analyze_head(&info, w->code, &w->head);
 		if (info.kind == HEAD_NAMESPACE) {
+			size_t len = strlen(w->ns);
 			s = SCOPE_NAMESPACE;
+			w->ns_len[w->depth] = len;
+			if (info.ns_start == 1 && info.ns_end == 1) {
+				/* extern "C": no name */
+			} else if (info.ns_end > info.ns_start) {
+				const char *name = ot_scan_copy_name(w->arena, w->code + info.ns_start,
+								     info.ns_end - info.ns_start);
+				snprintf(w->ns + len, sizeof(w->ns) - len, "%s%s", len ? "::" : "", name);
+			} else {
+				snprintf(w->ns + len, sizeof(w->ns) - len, "%s(anonymous)", len ? "::" : "");
+			}
 		} else if (info.kind == HEAD_CLASS) {
 			s = SCOPE_CLASS;
 		} else if (info.kind == HEAD_FUNC && w->func < 0) {
@@ -388,6 +410,7 @@ static void open_brace(struct walker *w, size_t head_start, size_t brace)
 					 ? ot_arena_strndup(w->arena, c + info.qual_start,
 							    info.qual_end - info.qual_start)
 					 : "";
+			d.ns = ot_arena_strdup(w->arena, w->ns);
 			d.file = w->file;
 			d.line = line_of(w, info.name_start);
 			d.kind = (uint8_t)info.def_kind;
@@ -411,6 +434,8 @@ static void close_brace(struct walker *w, size_t brace)
 	}
 	if (w->depth == 0)
 		return; /* unbalanced: ignore */
+	if (w->stack[w->depth - 1] == SCOPE_NAMESPACE)
+		w->ns[w->ns_len[w->depth - 1]] = '\0';
 	if (w->func >= 0 && w->depth == w->func_depth) {
 		ot_ix_cdef *d = &w->out->cdefs.items[w->func];
 		d->end_line = line_of(w, brace);
@@ -623,7 +648,8 @@ static void compile_stub_re(void)
 	int err;
 	PCRE2_SIZE off;
 	stub_re = ot_scan_compile(
-		"\\b(DECLARE_DISPATCH|DEFINE_DISPATCH|REGISTER_[A-Z0-9_]*DISPATCH)\\s*\\(", &err,
+		"\\b(DECLARE_DISPATCH|DEFINE_DISPATCH|(?:[A-Z0-9]+_)*REGISTER_[A-Z0-9_]*DISPATCH)\\s*\\(",
+		&err,
 		&off);
 }
 

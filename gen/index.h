@@ -61,6 +61,8 @@ typedef enum {
 typedef struct ot_ix_cdef {
 	const char *name;  /**< "linear"; META2: "op.overload" */
 	const char *qual;  /**< written qualifier ("at::native", "Foo"), or "" */
+	const char *ns;    /**< enclosing namespaces: "at::native",
+			        "at::native::(anonymous)", "" at global scope */
 	uint32_t file;     /**< index into the file table */
 	uint32_t line;     /**< line of the name token */
 	uint32_t end_line; /**< line of the body's closing brace */

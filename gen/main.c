@@ -1,7 +1,206 @@
-/* Placeholder until the command line lands; see issue 2. */
+/*
+ * main.c - the optrace command line: parse arguments, print help and
+ * versions, map results to exit statuses. Everything else is in run.c and
+ * the modules below it.
+ */
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
-int main(void)
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+#include "index.h"
+#include "markdown.h"
+#include "run.h"
+#include "source.h"
+#include "yamldoc.h"
+
+static const char usage_text[] =
+	"Usage: optrace [OPTIONS] [OPS_LIST]\n"
+	"\n"
+	"Trace PyTorch operators through the source of the release you use and write\n"
+	"Markdown pages (with Graphviz call-chain diagrams), an index, trace.json and an\n"
+	"offline HTML bundle. OPS_LIST defaults to ./ops.list (one op per line).\n"
+	"\n"
+	"Release and source:\n"
+	"  -t, --torch-version VER  release to trace (default: the torch installed for\n"
+	"                           python3, else the '# torch-version:' pin of OPS_LIST)\n"
+	"  -s, --source DIR         PyTorch git checkout (default:\n"
+	"                           ${TILEGYM_SKILL_CACHE_DIR:-~/.cache/tilegym}/pytorch-source);\n"
+	"                           files are read from the tag v<VER>, not the work tree\n"
+	"      --source-url URL     clone from URL when DIR does not exist\n"
+	"                           (default: " OT_SOURCE_DEFAULT_URL ")\n"
+	"      --unverified-source  accept a plain directory whose release cannot be proven\n"
+	"      --python PATH        interpreter whose installed torch names the release\n"
+	"\n"
+	"What to trace:\n"
+	"      --all                every entry of native_functions.yaml (with OPS_LIST: both)\n"
+	"      --full               no well-known early exit: trace every op through the source\n"
+	"      --depth N            composite branches followed (default 1)\n"
+	"\n"
+	"Output:\n"
+	"  -o, --out DIR            output folder (default: out)\n"
+	"      --format LIST        comma-separated: md, json, html (default: md,json)\n"
+	"      --templates DIR      use the templates of DIR where it has them\n"
+	"      --base-url URL       source links: URL/<tag>/<path>#L<line>\n"
+	"                           (default: https://github.com/pytorch/pytorch/blob)\n"
+	"      --check              trace and report, write nothing\n"
+	"      --dump-registry      print the parsed registries as JSON and exit\n"
+	"      --print-version      print the release that would be traced and exit\n"
+	"\n"
+	"Running:\n"
+	"  -j, --jobs N             worker threads (default: number of CPUs)\n"
+	"  -q, --quiet              no progress, no summary\n"
+	"  -v, --verbose            also print the time of each phase\n"
+	"  -h, --help               show this help\n"
+	"      --version            show versions of optrace and its libraries\n"
+	"\n"
+	"Exit status: 0 all traced and written; 1 written, but some ops or layers were not\n"
+	"found or OPS_LIST had bad lines; 2 usage error or fatal error (nothing written).\n";
+
+enum {
+	OPT_FULL = 256,
+	OPT_ALL,
+	OPT_FORMAT,
+	OPT_CHECK,
+	OPT_VERSION,
+	OPT_SOURCE_URL,
+	OPT_UNVERIFIED,
+	OPT_TEMPLATES,
+	OPT_BASE_URL,
+	OPT_DEPTH,
+	OPT_PYTHON,
+	OPT_DUMP_REGISTRY,
+	OPT_PRINT_VERSION
+};
+
+static const struct option long_options[] = {
+	{"source", required_argument, NULL, 's'},
+	{"torch-version", required_argument, NULL, 't'},
+	{"out", required_argument, NULL, 'o'},
+	{"jobs", required_argument, NULL, 'j'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"verbose", no_argument, NULL, 'v'},
+	{"help", no_argument, NULL, 'h'},
+	{"full", no_argument, NULL, OPT_FULL},
+	{"all", no_argument, NULL, OPT_ALL},
+	{"format", required_argument, NULL, OPT_FORMAT},
+	{"check", no_argument, NULL, OPT_CHECK},
+	{"version", no_argument, NULL, OPT_VERSION},
+	{"source-url", required_argument, NULL, OPT_SOURCE_URL},
+	{"unverified-source", no_argument, NULL, OPT_UNVERIFIED},
+	{"templates", required_argument, NULL, OPT_TEMPLATES},
+	{"base-url", required_argument, NULL, OPT_BASE_URL},
+	{"depth", required_argument, NULL, OPT_DEPTH},
+	{"python", required_argument, NULL, OPT_PYTHON},
+	{"dump-registry", no_argument, NULL, OPT_DUMP_REGISTRY},
+	{"print-version", no_argument, NULL, OPT_PRINT_VERSION},
+	{NULL, 0, NULL, 0},
+};
+
+static int usage_error(const char *fmt, const char *arg)
 {
-	fputs("optrace: not built yet\n", stderr);
-	return 2;
+	fputs("optrace: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'optrace --help'.\n", stderr);
+	return OT_EXIT_FATAL;
+}
+
+static bool parse_int(const char *s, int min, int max, int *out)
+{
+	char *end;
+	long v;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return false;
+	*out = (int)v;
+	return true;
+}
+
+static bool parse_formats(const char *s, unsigned *out)
+{
+	char buf[128];
+	char *tok, *save = NULL;
+	*out = 0;
+	if (strlen(s) >= sizeof(buf))
+		return false;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "md"))
+			*out |= OT_FORMAT_MD;
+		else if (!strcmp(tok, "json"))
+			*out |= OT_FORMAT_JSON;
+		else if (!strcmp(tok, "html"))
+			*out |= OT_FORMAT_HTML;
+		else
+			return false;
+	}
+	return *out != 0;
+}
+
+static void print_version(void)
+{
+	printf("optrace %s\n", OPTRACE_VERSION);
+	printf("%s, libyaml %s, %s, %s, %s\n", ot_source_library_version(),
+	       ot_yaml_library_version(), ot_markdown_library_version(),
+	       ot_graph_library_version(), ot_scan_library_version());
+}
+
+int main(int argc, char **argv)
+{
+	ot_run_opts o = {0};
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":s:t:o:j:qvh", long_options, NULL)) != -1) {
+		switch (c) {
+		case 's': o.source = optarg; break;
+		case 't': o.torch_version = optarg; break;
+		case 'o': o.out_dir = optarg; break;
+		case 'j':
+			if (!parse_int(optarg, 1, 64, &o.jobs))
+				return usage_error("--jobs needs a number from 1 to 64, not '%s'", optarg);
+			break;
+		case 'q': o.quiet = true; break;
+		case 'v': o.verbose++; break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return OT_EXIT_OK;
+		case OPT_FULL: o.full = true; break;
+		case OPT_ALL: o.all = true; break;
+		case OPT_FORMAT:
+			if (!parse_formats(optarg, &o.formats))
+				return usage_error("--format takes md, json and html separated by commas, "
+						   "not '%s'", optarg);
+			break;
+		case OPT_CHECK: o.check = true; break;
+		case OPT_VERSION:
+			print_version();
+			return OT_EXIT_OK;
+		case OPT_SOURCE_URL: o.source_url = optarg; break;
+		case OPT_UNVERIFIED: o.unverified_source = true; break;
+		case OPT_TEMPLATES: o.templates = optarg; break;
+		case OPT_BASE_URL: o.base_url = optarg; break;
+		case OPT_DEPTH:
+			if (!parse_int(optarg, 0, 8, &o.max_depth))
+				return usage_error("--depth needs a number from 0 to 8, not '%s'", optarg);
+			break;
+		case OPT_PYTHON: o.python = optarg; break;
+		case OPT_DUMP_REGISTRY: o.dump_registry = true; break;
+		case OPT_PRINT_VERSION: o.print_version = true; break;
+		case ':':
+			return usage_error("option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind > 1)
+		return usage_error("too many arguments, starting at '%s'", argv[optind + 1]);
+	if (optind < argc) {
+		o.ops_list = argv[optind];
+		o.ops_list_given = true;
+	}
+	return ot_run(&o);
 }

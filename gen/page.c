@@ -23,7 +23,7 @@ struct ot_pages {
 	size_t n;
 	const ot_index *ix;
 	const ot_registry *reg;
-	ot_mustache_template *tmpl[T_COUNT];
+	ot_mustache *tmpl[T_COUNT];
 	ot_buf partials[OT_ARRAY_LEN(partial_names)];
 	ot_buf css;
 	/* related ops: for each trace, indices of traces it reaches / is reached from */
@@ -876,23 +876,25 @@ static int render(ot_pages *p, int which, const ot_value *ctx, ot_buf *out, bool
 	return 0;
 }
 
-int ot_pages_render_op(ot_pages *p, size_t i, bool with_diagram, ot_buf *md, ot_buf *dot,
-		       ot_buf *svg, bool *has_diagram)
+int ot_pages_render_diagram(ot_pages *p, size_t i, ot_buf *dot, ot_buf *svg)
+{
+	const ot_trace *tr = p->traces[i];
+	ot_arena *a;
+	int rc;
+	if (tr->status != OT_STATUS_TRACED || !tr->steps.len)
+		return 0;
+	a = ot_arena_new();
+	rc = diagram(p, tr, a, dot, svg);
+	ot_arena_free(a);
+	return rc < 0 ? rc : 1;
+}
+
+int ot_pages_render_op(ot_pages *p, size_t i, bool has_diagram, ot_buf *md)
 {
 	const ot_trace *tr = p->traces[i];
 	ot_arena *a = ot_arena_new();
-	const char *svgname = NULL;
-	int rc = 0;
-
-	*has_diagram = false;
-	if (with_diagram && tr->status == OT_STATUS_TRACED && tr->steps.len) {
-		if ((rc = diagram(p, tr, a, dot, svg)) < 0)
-			goto done;
-		*has_diagram = true;
-		svgname = ot_arena_printf(a, "%s.svg", tr->target.slug);
-	}
-	rc = render(p, T_PAGE, page_context(p, i, a, svgname), md, true);
-done:
+	const char *svgname = has_diagram ? ot_arena_printf(a, "%s.svg", tr->target.slug) : NULL;
+	int rc = render(p, T_PAGE, page_context(p, i, a, svgname), md, true);
 	ot_arena_free(a);
 	return rc;
 }

@@ -3,7 +3,7 @@
  * (with its Graphviz call-chain diagram), the cross-linked index, and the
  * offline HTML bundle's pages.
  *
- * Page text comes from the templates (templates/*.mustache, replaceable with
+ * Page text comes from the templates (the .mustache files of templates/, replaceable with
  * --templates DIR) filled with data built here from the traces: every
  * file:line is a step of a trace, every excerpt is read from the indexed
  * source at that line, and the performance notes are derived from the facts
@@ -47,13 +47,19 @@ int ot_pages_new(ot_pages **out, const ot_release *rel, ot_trace *const *traces,
 void ot_pages_free(ot_pages *p);
 
 /**
- * Render the page of trace `i` into `md` (replaced). When the op has a
- * diagram, its DOT and SVG go to `dot` and `svg` and *has_diagram is set;
- * `with_diagram` false skips the (slow) layout: the page then links no image.
+ * Draw the call-chain diagram of trace `i`: DOT into `dot` and SVG into
+ * `svg` (both replaced). Returns 1 when drawn, 0 when the op has no
+ * diagram (not traced), OT_ERROR on a Graphviz failure. Thread-safe
+ * (Graphviz itself runs under one lock).
+ */
+int ot_pages_render_diagram(ot_pages *p, size_t i, ot_buf *dot, ot_buf *svg);
+
+/**
+ * Render the page of trace `i` into `md` (replaced); `has_diagram` says
+ * whether ops/<slug>.svg is written beside it (the page then embeds it).
  * Thread-safe.
  */
-int ot_pages_render_op(ot_pages *p, size_t i, bool with_diagram, ot_buf *md, ot_buf *dot,
-		       ot_buf *svg, bool *has_diagram);
+int ot_pages_render_op(ot_pages *p, size_t i, bool has_diagram, ot_buf *md);
 
 /** Render out/index.md into `md` (replaced). */
 int ot_pages_render_index(ot_pages *p, ot_buf *md);

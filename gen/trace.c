@@ -222,6 +222,14 @@ static bool has_variant(const ot_registry *reg, const char *name, bool method)
 	return false;
 }
 
+/* Branches that are well-known ops are listed but not followed (unless the
+ * op itself was asked for in full): their pages are the reference's. */
+static bool is_wellknown_op(const struct ctx *c, const char *name)
+{
+	ot_wellknown_match m;
+	return c->t->wk && ot_wellknown_lookup(&m, c->t->wk, name);
+}
+
 static void queue_op(struct ctx *c, const char *name, const char *overload, int depth, int parent)
 {
 	struct pending_op p = {ot_arena_strdup(c->a, name),
@@ -320,43 +328,63 @@ static const char *const bridge_prefixes[][2] = {
 	{"torch.ops.aten.", ""},
 };
 
-static void follow_py(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *cls, int depth,
-		      int parent);
+static bool follow_py(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *cls, int depth,
+		      int parent, bool keep);
 
-/* A call or reference from Python that lands in C++. */
-static void py_bridge(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pyref *r,
-		      const char *prefix, const char *module, int parent)
+/*
+ * A Python call or reference that crosses into C++ and names aten op `name`:
+ * record the crossing (once per op and Python function) and queue the op.
+ * Well-known ops are listed as calls but not followed, unless the op was
+ * asked for in full. Returns true when the op will be traced.
+ */
+static bool reach_op(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pyref *r,
+		     const char *name, const char *note, int parent)
 {
 	int at;
-	const char *op = r->path + strlen(prefix);
-	char name[128], note[256];
-	snprintf(name, sizeof(name), "%.*s", (int)strcspn(op, "."), op);
-	if (!*name)
-		return;
-	if (!strcmp(prefix, "_VF.") || !strcmp(prefix, "torch._VF.")) {
+	if (is_metadata_method(name) || !ot_registry_overloads(c->t->reg, name, &(size_t){0}))
+		return false;
+	if (!first_visit(c, ot_arena_printf(c->a, "pyop:%p", (const void *)def), NULL, name))
+		return false;
+	if (is_wellknown_op(c, name) && !c->tr->full) {
+		strvec_add_unique(c, &c->tr->calls, name);
+		return false;
+	}
+	at = add_step(c, parent, OT_LAYER_BRIDGE, def->file, r->line, r->path, note, NULL, NULL, 0);
+	if (!strcmp(r->path, ot_arena_printf(c->a, "_VF.%s", name)) ||
+	    !strcmp(r->path, ot_arena_printf(c->a, "torch._VF.%s", name))) {
 		uint32_t l = find_line(c, c->t->f_vf, "_VariableFunctions");
-		snprintf(note, sizeof(note), "_VF.%s: torch/_VF.py forwards to torch._C._VariableFunctions.%s", name, name);
-		at = add_step(c, parent, OT_LAYER_BRIDGE, def->file, r->line, r->path, note, NULL, NULL, 0);
 		if (l && at >= 0)
 			at = add_step(c, at, OT_LAYER_BRIDGE, (uint32_t)c->t->f_vf, l, "_VariableFunctions",
 				      "torch._VF is torch._C._VariableFunctions: generated C++ bindings",
 				      NULL, NULL, 0);
-	} else if (!strcmp(prefix, "torch.ops.aten.")) {
-		snprintf(note, sizeof(note), "torch.ops.aten.%s: the dispatcher's op handle", name);
-		at = add_step(c, parent, OT_LAYER_BRIDGE, def->file, r->line, r->path, note, NULL, NULL, 0);
-	} else {
-		if (*module)
-			snprintf(note, sizeof(note),
-				 "generated binding in torch._C._%s (python_module: %s)", module, module);
-		else
-			snprintf(note, sizeof(note), "generated binding in torch._C._VariableFunctions");
-		at = add_step(c, parent, OT_LAYER_BRIDGE, def->file, r->line, r->path, note, NULL, NULL, 0);
 	}
 	queue_op(c, name, NULL, 0, at);
+	return true;
 }
 
-/* The Python call `torch.x(` / `F.x(` / `self.x(` / `x(` / `t.x(` at r. */
-static void py_call(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *cls,
+static bool py_bridge(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pyref *r,
+		      const char *prefix, const char *module, int parent)
+{
+	const char *op = r->path + strlen(prefix);
+	char name[128], note[256];
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(op, "."), op);
+	if (!*name)
+		return false;
+	if (!strcmp(prefix, "_VF.") || !strcmp(prefix, "torch._VF."))
+		snprintf(note, sizeof(note), "_VF.%s: torch/_VF.py forwards to torch._C._VariableFunctions.%s", name, name);
+	else if (!strcmp(prefix, "torch.ops.aten."))
+		snprintf(note, sizeof(note), "torch.ops.aten.%s: the dispatcher's op handle", name);
+	else if (*module)
+		snprintf(note, sizeof(note), "generated binding in torch._C._%s (python_module: %s)",
+			 module, module);
+	else
+		snprintf(note, sizeof(note), "generated binding in torch._C._VariableFunctions");
+	return reach_op(c, def, r, name, note, parent);
+}
+
+/* The Python call `torch.x(` / `F.x(` / `self.x(` / `x(` / `t.x(` at r.
+ * Returns true when it leads to an aten op that will be traced. */
+static bool py_call(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *cls,
 		    const ot_ix_pyref *r, int depth, int parent)
 {
 	const char *path = r->path;
@@ -366,65 +394,69 @@ static void py_call(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *cl
 	for (const char *p = path; *p; p++)
 		ndots += *p == '.';
 
-	for (size_t i = 0; i < OT_ARRAY_LEN(bridge_prefixes); i++) {
-		if (ot_starts_with(path, bridge_prefixes[i][0])) {
-			py_bridge(c, def, r, bridge_prefixes[i][0], bridge_prefixes[i][1], parent);
-			return;
-		}
-	}
+	for (size_t i = 0; i < OT_ARRAY_LEN(bridge_prefixes); i++)
+		if (ot_starts_with(path, bridge_prefixes[i][0]))
+			return py_bridge(c, def, r, bridge_prefixes[i][0], bridge_prefixes[i][1], parent);
 	if (ot_starts_with(path, "F.") || ot_starts_with(path, "torch.nn.functional.")) {
 		const ot_ix_pydef *f = py_top(c, last, "torch/nn/functional.py", false);
+		bool found = false;
 		if (f && ndots == (ot_starts_with(path, "F.") ? 1 : 3)) {
+			size_t mark = c->tr->steps.len;
 			int at = add_step(c, parent, OT_LAYER_PYTHON, def->file, r->line, path,
 					  "calls the functional", NULL, NULL, depth);
-			follow_py(c, f, NULL, depth, at);
+			found = follow_py(c, f, NULL, depth, at, false);
+			if (!found && at >= 0 && (size_t)at >= mark)
+				c->tr->steps.len = mark;
 		}
-		return;
+		return found;
 	}
 	if (ot_starts_with(path, "torch.") && ndots == 1) {
 		const ot_ix_pydef *f = py_top(c, last, "torch/functional.py", false);
 		if (f) {
+			size_t mark = c->tr->steps.len;
 			int at = add_step(c, parent, OT_LAYER_PYTHON, def->file, r->line, path,
 					  "calls a Python wrapper in torch/functional.py", NULL, NULL, depth);
-			follow_py(c, f, NULL, depth, at);
-		} else if (ot_registry_overloads(c->t->reg, last, &(size_t){0}) &&
-			   has_variant(c->t->reg, last, false)) {
-			int at = add_step(c, parent, OT_LAYER_BRIDGE, def->file, r->line, path,
-					  "generated binding in torch._C._VariableFunctions", NULL, NULL, 0);
-			queue_op(c, last, NULL, 0, at);
+			bool found = follow_py(c, f, NULL, depth, at, false);
+			if (!found && at >= 0 && (size_t)at >= mark)
+				c->tr->steps.len = mark;
+			return found;
 		}
-		return;
+		if (has_variant(c->t->reg, last, false))
+			return reach_op(c, def, r, last,
+					"generated binding in torch._C._VariableFunctions", parent);
+		return false;
 	}
 	if (ot_starts_with(path, "self.") && ndots == 1) {
 		const ot_ix_pydef *m = py_method(c, cls, last, 0);
-		if (m && m != def)
-			follow_py(c, m, cls, depth, parent);
-		return;
+		return m && m != def && follow_py(c, m, cls, depth, parent, false);
 	}
 	if (!dot) {
 		/* a module-level helper of the same file */
 		const ot_ix_pydef *f = py_top(c, path, fpath(c, def->file), false);
-		if (f && f != def && f->kind == OT_PY_DEF)
-			follow_py(c, f, NULL, depth, parent);
-		return;
+		return f && f != def && f->kind == OT_PY_DEF && follow_py(c, f, NULL, depth, parent, false);
 	}
-	if (ndots == 1 && !ot_starts_with(path, "torch.") && !is_metadata_method(last) &&
-	    has_variant(c->t->reg, last, true)) {
+	if (ndots == 1 && !ot_starts_with(path, "torch.") && has_variant(c->t->reg, last, true)) {
 		/* a Tensor method: input.softmax(dim) */
 		char note[200];
 		snprintf(note, sizeof(note), "Tensor method %s (generated binding on the C++ Tensor base class)", last);
-		queue_op(c, last, NULL, 0,
-			 add_step(c, parent, OT_LAYER_BRIDGE, def->file, r->line, path, note, NULL,
-				  NULL, 0));
+		return reach_op(c, def, r, last, note, parent);
 	}
+	return false;
 }
 
-static void follow_py(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *cls, int depth,
-		      int parent)
+/*
+ * Follow a Python function (or assignment): record it, then what it calls.
+ * A function reached on the way (keep false) stays in the trace only when
+ * something beneath it reaches an aten op. Returns whether one was reached.
+ */
+static bool follow_py(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *cls, int depth,
+		      int parent, bool keep)
 {
+	size_t mark = c->tr->steps.len;
+	bool found = false;
 	int self;
 	if (!def || depth > 6 || !first_visit(c, "py", def, NULL))
-		return;
+		return false;
 	if (def->kind == OT_PY_DEF && def->parent && def->parent->kind == OT_PY_CLASS)
 		cls = def->parent;
 	if (def->kind == OT_PY_ASSIGN) {
@@ -445,16 +477,24 @@ static void follow_py(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *
 			/* boolean_dispatch(if_true=a, if_false=b): both are branches */
 			const ot_ix_pydef *f = py_top(c, r->path, fpath(c, def->file), false);
 			if (f && f != def && f->kind == OT_PY_DEF) {
+				size_t m2 = c->tr->steps.len;
 				int at = add_step(c, self, OT_LAYER_PYTHON, def->file, r->line, r->path,
 						  "branch chosen at call time", NULL, NULL, depth);
-				follow_py(c, f, NULL, depth + 1, at);
+				if (follow_py(c, f, NULL, depth + 1, at, false))
+					found = true;
+				else if (at >= 0 && (size_t)at >= m2)
+					c->tr->steps.len = m2;
 			}
 			continue;
 		}
 		if (!r->call && def->kind != OT_PY_ASSIGN)
 			continue;
-		py_call(c, def, cls, r, depth, self);
+		if (py_call(c, def, cls, r, depth, self))
+			found = true;
 	}
+	if (!found && !keep && self >= 0 && (size_t)self >= mark)
+		c->tr->steps.len = mark; /* nothing reached C++ from here */
+	return found;
 }
 
 /* ---- C++ --------------------------------------------------------------------------------- */
@@ -530,6 +570,17 @@ static const char *call_text(struct ctx *c, const ot_ix_call *call)
 	return call->name;
 }
 
+/* Is `d` in namespace at::native (where dispatch tables point)? */
+static bool in_at_native(const ot_ix_cdef *d)
+{
+	char full[600];
+	if (*d->qual)
+		snprintf(full, sizeof(full), "%s%s%s", d->ns, *d->ns ? "::" : "", d->qual);
+	else
+		snprintf(full, sizeof(full), "%s", d->ns);
+	return !strcmp(full, "at::native") || !strcmp(full, "::at::native");
+}
+
 /* Is this a definition we can follow as a C++ helper? */
 static bool helper_candidate(const struct ctx *c, const ot_ix_cdef *d)
 {
@@ -542,8 +593,10 @@ static bool helper_candidate(const struct ctx *c, const ot_ix_cdef *d)
 
 static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int depth, int level,
 		    int self, bool *interesting);
+static void explore_helpers(struct ctx *c, const ot_ix_cdef *d, const ot_ix_call *call,
+			    const char *op, int depth, int level, int self, bool *interesting);
 
-static const char *stub_backend(const char *macro)
+static const char *stub_backend(const char *macro, const char *path)
 {
 	static const char *const map[][2] = {
 		{"REGISTER_CUDA_DISPATCH", "CUDA"},     {"REGISTER_HIP_DISPATCH", "HIP"},
@@ -554,8 +607,13 @@ static const char *stub_backend(const char *macro)
 		{"REGISTER_ZVECTOR_DISPATCH", "CPU ZVECTOR"},
 		{"REGISTER_SVE256_DISPATCH", "CPU SVE256"},
 		{"REGISTER_PRIVATEUSE1_DISPATCH", "PrivateUse1"},
+		{"REGISTER_ALL_CPU_DISPATCH", "CPU"},   {"REGISTER_XPU_DISPATCH", "XPU"},
+		{"REGISTER_MTIA_DISPATCH", "MTIA"},
 		{"REGISTER_DISPATCH", "CPU"},
 	};
+	/* CUDA sources redefine REGISTER_DISPATCH as REGISTER_CUDA_DISPATCH */
+	if (!strcmp(macro, "REGISTER_DISPATCH") && is_gpu_file(path))
+		return "CUDA";
 	for (size_t i = 0; i < OT_ARRAY_LEN(map); i++)
 		if (!strcmp(map[i][0], macro))
 			return map[i][1];
@@ -592,7 +650,7 @@ static void explore_stub(struct ctx *c, const char *stub, const char *op, int de
 			add_step(c, parent, OT_LAYER_STUB, s->file, s->line, stub,
 				 "DEFINE_DISPATCH: the stub's storage", op, NULL, depth);
 		} else {
-			const char *backend = stub_backend(s->macro);
+			const char *backend = stub_backend(s->macro, fpath(c, s->file));
 			const ot_ix_cdef *k;
 			int reg, kstep;
 			if (!s->kernel) {
@@ -624,23 +682,63 @@ static void explore_stub(struct ctx *c, const char *stub, const char *op, int de
 	}
 }
 
-/* The registry op a C++ call names: at::mm(...), at::_foo(...), x.mm(...). */
-static const char *call_op(const struct ctx *c, const ot_ix_call *call)
+/* The registry op a C++ call names: at::mm(...), at::_foo(...), x.mm(...),
+ * at::_cudnn_rnn_symint(...) (the SymInt spelling of _cudnn_rnn). Returns
+ * the op's name (in the arena) or NULL. */
+static const char *call_op(struct ctx *c, const ot_ix_call *call)
 {
 	size_t n;
-	if (call->kind == OT_CALL_MEMBER) {
-		if (is_metadata_method(call->name))
-			return NULL;
-		return ot_registry_overloads(c->t->reg, call->name, &n) &&
-				       has_variant(c->t->reg, call->name, true)
-			       ? call->name
-			       : NULL;
+	const char *name = call->name;
+	if (call->kind == OT_CALL_LAUNCH)
+		return NULL;
+	if (call->kind != OT_CALL_MEMBER && strcmp(call->qual, "at") && strcmp(call->qual, "::at"))
+		return NULL;
+	if (ot_ends_with(name, "_symint") && !ot_registry_overloads(c->t->reg, name, &n))
+		name = ot_arena_strndup(c->a, name, strlen(name) - strlen("_symint"));
+	if (is_metadata_method(name) || !ot_registry_overloads(c->t->reg, name, &n))
+		return NULL;
+	if (call->kind == OT_CALL_MEMBER && !has_variant(c->t->reg, name, true))
+		return NULL;
+	return name;
+}
+
+/*
+ * Follow a call to a C++ helper: its definitions in the caller's file, or
+ * else in the caller's namespace (for a qualified call, anywhere in ATen).
+ * A helper's step is kept only when something worth knowing is found
+ * beneath it.
+ */
+static void explore_helpers(struct ctx *c, const ot_ix_cdef *d, const ot_ix_call *call,
+			    const char *op, int depth, int level, int self, bool *interesting)
+{
+	const ot_ix_cdef *cand[3];
+	size_t n = 0;
+	for (int pass = 0; pass < 2 && !n; pass++) {
+		for (const ot_ix_cdef *h = ot_index_cdefs(c->ix, call->name); h && n < 3; h = h->next) {
+			if (h == d || !helper_candidate(c, h))
+				continue;
+			if (pass == 0 ? h->file != d->file
+				      : !*call->qual && strcmp(h->ns, d->ns) != 0)
+				continue;
+			cand[n++] = h;
+		}
 	}
-	if (strcmp(call->qual, "at") && strcmp(call->qual, "::at"))
-		return NULL;
-	if (is_metadata_method(call->name))
-		return NULL;
-	return ot_registry_overloads(c->t->reg, call->name, &n) ? call->name : NULL;
+	for (size_t k = 0; k < n; k++) {
+		const ot_ix_cdef *h = cand[k];
+		const char *hp = fpath(c, h->file);
+		size_t mark = c->tr->steps.len;
+		bool found = false;
+		char note[200];
+		int at;
+		snprintf(note, sizeof(note), "helper called by %s", d->name);
+		at = add_step(c, self, is_gpu_file(hp) ? OT_LAYER_KERNEL : OT_LAYER_CPP, h->file,
+			      h->line, h->name, note, op, file_backend(hp), depth);
+		explore(c, h, op, depth, level + 1, at, &found);
+		if (found)
+			*interesting = true;
+		else if ((size_t)at >= mark)
+			c->tr->steps.len = mark; /* nothing beneath: drop the helper */
+	}
 }
 
 /*
@@ -661,7 +759,7 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 		strvec_add_unique(c, &c->tr->gpu_libs, "cuDNN");
 	for (uint32_t i = 0; i < d->ncalls; i++) {
 		const ot_ix_call *call = &d->calls[i];
-		const char *lib = gpu_lib_of(call), *branch;
+		const char *lib, *branch;
 		const ot_ix_stub *st;
 
 		if (is_selection_point(call->name)) {
@@ -674,7 +772,29 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 			if (!dup && ot_index_line_has(c->ix, d->file, call->line, call->name))
 				ot_vec_push(&c->tr->selection, sel);
 			*interesting = true;
+			continue;
 		}
+		branch = call_op(c, call);
+		if (branch) {
+			if (!strcmp(branch, c->tr->target.name) && depth == 0)
+				continue;
+			strvec_add_unique(c, &c->tr->calls, branch);
+			if (depth >= c->t->opts.max_depth || (is_wellknown_op(c, branch) && !c->tr->full))
+				continue; /* listed in calls, not followed */
+			*interesting = true;
+			/* one step per op a function calls: its first call site */
+			if (first_visit(c, ot_arena_printf(c->a, "branch:%p", (const void *)d), NULL, branch)) {
+				char note[200];
+				const char *sym = call->kind == OT_CALL_MEMBER ? call->name : call_text(c, call);
+				int at;
+				snprintf(note, sizeof(note), "branch: calls aten::%s", branch);
+				at = add_step(c, self, OT_LAYER_CPP, d->file, call->line, sym, note, op, NULL,
+					      depth);
+				queue_op(c, branch, NULL, depth + 1, at);
+			}
+			continue;
+		}
+		lib = gpu_lib_of(call);
 		if (lib) {
 			bool seen = false;
 			for (size_t k = 0; k < libs_here.len; k++)
@@ -684,14 +804,15 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 			*interesting = true;
 			if (!seen) {
 				char note[200];
+				int at;
 				ot_vec_push(&libs_here, lib);
 				if (call->kind == OT_CALL_LAUNCH)
 					snprintf(note, sizeof(note), "launches the CUDA kernel %s", call->name);
 				else
 					snprintf(note, sizeof(note), "%s: %s", lib, call_text(c, call));
-				int at = add_step(c, self, OT_LAYER_CUDA, d->file, call->line,
-						  call->kind == OT_CALL_LAUNCH ? call->name : call_text(c, call),
-						  note, op, "CUDA", depth);
+				at = add_step(c, self, OT_LAYER_CUDA, d->file, call->line,
+					      call->kind == OT_CALL_LAUNCH ? call->name : call_text(c, call),
+					      note, op, "CUDA", depth);
 				if (call->kind == OT_CALL_LAUNCH) {
 					for (const ot_ix_cdef *k = ot_index_cdefs(c->ix, call->name); k; k = k->next) {
 						if (k->global) {
@@ -714,48 +835,10 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 			*interesting = true;
 			continue;
 		}
-		branch = call_op(c, call);
-		if (branch) {
-			char note[200];
-			const char *sym = call->kind == OT_CALL_MEMBER ? call->name : call_text(c, call);
-			int at;
-			if (!strcmp(branch, c->tr->target.name) && depth == 0)
-				continue;
-			snprintf(note, sizeof(note), "branch: calls aten::%s", branch);
-			at = add_step(c, self, OT_LAYER_CPP, d->file, call->line, sym, note, op, NULL, depth);
-			if (depth < c->t->opts.max_depth)
-				queue_op(c, branch, NULL, depth + 1, at);
-			else
-				strvec_add_unique(c, &c->tr->calls, branch);
-			*interesting = true;
-			continue;
-		}
 		if (level < c->t->opts.helper_depth && call->kind == OT_CALL_PLAIN &&
 		    (!*call->qual || !strcmp(call->qual, "at::native") || !strcmp(call->qual, "native") ||
-		     strstr(call->qual, "cuda") || strstr(call->qual, "cudnn"))) {
-			int explored = 0;
-			for (const ot_ix_cdef *h = ot_index_cdefs(c->ix, call->name); h && explored < 3;
-			     h = h->next) {
-				size_t mark = c->tr->steps.len;
-				bool found = false;
-				int at;
-				const char *hp = fpath(c, h->file);
-				char note[200];
-				if (h == d || !helper_candidate(c, h))
-					continue;
-				/* prefer helpers in the same file; others only for qualified calls
-				 * or when there is no local one */
-				explored++;
-				snprintf(note, sizeof(note), "helper called by %s", d->name);
-				at = add_step(c, self, is_gpu_file(hp) ? OT_LAYER_KERNEL : OT_LAYER_CPP,
-					      h->file, h->line, h->name, note, op, file_backend(hp), depth);
-				explore(c, h, op, depth, level + 1, at, &found);
-				if (found)
-					*interesting = true;
-				else
-					c->tr->steps.len = mark; /* nothing beneath: drop the helper */
-			}
-		}
+		     strstr(call->qual, "cuda") || strstr(call->qual, "cudnn")))
+			explore_helpers(c, d, call, op, depth, level, self, interesting);
 	}
 	ot_vec_free(&libs_here);
 }
@@ -790,7 +873,7 @@ static size_t kernel_defs(const struct ctx *c, const char *kernel, const char *k
 					continue;
 				if (structured ? d->kind != OT_CDEF_IMPL : d->kind != OT_CDEF_FUNC)
 					continue;
-				if (*d->qual && !ot_ends_with(d->qual, "native"))
+				if (!in_at_native(d))
 					continue;
 				if (pass == 0 && !dir_matches_key(p, key))
 					continue;
@@ -855,15 +938,15 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 			c->tr->tensor_iterator = true;
 	}
 
-	/* the structured meta function: TORCH_META_FUNC(name) or ...FUNC2(name, overload) */
+	/* the structured meta function: TORCH_META_FUNC(name), or TORCH_META_FUNC2(name,
+	 * overload) named after the functional overload that delegates */
 	if (eff->structured) {
-		const char *names[2] = {eff->schema.name, NULL};
+		const char *names[3];
 		bool found = false;
-		char full[200];
-		snprintf(full, sizeof(full), "%s.%s", eff->schema.name, eff->schema.overload);
-		names[1] = *eff->schema.overload ? full : NULL;
-		/* meta functions are named after the functional op, not the .out */
-		for (int k = 0; k < 2; k++) {
+		names[0] = eff->schema.name;
+		names[1] = *f->schema.overload ? ot_arena_printf(c->a, "%s.%s", eff->schema.name, f->schema.overload) : NULL;
+		names[2] = *eff->schema.overload ? ot_arena_printf(c->a, "%s.%s", eff->schema.name, eff->schema.overload) : NULL;
+		for (int k = 0; k < 3; k++) {
 			if (!names[k])
 				continue;
 			for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, names[k]); d; d = d->next) {
@@ -880,7 +963,8 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 		}
 		if (!found)
 			add_missing(c, kparent, OT_LAYER_META,
-				    ot_arena_printf(c->a, "TORCH_META_FUNC(%s)", eff->schema.name),
+				    ot_arena_printf(c->a, "TORCH_META_FUNC(%s) or TORCH_META_FUNC2(%s, ...)",
+						    eff->schema.name, eff->schema.name),
 				    "aten/src/ATen/native/", op, depth);
 	}
 
@@ -1164,7 +1248,7 @@ static bool start_module(struct ctx *c)
 	}
 	if (fwd->parent != cls)
 		message(c, "forward is inherited from %s", fwd->parent->name);
-	follow_py(c, fwd, fwd->parent, 0, at);
+	follow_py(c, fwd, fwd->parent, 0, at, true);
 	return true;
 }
 
@@ -1173,7 +1257,7 @@ static bool start_functional(struct ctx *c)
 	const ot_ix_pydef *f = py_top(c, c->tr->target.name, "torch/nn/functional.py", false);
 	if (!f)
 		return false;
-	follow_py(c, f, NULL, 0, -1);
+	follow_py(c, f, NULL, 0, -1, true);
 	return true;
 }
 
@@ -1198,7 +1282,7 @@ static bool start_method(struct ctx *c)
 	const ot_ix_pydef *m = tensor ? py_method(c, tensor, name, 7) : NULL;
 	int at;
 	if (m && m->parent == tensor) {
-		follow_py(c, m, tensor, 0, -1);
+		follow_py(c, m, tensor, 0, -1, true);
 		return true;
 	}
 	if (!has_variant(c->t->reg, name, true))
@@ -1228,7 +1312,7 @@ static bool start_torch(struct ctx *c)
 		f = py_top(c, tg->name, "torch/functional.py", false);
 	}
 	if (f) {
-		follow_py(c, f, NULL, 0, -1);
+		follow_py(c, f, NULL, 0, -1, true);
 		return true;
 	}
 	if (!ot_registry_overloads(c->t->reg, aten, &(size_t){0}) ||

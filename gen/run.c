@@ -1,0 +1,630 @@
+#include "run.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "assets.h"
+#include "index.h"
+#include "opslist.h"
+#include "output.h"
+#include "page.h"
+#include "registry.h"
+#include "source.h"
+#include "trace.h"
+#include "tracejson.h"
+#include "version.h"
+#include "wellknown.h"
+
+/* ---- messages and progress ----------------------------------------------------------- */
+
+static void say(const char *fmt, ...) OT_PRINTF(1, 2);
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("optrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A progress line on a terminal, redrawn at most ten times a second. */
+struct progress {
+	bool on;
+	const char *phase;
+	size_t total;
+	atomic_size_t done;
+	double last;
+	pthread_mutex_t lock;
+};
+
+static void progress_start(struct progress *p, bool on, const char *phase, size_t total)
+{
+	p->on = on;
+	p->phase = phase;
+	p->total = total;
+	atomic_store(&p->done, 0);
+	p->last = 0;
+}
+
+static void progress_tick(struct progress *p)
+{
+	size_t done = atomic_fetch_add(&p->done, 1) + 1;
+	double t;
+	if (!p->on)
+		return;
+	t = now();
+	if (done != p->total && t - p->last < 0.1)
+		return;
+	pthread_mutex_lock(&p->lock);
+	if (done == p->total || t - p->last >= 0.1) {
+		int width = 30, filled = p->total ? (int)(width * done / p->total) : width;
+		fprintf(stderr, "\roptrace: %-8s [", p->phase);
+		for (int i = 0; i < width; i++)
+			fputc(i < filled ? '#' : '.', stderr);
+		fprintf(stderr, "] %zu/%zu", done, p->total);
+		fflush(stderr);
+		p->last = t;
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void progress_end(struct progress *p)
+{
+	if (p->on) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+}
+
+/* ---- parallel loops --------------------------------------------------------------- */
+
+struct pool {
+	size_t n;
+	atomic_size_t next;
+	void (*fn)(size_t i, void *payload);
+	void *payload;
+	struct progress *progress;
+};
+
+static void *pool_worker(void *arg)
+{
+	struct pool *p = arg;
+	for (;;) {
+		size_t i = atomic_fetch_add(&p->next, 1);
+		if (i >= p->n)
+			break;
+		p->fn(i, p->payload);
+		if (p->progress)
+			progress_tick(p->progress);
+	}
+	return NULL;
+}
+
+/* Run fn(0..n-1) on `jobs` threads; results must not depend on the order. */
+static void parallel_for(size_t n, int jobs, void (*fn)(size_t, void *), void *payload,
+			 struct progress *progress)
+{
+	struct pool p = {n, 0, fn, payload, progress};
+	pthread_t tids[64];
+	int started = 0;
+	if (jobs > (int)OT_ARRAY_LEN(tids))
+		jobs = OT_ARRAY_LEN(tids);
+	for (int t = 1; t < jobs && (size_t)t < n; t++)
+		if (pthread_create(&tids[started], NULL, pool_worker, &p) == 0)
+			started++;
+	pool_worker(&p);
+	for (int t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+}
+
+/* ---- the run ------------------------------------------------------------------------ */
+
+enum phase { PH_READ, PH_INDEX, PH_TRACE, PH_RENDER, PH_LAYOUT, PH_WRITE, PH_COUNT };
+static const char *const phase_names[PH_COUNT] = {"read", "index", "trace", "render", "layout", "write"};
+
+struct op_in {
+	const char *input;
+	int line;  /* ops.list line, 0 for --all */
+	bool full;
+};
+
+struct run {
+	const ot_run_opts *o;
+	OT_VEC(struct op_in) ops;
+	ot_trace **traces;
+	int *lines;
+	ot_tracer *tracer;
+	ot_pages *pages;
+	ot_output *out;
+	ot_release rel;
+	atomic_int failed;
+	pthread_mutex_t err_lock;
+	char first_error[1024];
+	double phase[PH_COUNT];
+	pthread_mutex_t phase_lock;
+};
+
+static void record_failure(struct run *r, const char *what)
+{
+	pthread_mutex_lock(&r->err_lock);
+	if (!atomic_load(&r->failed))
+		snprintf(r->first_error, sizeof(r->first_error), "%s: %s", what, ot_error_last());
+	atomic_store(&r->failed, 1);
+	pthread_mutex_unlock(&r->err_lock);
+}
+
+static void add_time(struct run *r, enum phase ph, double dt)
+{
+	pthread_mutex_lock(&r->phase_lock);
+	r->phase[ph] += dt;
+	pthread_mutex_unlock(&r->phase_lock);
+}
+
+static void trace_one(size_t i, void *payload)
+{
+	struct run *r = payload;
+	r->traces[i] = ot_trace_op(r->tracer, r->ops.items[i].input,
+				   r->ops.items[i].full || r->o->full);
+}
+
+static void write_file(struct run *r, const char *path, const ot_buf *b)
+{
+	double t = now();
+	if (ot_output_write(r->out, path, b->ptr, b->size) < 0)
+		record_failure(r, path);
+	add_time(r, PH_WRITE, now() - t);
+}
+
+static void render_one(size_t i, void *payload)
+{
+	struct run *r = payload;
+	const ot_trace *tr = r->traces[i];
+	ot_buf md = OT_BUF_INIT, dot = OT_BUF_INIT, svg = OT_BUF_INIT, html = OT_BUF_INIT;
+	ot_buf path = OT_BUF_INIT;
+	bool has_diagram = false, want_md = r->o->formats & (OT_FORMAT_MD | OT_FORMAT_HTML);
+	double t0 = now(), t1;
+
+	if (!want_md || !tr->target.canonical[0] || atomic_load(&r->failed))
+		goto done;
+	switch (ot_pages_render_diagram(r->pages, i, &dot, &svg)) {
+	case 1:
+		has_diagram = true;
+		break;
+	case 0:
+		break;
+	default:
+		record_failure(r, tr->input);
+		goto done;
+	}
+	t1 = now();
+	add_time(r, PH_LAYOUT, t1 - t0);
+	if (ot_pages_render_op(r->pages, i, has_diagram, &md) < 0) {
+		record_failure(r, tr->input);
+		goto done;
+	}
+	add_time(r, PH_RENDER, now() - t1);
+	if (r->o->formats & OT_FORMAT_MD) {
+		ot_buf_printf(&path, "ops/%s.md", tr->target.slug);
+		write_file(r, path.ptr, &md);
+		if (has_diagram) {
+			ot_buf_clear(&path);
+			ot_buf_printf(&path, "ops/%s.svg", tr->target.slug);
+			write_file(r, path.ptr, &svg);
+			ot_buf_clear(&path);
+			ot_buf_printf(&path, "ops/%s.dot", tr->target.slug);
+			write_file(r, path.ptr, &dot);
+		}
+	}
+	if (r->o->formats & OT_FORMAT_HTML) {
+		double t2 = now();
+		if (ot_pages_render_html(r->pages, md.ptr, md.size, tr->target.canonical, "../", &html) < 0) {
+			record_failure(r, tr->input);
+			goto done;
+		}
+		add_time(r, PH_RENDER, now() - t2);
+		ot_buf_clear(&path);
+		ot_buf_printf(&path, "html/ops/%s.html", tr->target.slug);
+		write_file(r, path.ptr, &html);
+		if (has_diagram) {
+			ot_buf_clear(&path);
+			ot_buf_printf(&path, "html/ops/%s.svg", tr->target.slug);
+			write_file(r, path.ptr, &svg);
+		}
+	}
+done:
+	ot_buf_free(&md);
+	ot_buf_free(&dot);
+	ot_buf_free(&svg);
+	ot_buf_free(&html);
+	ot_buf_free(&path);
+}
+
+char *ot_run_default_source(void)
+{
+	const char *cache = getenv("TILEGYM_SKILL_CACHE_DIR"), *home = getenv("HOME");
+	ot_buf b = OT_BUF_INIT;
+	if (cache && *cache)
+		ot_buf_printf(&b, "%s/pytorch-source", cache);
+	else
+		ot_buf_printf(&b, "%s/.cache/tilegym/pytorch-source", home && *home ? home : ".");
+	return ot_buf_detach(&b);
+}
+
+static int cmp_op_in(const void *a, const void *b)
+{
+	return strcmp(((const struct op_in *)a)->input, ((const struct op_in *)b)->input);
+}
+
+/* Ops to trace: the list's, plus every registry entry with --all; each once,
+ * sorted by input so every output is in a stable order. */
+static void collect_ops(struct run *r, const ot_opslist *list, const ot_registry *reg,
+			ot_arena *arena)
+{
+	ot_map *seen = ot_map_new();
+	if (list) {
+		for (size_t i = 0; i < list->ops.len; i++) {
+			const ot_opslist_entry *e = &list->ops.items[i];
+			if (ot_map_get(seen, e->name))
+				continue;
+			ot_map_put(seen, e->name, (void *)1);
+			ot_vec_push(&r->ops, ((struct op_in){e->name, e->line, e->full}));
+		}
+	}
+	if (r->o->all) {
+		for (size_t i = 0; i < ot_registry_func_count(reg); i++) {
+			const ot_reg_func *f = ot_registry_func_at(reg, i);
+			const char *name = ot_arena_printf(arena, "aten::%s", f->schema.full);
+			if (ot_map_get(seen, name))
+				continue;
+			ot_map_put(seen, name, (void *)1);
+			ot_vec_push(&r->ops, ((struct op_in){name, 0, true}));
+		}
+	}
+	qsort(r->ops.items, r->ops.len, sizeof(*r->ops.items), cmp_op_in);
+	ot_map_free(seen);
+}
+
+/* Two inputs that spell the same op, or slugs equal but for case, would write
+ * the same page: the later one is an error, never an overwrite. */
+static void check_slugs(struct run *r)
+{
+	ot_map *slugs = ot_map_new();
+	for (size_t i = 0; i < r->ops.len; i++) {
+		ot_trace *tr = r->traces[i];
+		const ot_trace *first;
+		if (!tr->target.canonical[0])
+			continue;
+		first = ot_map_get(slugs, tr->target.slug);
+		if (first) {
+			char *msg = ot_arena_printf(tr->arena,
+						    "'%s' names the same page (ops/%s.md) as '%s'; "
+						    "it is listed once",
+						    tr->input, tr->target.slug, first->input);
+			tr->status = OT_STATUS_ERROR;
+			ot_vec_push(&tr->messages, msg);
+			tr->target.canonical[0] = '\0';
+			continue;
+		}
+		ot_map_put(slugs, tr->target.slug, tr);
+	}
+	ot_map_free(slugs);
+}
+
+static int load_registry(ot_registry **out, const ot_index *ix)
+{
+	int64_t nf = ot_index_file_id(ix, OT_REGISTRY_NATIVE_PATH);
+	int64_t dv = ot_index_file_id(ix, OT_REGISTRY_DERIV_PATH);
+	const ot_ix_file *n, *d;
+	if (nf < 0)
+		return ot_error_set("%s is missing from the source tree", OT_REGISTRY_NATIVE_PATH);
+	n = ot_index_file(ix, (uint32_t)nf);
+	d = dv >= 0 ? ot_index_file(ix, (uint32_t)dv) : NULL;
+	return ot_registry_load(out, n->text, n->len, OT_REGISTRY_NATIVE_PATH, d ? d->text : NULL,
+				d ? d->len : 0, OT_REGISTRY_DERIV_PATH);
+}
+
+static int load_wellknown(ot_wellknown **out, const char *templates)
+{
+	ot_buf text = OT_BUF_INIT;
+	char *from = NULL;
+	int rc = ot_assets_get(&text, templates, "wellknown.yaml", &from);
+	if (rc == 0)
+		rc = ot_wellknown_load(out, text.ptr, text.size,
+				       from && strcmp(from, "built-in") ? from : "wellknown.yaml");
+	free(from);
+	ot_buf_free(&text);
+	return rc;
+}
+
+static int jobs_of(const ot_run_opts *o)
+{
+	long n = o->jobs > 0 ? o->jobs : sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+}
+
+static void print_summary(const struct run *r, size_t missing_layers, const ot_output_stats *st)
+{
+	size_t counts[4] = {0};
+	for (size_t i = 0; i < r->ops.len; i++)
+		counts[r->traces[i]->status]++;
+	say("%zu ops: %zu traced, %zu well-known, %zu not found, %zu errors; %zu layers not found",
+	    r->ops.len, counts[OT_STATUS_TRACED], counts[OT_STATUS_WELLKNOWN],
+	    counts[OT_STATUS_NOTFOUND], counts[OT_STATUS_ERROR], missing_layers);
+	if (st)
+		say("%s: %zu files written, %zu unchanged, %zu removed", ot_output_dir(r->out),
+		    st->written, st->unchanged, st->removed);
+}
+
+int ot_run(const ot_run_opts *o)
+{
+	struct run r = {0};
+	ot_opslist *list = NULL;
+	ot_version ver;
+	ot_source *src = NULL;
+	ot_index *ix = NULL;
+	ot_registry *reg = NULL;
+	ot_wellknown *wk = NULL;
+	ot_arena *arena = ot_arena_new();
+	char *default_source = NULL, pin_origin[600] = "";
+	const char *ops_path = o->ops_list ? o->ops_list : "ops.list";
+	unsigned formats = o->formats ? o->formats : OT_FORMAT_MD | OT_FORMAT_JSON;
+	int jobs = jobs_of(o), status = OT_EXIT_FATAL;
+	bool tty = isatty(2) && !o->quiet;
+	size_t list_errors = 0, missing_layers = 0;
+	struct progress prog = {0};
+	double t;
+	ot_run_opts opts = *o;
+
+	opts.formats = formats;
+	r.o = &opts;
+	pthread_mutex_init(&r.err_lock, NULL);
+	pthread_mutex_init(&r.phase_lock, NULL);
+	pthread_mutex_init(&prog.lock, NULL);
+
+	/* 1. the op list */
+	if (o->ops_list_given || !o->all || access(ops_path, F_OK) == 0) {
+		if (ot_opslist_load(&list, ops_path) < 0) {
+			say("%s", ot_error_last());
+			goto done;
+		}
+		for (size_t i = 0; i < list->diags.len; i++)
+			fprintf(stderr, "%s\n", list->diags.items[i].message);
+		list_errors = ot_opslist_error_count(list);
+		if (list->pin)
+			snprintf(pin_origin, sizeof(pin_origin), "ops.list pin (%s:%d)", ops_path,
+				 list->pin_line);
+	}
+
+	/* 2. which release */
+	if (ot_version_detect(&ver, o->torch_version, list ? list->pin : NULL,
+			      list && list->pin ? pin_origin : NULL, o->python) < 0) {
+		say("%s", ot_error_last());
+		goto done;
+	}
+	if (o->print_version) {
+		printf("%s\n", ver.release);
+		status = OT_EXIT_OK;
+		goto done;
+	}
+	if (o->verbose && !o->quiet)
+		say("tracing PyTorch %s (from %s)", ver.release, ver.origin);
+
+	/* 3. the checkout, at that release */
+	t = now();
+	{
+		ot_source_opts so = {0};
+		if (!o->source)
+			default_source = ot_run_default_source();
+		so.path = o->source ? o->source : default_source;
+		so.clone_url = o->source_url ? o->source_url : OT_SOURCE_DEFAULT_URL;
+		so.allow_unverified = o->unverified_source;
+		so.progress = tty;
+		if (ot_source_open(&src, &so) < 0 ||
+		    ot_source_select(src, ver.release, ver.nightly ? ver.commit : NULL) < 0) {
+			say("%s", ot_error_last());
+			goto done;
+		}
+	}
+	if (!ot_source_verified(src))
+		say("warning: %s is not a git checkout: its release cannot be proven; every output "
+		    "says so", ot_source_path(src));
+
+	/* 4. read and index the tree once */
+	if (ot_index_build(&ix, src, jobs) < 0) {
+		say("reading %s: %s", ot_source_path(src), ot_error_last());
+		goto done;
+	}
+	{
+		const ot_index_stats *st = ot_index_get_stats(ix);
+		double wall = now() - t;
+		double sum = st->read_seconds + st->scan_seconds;
+		/* split the wall time of the parallel build by the threads' shares */
+		r.phase[PH_READ] = sum > 0 ? wall * st->read_seconds / sum : 0;
+		r.phase[PH_INDEX] = wall - r.phase[PH_READ];
+	}
+
+	/* 5. the registries */
+	t = now();
+	if (load_registry(&reg, ix) < 0) {
+		say("%s", ot_error_last());
+		goto done;
+	}
+	if (o->dump_registry) {
+		ot_buf b = OT_BUF_INIT;
+		ot_registry_dump_json(&b, reg);
+		fwrite(b.ptr, 1, b.size, stdout);
+		ot_buf_free(&b);
+		status = OT_EXIT_OK;
+		goto done;
+	}
+	if (load_wellknown(&wk, o->templates) < 0) {
+		say("%s", ot_error_last());
+		goto done;
+	}
+	r.phase[PH_INDEX] += now() - t;
+
+	/* 6. trace */
+	collect_ops(&r, list, reg, arena);
+	if (!r.ops.len) {
+		say("%s lists no ops (add one per line, or use --all)", ops_path);
+		goto done;
+	}
+	{
+		ot_tracer_opts to = {o->max_depth > 0 ? o->max_depth : 1, 3, o->full};
+		r.tracer = ot_tracer_new(reg, ix, wk, &to);
+	}
+	r.traces = ot_calloc(r.ops.len, sizeof(*r.traces));
+	r.lines = ot_calloc(r.ops.len, sizeof(*r.lines));
+	for (size_t i = 0; i < r.ops.len; i++)
+		r.lines[i] = r.ops.items[i].line;
+	t = now();
+	progress_start(&prog, tty && r.ops.len > 20, "tracing", r.ops.len);
+	parallel_for(r.ops.len, jobs, trace_one, &r, &prog);
+	progress_end(&prog);
+	r.phase[PH_TRACE] = now() - t;
+	check_slugs(&r);
+	for (size_t i = 0; i < r.ops.len; i++) {
+		const ot_trace *tr = r.traces[i];
+		missing_layers += ot_trace_missing(tr);
+		if (tr->status == OT_STATUS_NOTFOUND && !o->quiet)
+			say("%s%s%s: not found%s", r.lines[i] ? ops_path : "",
+			    r.lines[i] ? ot_arena_printf(arena, ":%d", r.lines[i]) : "",
+			    r.lines[i] ? ot_arena_printf(arena, ": %s", tr->input) : tr->input,
+			    tr->suggestions.len
+				    ? ot_arena_printf(arena, " (did you mean %s%s%s%s%s?)",
+						      tr->suggestions.items[0],
+						      tr->suggestions.len > 1 ? ", " : "",
+						      tr->suggestions.len > 1 ? tr->suggestions.items[1] : "",
+						      tr->suggestions.len > 2 ? ", " : "",
+						      tr->suggestions.len > 2 ? tr->suggestions.items[2] : "")
+				    : "");
+		else if (tr->status == OT_STATUS_ERROR && !o->quiet)
+			say("%s: %s", tr->input, tr->messages.len ? tr->messages.items[0] : "error");
+	}
+
+	r.rel.version = ot_source_version(src);
+	r.rel.tag = ot_source_tag(src);
+	r.rel.commit = ot_source_commit(src);
+	r.rel.verified = ot_source_verified(src);
+	r.rel.base_url = o->base_url ? o->base_url : "https://github.com/pytorch/pytorch/blob";
+
+	if (o->check) {
+		print_summary(&r, missing_layers, NULL);
+		status = list_errors || missing_layers ? OT_EXIT_PARTIAL : OT_EXIT_OK;
+		for (size_t i = 0; i < r.ops.len; i++)
+			if (r.traces[i]->status >= OT_STATUS_NOTFOUND)
+				status = OT_EXIT_PARTIAL;
+		goto done;
+	}
+
+	/* 7. render and write */
+	if (ot_output_open(&r.out, o->out_dir ? o->out_dir : "out") < 0) {
+		say("%s", ot_error_last());
+		goto done;
+	}
+	if (ot_pages_new(&r.pages, &r.rel, r.traces, r.lines, r.ops.len, ix, reg, o->templates) < 0) {
+		say("%s", ot_error_last());
+		goto done;
+	}
+	t = now();
+	progress_start(&prog, tty && r.ops.len > 20, "writing", r.ops.len);
+	parallel_for(r.ops.len, jobs, render_one, &r, &prog);
+	progress_end(&prog);
+	{
+		/* the threads' summed times, scaled to the wall time they shared */
+		double wall = now() - t, sum = 0;
+		for (int p = PH_RENDER; p <= PH_WRITE; p++)
+			sum += r.phase[p];
+		for (int p = PH_RENDER; p <= PH_WRITE && sum > 0; p++)
+			r.phase[p] = wall * r.phase[p] / sum;
+	}
+	if (!atomic_load(&r.failed)) {
+		ot_buf b = OT_BUF_INIT, html = OT_BUF_INIT;
+		if (formats & (OT_FORMAT_MD | OT_FORMAT_HTML)) {
+			if (ot_pages_render_index(r.pages, &b) < 0)
+				record_failure(&r, "index.md");
+			else if (formats & OT_FORMAT_MD)
+				write_file(&r, "index.md", &b);
+			if (!atomic_load(&r.failed) && (formats & OT_FORMAT_HTML)) {
+				char title[128];
+				snprintf(title, sizeof(title), "PyTorch %s operators", r.rel.version);
+				if (ot_pages_render_html(r.pages, b.ptr, b.size, title, "", &html) < 0)
+					record_failure(&r, "html/index.html");
+				else
+					write_file(&r, "html/index.html", &html);
+				ot_pages_stylesheet(r.pages, &html);
+				write_file(&r, "html/style.css", &html);
+			}
+		}
+		if (formats & OT_FORMAT_JSON) {
+			ot_buf_clear(&b);
+			ot_tracejson_write(&b, &r.rel, r.traces, r.ops.len);
+			write_file(&r, "trace.json", &b);
+		}
+		ot_buf_free(&b);
+		ot_buf_free(&html);
+	}
+	if (atomic_load(&r.failed)) {
+		say("%s; nothing was published, %s is unchanged", r.first_error,
+		    ot_output_dir(r.out));
+		goto done;
+	}
+	{
+		ot_output_stats st = {0};
+		double tw = now();
+		if (ot_output_commit(r.out, &st) < 0) {
+			say("%s", ot_error_last());
+			goto done;
+		}
+		r.phase[PH_WRITE] += now() - tw;
+		if (!o->quiet)
+			print_summary(&r, missing_layers, &st);
+	}
+	status = OT_EXIT_OK;
+	if (list_errors || missing_layers)
+		status = OT_EXIT_PARTIAL;
+	for (size_t i = 0; i < r.ops.len; i++)
+		if (r.traces[i]->status >= OT_STATUS_NOTFOUND)
+			status = OT_EXIT_PARTIAL;
+	if (o->verbose && !o->quiet) {
+		double total = 0;
+		for (int p = 0; p < PH_COUNT; p++)
+			total += r.phase[p];
+		for (int p = 0; p < PH_COUNT; p++)
+			say("phase %-7s %8.3f s", phase_names[p], r.phase[p]);
+		say("phase total   %8.3f s  (%zu ops, %d jobs)", total, r.ops.len, jobs);
+	}
+
+done:
+	ot_pages_free(r.pages);
+	ot_output_free(r.out);
+	for (size_t i = 0; r.traces && i < r.ops.len; i++)
+		ot_trace_free(r.traces[i]);
+	free(r.traces);
+	free(r.lines);
+	ot_vec_free(&r.ops);
+	ot_tracer_free(r.tracer);
+	ot_wellknown_free(wk);
+	ot_registry_free(reg);
+	ot_index_free(ix);
+	ot_source_free(src);
+	ot_opslist_free(list);
+	ot_arena_free(arena);
+	free(default_source);
+	pthread_mutex_destroy(&r.err_lock);
+	pthread_mutex_destroy(&r.phase_lock);
+	pthread_mutex_destroy(&prog.lock);
+	return status;
+}
