@@ -68,6 +68,10 @@ static void tokenize(struct head *h, const char *code, size_t from, size_t to)
 			i++;
 			continue;
 		}
+		if (c == '#' && i + 2 < to) {
+			i += 3; /* a preprocessor marker (lex.h) is not part of a head */
+			continue;
+		}
 		if (is_ident_start(c)) {
 			size_t s = i;
 			while (i < to && is_ident(code[i]))
@@ -331,6 +335,31 @@ enum scope { SCOPE_NAMESPACE, SCOPE_CLASS, SCOPE_FUNC, SCOPE_BLOCK };
 
 #define MAX_DEPTH 1024
 
+/*
+ * The walker's brace state, saved at an #if whose condition is unknown.
+ * Every branch of the chain starts from the state at #if; after #endif the
+ * walk goes on from the state at the end of the first branch. So a header
+ * written once per branch ("#if A  f(int a) {  #else  f(int a, int b) {
+ * #endif") opens one body, and code that exists only in an #else branch
+ * (cudnn/RNN.cpp's "#if !AT_CUDNN_ENABLED() stubs #else real code #endif")
+ * is still read.
+ */
+struct pp_state {
+	int depth, lost;
+	long func;
+	int func_depth;
+	char ns[512];
+	enum scope *stack;
+	bool *keeps_head;
+	size_t *ns_len;
+};
+
+struct pp_frame {
+	struct pp_state at_if;     /* state at #if */
+	struct pp_state first_end; /* state at the end of the first branch */
+	bool in_else;
+};
+
 struct walker {
 	ot_scan_result *out;
 	ot_arena *arena;
@@ -339,7 +368,11 @@ struct walker {
 	uint32_t file;
 	struct head head;
 	enum scope stack[MAX_DEPTH];
+	bool keeps_head[MAX_DEPTH]; /* brace inside a head (b_{x} in a constructor's
+				       initializer list): closing it continues the head */
 	size_t ns_len[MAX_DEPTH]; /* length of `ns` before each namespace opened */
+	struct pp_frame *pp;      /* open #if chains of unknown condition */
+	int pp_depth;
 	char ns[512];             /* the enclosing namespaces: "at::native" */
 	int depth, lost; /* lost: braces beyond MAX_DEPTH */
 	long func;       /* index of the open function in out->cdefs, or -1 */
@@ -423,6 +456,7 @@ static void open_brace(struct walker *w, size_t head_start, size_t brace)
 			s = SCOPE_FUNC;
 		}
 	}
+	w->keeps_head[w->depth] = false;
 	w->stack[w->depth++] = s;
 }
 
@@ -555,6 +589,177 @@ static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind
 	ot_vec_push(&w->calls, call);
 }
 
+static void pp_save(const struct walker *w, struct pp_state *s)
+{
+	size_t n = (size_t)w->depth;
+	s->depth = w->depth;
+	s->lost = w->lost;
+	s->func = w->func;
+	s->func_depth = w->func_depth;
+	memcpy(s->ns, w->ns, sizeof(s->ns));
+	s->stack = ot_realloc(s->stack, (n ? n : 1) * sizeof(*s->stack));
+	s->keeps_head = ot_realloc(s->keeps_head, (n ? n : 1) * sizeof(*s->keeps_head));
+	s->ns_len = ot_realloc(s->ns_len, (n ? n : 1) * sizeof(*s->ns_len));
+	memcpy(s->stack, w->stack, n * sizeof(*s->stack));
+	memcpy(s->keeps_head, w->keeps_head, n * sizeof(*s->keeps_head));
+	memcpy(s->ns_len, w->ns_len, n * sizeof(*s->ns_len));
+}
+
+static void pp_restore(struct walker *w, const struct pp_state *s, bool drop_open)
+{
+	/* at #endif, a function the #else branch opened and left open is a
+	 * second header of the one the first branch opened: forget it */
+	if (drop_open && w->func >= 0 && w->func != s->func &&
+	    (size_t)w->func == w->out->cdefs.len - 1)
+		w->out->cdefs.len--;
+	w->depth = s->depth;
+	w->lost = s->lost;
+	w->func = s->func;
+	w->func_depth = s->func_depth;
+	memcpy(w->ns, s->ns, sizeof(w->ns));
+	memcpy(w->stack, s->stack, (size_t)s->depth * sizeof(*w->stack));
+	memcpy(w->keeps_head, s->keeps_head, (size_t)s->depth * sizeof(*w->keeps_head));
+	memcpy(w->ns_len, s->ns_len, (size_t)s->depth * sizeof(*w->ns_len));
+}
+
+#define PP_MAX 64
+
+static void pp_if(struct walker *w)
+{
+	if (w->pp_depth < PP_MAX) {
+		struct pp_frame *f = &w->pp[w->pp_depth];
+		f->in_else = false;
+		pp_save(w, &f->at_if);
+	}
+	w->pp_depth++;
+}
+
+static void pp_else(struct walker *w, size_t *head_start, int *paren, size_t after)
+{
+	struct pp_frame *f;
+	if (w->pp_depth < 1 || w->pp_depth > PP_MAX)
+		return;
+	f = &w->pp[w->pp_depth - 1];
+	if (!f->in_else) {
+		pp_save(w, &f->first_end);
+		f->in_else = true;
+	}
+	pp_restore(w, &f->at_if, false);
+	*head_start = after;
+	*paren = 0;
+}
+
+static void pp_endif(struct walker *w)
+{
+	if (w->pp_depth < 1)
+		return;
+	w->pp_depth--;
+	if (w->pp_depth < PP_MAX && w->pp[w->pp_depth].in_else)
+		pp_restore(w, &w->pp[w->pp_depth].first_end, true);
+}
+
+/* Is the head [start, at) inside a constructor's initializer list, i.e. does
+ * it contain ")" followed by a single ":" at parenthesis depth 0? */
+static bool in_ctor_initializer(const char *c, size_t start, size_t at)
+{
+	int depth = 0;
+	bool after_paren = false;
+	for (size_t i = start; i < at; i++) {
+		char ch = c[i];
+		if (ch == '(') {
+			depth++;
+		} else if (ch == ')') {
+			if (depth > 0)
+				depth--;
+			after_paren = depth == 0;
+			continue;
+		} else if (ch == ':' && depth == 0 && after_paren && !(i + 1 < at && c[i + 1] == ':')) {
+			return true;
+		}
+		if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r')
+			after_paren = false;
+	}
+	return false;
+}
+
+/*
+ * A macro invoked at namespace scope, NAME(first, args...): when `first` is
+ * an identifier it may be what the macro defines. CREATE_*_TORCH_IMPL_FUNC
+ * and *_META_FUNC* macros define structured kernels; others (ONE_HIDDEN_RNN,
+ * ...) are kept as a last resort for names with no definition of their own.
+ * The remaining identifier arguments are recorded as calls, so a stub passed
+ * to the macro is followed like one called in a body.
+ */
+static void record_macro_site(struct walker *w, size_t name_s, size_t name_e)
+{
+	const char *c = w->code;
+	size_t i = name_e, end, a, fs, fe;
+	int depth = 0;
+	ot_ix_cdef d = {0};
+	OT_VEC(ot_ix_call) args = {0};
+
+	for (size_t m = 0; m < OT_ARRAY_LEN(impl_macros); m++)
+		if (word_eq(c + name_s, name_e - name_s, impl_macros[m]))
+			return;
+	while (i < w->len && (c[i] == ' ' || c[i] == '\t'))
+		i++;
+	if (i >= w->len || c[i] != '(')
+		return;
+	for (end = i; end < w->len && end - i < 4096; end++) {
+		if (c[end] == '(')
+			depth++;
+		else if (c[end] == ')' && --depth == 0)
+			break;
+		else if (c[end] == ';' || c[end] == '{' || c[end] == '}')
+			return;
+	}
+	if (end >= w->len || c[end] != ')')
+		return;
+	/* the first argument must be a plain identifier */
+	for (fs = i + 1; fs < end && (c[fs] == ' ' || c[fs] == '\t' || c[fs] == '\n'); fs++)
+		;
+	for (fe = fs; fe < end && is_ident(c[fe]); fe++)
+		;
+	if (fe == fs || !is_ident_start(c[fs]))
+		return;
+	for (a = fe; a < end && (c[a] == ' ' || c[a] == '\t' || c[a] == '\n'); a++)
+		;
+	if (c[a] != ',' && c[a] != ')')
+		return;
+	if (strstr(ot_arena_strndup(w->arena, c + name_s, name_e - name_s), "DISPATCH"))
+		return; /* stub sites are scanned on their own */
+	for (; a < end; a++) {
+		if (is_ident_start(c[a]) && !is_ident(c[a - 1])) {
+			size_t b = a;
+			ot_ix_call call = {0};
+			while (a < end && is_ident(c[a]))
+				a++;
+			call.name = ot_arena_strndup(w->arena, c + b, a - b);
+			call.qual = "";
+			call.line = line_of(w, b);
+			ot_vec_push(&args, call);
+		}
+	}
+	d.macro = ot_arena_strndup(w->arena, c + name_s, name_e - name_s);
+	d.kind = strstr(d.macro, "TORCH_IMPL_FUNC") ? OT_CDEF_IMPL
+		 : strstr(d.macro, "META_FUNC")     ? OT_CDEF_META
+						    : OT_CDEF_MACRO;
+	d.name = ot_arena_strndup(w->arena, c + fs, fe - fs);
+	d.qual = "";
+	d.ns = ot_arena_strdup(w->arena, w->ns);
+	d.file = w->file;
+	d.line = line_of(w, fs);
+	d.end_line = line_of(w, end);
+	if (args.len) {
+		ot_ix_call *calls = ot_arena_alloc(w->arena, args.len * sizeof(*calls));
+		memcpy(calls, args.items, args.len * sizeof(*calls));
+		d.calls = calls;
+		d.ncalls = (uint32_t)args.len;
+	}
+	ot_vec_free(&args);
+	ot_vec_push(&w->out->cdefs, d);
+}
+
 static void walk(struct walker *w)
 {
 	const char *c = w->code;
@@ -570,6 +775,8 @@ static void walk(struct walker *w)
 				i++;
 			if (w->func >= 0 && call_follows(c, w->len, i, &kind))
 				record_call(w, s, i, kind);
+			else if (decl_scope(w) && paren == 0 && is_macro_name(c + s, i - s))
+				record_macro_site(w, s, i);
 			continue;
 		}
 		if (ch >= '0' && ch <= '9') {
@@ -586,13 +793,15 @@ static void walk(struct walker *w)
 				paren--;
 			break;
 		case '{':
-			if (decl_scope(w) && paren > 0) {
-				/* a brace inside parentheses at namespace scope
-				 * (jiterator_stringify(...), an initializer) */
-				if (w->depth < MAX_DEPTH)
+			if (decl_scope(w) && (paren > 0 || in_ctor_initializer(c, head_start, i))) {
+				/* a brace inside a head: jiterator_stringify(...), or b_{x}
+				 * in a constructor's initializer list */
+				if (w->depth < MAX_DEPTH) {
+					w->keeps_head[w->depth] = true;
 					w->stack[w->depth++] = SCOPE_BLOCK;
-				else
+				} else {
 					w->lost++;
+				}
 				break;
 			}
 			open_brace(w, head_start, i);
@@ -602,9 +811,8 @@ static void walk(struct walker *w)
 			}
 			break;
 		case '}': {
-			/* An initializer brace inside a head (b_{x} in a
-			 * constructor's initializer list) keeps the head going. */
-			bool keeps_head = w->depth > 0 && w->stack[w->depth - 1] == SCOPE_BLOCK;
+			bool keeps_head;
+			keeps_head = w->depth > 0 && w->keeps_head[w->depth - 1];
 			close_brace(w, i);
 			if (!keeps_head) {
 				head_start = i + 1;
@@ -612,6 +820,15 @@ static void walk(struct walker *w)
 			}
 			break;
 		}
+		case '#':
+			/* preprocessor markers left by the lexer (lex.h) */
+			if (i + 2 < w->len && c[i + 1] == 'i' && c[i + 2] == 'f')
+				pp_if(w);
+			else if (i + 2 < w->len && c[i + 1] == 'e' && c[i + 2] == 'l')
+				pp_else(w, &head_start, &paren, i + 3);
+			else if (i + 2 < w->len && c[i + 1] == 'e' && c[i + 2] == 'n')
+				pp_endif(w);
+			break;
 		case ';':
 			if (decl_scope(w)) {
 				head_start = i + 1;
@@ -787,6 +1004,7 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 	w.file = file;
 	w.func = -1;
 	w.head.toks = toks;
+	w.pp = ot_calloc(PP_MAX, sizeof(*w.pp));
 	w.line_off = lines.items;
 	w.nlines = (uint32_t)lines.len;
 	walk(&w);
@@ -796,6 +1014,15 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 		d->end_line = w.nlines;
 	}
 	scan_stubs(out, arena, code, len, &w);
+	for (int k = 0; k < PP_MAX; k++) {
+		struct pp_state *s[2] = {&w.pp[k].at_if, &w.pp[k].first_end};
+		for (int j = 0; j < 2; j++) {
+			free(s[j]->stack);
+			free(s[j]->keeps_head);
+			free(s[j]->ns_len);
+		}
+	}
+	free(w.pp);
 	ot_vec_free(&w.calls);
 	ot_vec_free(&lines);
 	free(toks);

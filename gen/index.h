@@ -54,13 +54,18 @@ typedef enum {
 	OT_CDEF_FUNC,       /**< Ret name(...) { ... } */
 	OT_CDEF_IMPL,       /**< TORCH_IMPL_FUNC(name)(...) { ... } */
 	OT_CDEF_META,       /**< TORCH_META_FUNC(op) / TORCH_META_FUNC2(op, overload) */
-	OT_CDEF_PRECOMPUTE  /**< TORCH_PRECOMPUTE_META_FUNC(op) / ...FUNC2 */
+	OT_CDEF_PRECOMPUTE, /**< TORCH_PRECOMPUTE_META_FUNC(op) / ...FUNC2 */
+	OT_CDEF_MACRO       /**< NAME(first, ...) at namespace scope: maybe what a
+			         macro defines (a last resort for lookups) */
 } ot_ix_cdef_kind;
 
-/** A C++/CUDA function definition (never a declaration or a call). */
+/** A C++/CUDA function definition (never a declaration or a call), or a
+ * namespace-scope macro invocation that may define one (`macro` set). */
 typedef struct ot_ix_cdef {
 	const char *name;  /**< "linear"; META2: "op.overload" */
 	const char *qual;  /**< written qualifier ("at::native", "Foo"), or "" */
+	const char *macro; /**< the macro that defines it (CREATE_UNARY_TORCH_IMPL_FUNC,
+			        ONE_HIDDEN_RNN), or NULL for a written definition */
 	const char *ns;    /**< enclosing namespaces: "at::native",
 			        "at::native::(anonymous)", "" at global scope */
 	uint32_t file;     /**< index into the file table */

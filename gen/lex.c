@@ -45,7 +45,9 @@ struct cstate {
 	char *out;
 	size_t len;
 	enum cond stack[64];
+	bool literal[64]; /* the chain began with #if 0/1/false/true */
 	int depth, overflow;
+	const char *pending_marker; /* set by c_directive for the caller */
 };
 
 static bool c_disabled(const struct cstate *s)
@@ -121,9 +123,19 @@ static enum cond c_if_literal(const char *t, size_t from, size_t to)
 	return COND_UNKNOWN;
 }
 
+/* Leave a 3-character marker ("#if", "#el", "#en") where a directive of an
+ * #if chain of unknown condition starts, so the structure walker can keep the
+ * braces of alternative branches from being counted twice. */
+static void c_marker(struct cstate *s, size_t at, const char *m)
+{
+	if (at + 3 <= s->len)
+		memcpy(s->out + at, m, 3);
+}
+
 static void c_directive(struct cstate *s, size_t start, size_t end)
 {
 	const char *t = s->t;
+	bool was_disabled = c_disabled(s);
 	size_t i = start + 1, w;
 	while (i < end && (t[i] == ' ' || t[i] == '\t'))
 		i++;
@@ -133,10 +145,14 @@ static void c_directive(struct cstate *s, size_t start, size_t end)
 #define IS(word) (w - i == sizeof(word) - 1 && !memcmp(t + i, word, sizeof(word) - 1))
 	if (IS("if") || IS("ifdef") || IS("ifndef")) {
 		enum cond c = IS("if") ? c_if_literal(t, w, end) : COND_UNKNOWN;
-		if (s->depth < (int)OT_ARRAY_LEN(s->stack))
+		if (s->depth < (int)OT_ARRAY_LEN(s->stack)) {
+			s->literal[s->depth] = c != COND_UNKNOWN;
 			s->stack[s->depth++] = c;
-		else
+			if (c == COND_UNKNOWN && !was_disabled)
+				s->pending_marker = "#if";
+		} else {
 			s->overflow++;
+		}
 	} else if (IS("elif")) {
 		if (s->depth && !s->overflow) {
 			enum cond *top = &s->stack[s->depth - 1];
@@ -144,6 +160,8 @@ static void c_directive(struct cstate *s, size_t start, size_t end)
 				*top = COND_DONE; /* the taken branch is over */
 			else if (*top == COND_FALSE)
 				*top = c_if_literal(t, w, end);
+			if (!s->literal[s->depth - 1] && !was_disabled)
+				s->pending_marker = "#el";
 		}
 	} else if (IS("else")) {
 		if (s->depth && !s->overflow) {
@@ -152,12 +170,17 @@ static void c_directive(struct cstate *s, size_t start, size_t end)
 				*top = COND_DONE;
 			else if (*top == COND_FALSE)
 				*top = COND_TRUE;
+			if (!s->literal[s->depth - 1] && !was_disabled)
+				s->pending_marker = "#el";
 		}
 	} else if (IS("endif")) {
-		if (s->overflow)
+		if (s->overflow) {
 			s->overflow--;
-		else if (s->depth)
+		} else if (s->depth) {
 			s->depth--;
+			if (!s->literal[s->depth] && !c_disabled(s))
+				s->pending_marker = "#en";
+		}
 	}
 #undef IS
 }
@@ -214,8 +237,11 @@ static void c_code_view(char *out, const char *t, size_t len)
 		}
 		if (line_start && c == '#') {
 			size_t end = c_logical_line_end(t, len, i);
+			s.pending_marker = NULL;
 			c_directive(&s, i, end);
 			blank(out, t, i, end);
+			if (s.pending_marker)
+				c_marker(&s, i, s.pending_marker);
 			i = end;
 			continue;
 		}

@@ -15,6 +15,13 @@
  * registration); and everything inside `#if 0` / `#if false` regions (and
  * the `#else` branch of `#if 1`).
  *
+ * One exception keeps structure visible: a directive of an #if chain whose
+ * condition is unknown here (#ifdef X, #if defined(Y), ...) is blanked but
+ * for a 3-character marker where its '#' was: "#if" (if/ifdef/ifndef),
+ * "#el" (elif/else) and "#en" (endif). Both branches stay as code; the C++
+ * walker uses the markers so that a function header written twice, once per
+ * branch, opens one body, not two.
+ *
  * Blanked in Python: comments and the contents of all string literals
  * (prefixes r/b/u/f in any combination, single and triple quotes).
  */
