@@ -159,4 +159,6 @@ bench: source
 clean:
 	rm -rf build build-asan build-ubsan build-fuzz build-bench out
 
+.SECONDARY:
+
 -include $(wildcard $(BUILD)/obj/*.d $(BUILD)/obj/tests/*.d)
