@@ -204,7 +204,7 @@ void ot_scan_python(ot_scan_result *out, ot_arena *arena, const char *code, cons
 	/* 2. sort the new records by line (defs and assignments interleave) */
 	{
 		size_t n = out->pydefs.len - first_def;
-		ot_ix_pydef *a = out->pydefs.items + first_def;
+		ot_ix_pydef *a = n ? out->pydefs.items + first_def : NULL; /* NULL + 0 is UB */
 		for (size_t i = 1; i < n; i++) {
 			ot_ix_pydef key = a[i];
 			size_t j = i;
@@ -257,7 +257,7 @@ void ot_scan_python(ot_scan_result *out, ot_arena *arena, const char *code, cons
 		/* records sorted by line; the innermost one containing a line is
 		 * the last record starting at or before it whose extent covers it */
 		size_t n = out->pydefs.len - first_def;
-		ot_ix_pydef *a = out->pydefs.items + first_def;
+		ot_ix_pydef *a = n ? out->pydefs.items + first_def : NULL; /* NULL + 0 is UB */
 		OT_VEC(ot_ix_pyref) *per = ot_calloc(n ? n : 1, sizeof(*per));
 		size_t cursor = 0;
 		off = 0;
