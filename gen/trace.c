@@ -1529,7 +1529,8 @@ void ot_tracer_free(ot_tracer *t)
 
 static void sort_strvec(ot_strvec *v)
 {
-	qsort(v->items, v->len, sizeof(char *), ot_strptr_cmp);
+	if (v->len > 1) /* an empty vector's items is NULL, which qsort must not see */
+		qsort(v->items, v->len, sizeof(char *), ot_strptr_cmp);
 }
 
 ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full)
