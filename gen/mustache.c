@@ -499,7 +499,8 @@ static int get_partial(ot_mustache **out, render *r, const ot_mustache *t, const
 	char *key;
 	int error = 0;
 
-	*out = ot_map_getn(r->partials, n->s, n->len);
+	/* the key stored below is a C string: a name with a NUL byte is cut there */
+	*out = ot_map_getn(r->partials, n->s, strnlen(n->s, n->len));
 	if (*out)
 		return 0;
 	key = ot_arena_strndup(r->arena, n->s, n->len);
