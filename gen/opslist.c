@@ -87,7 +87,7 @@ static size_t utf8_len(const unsigned char *s, size_t left)
 	return n;
 }
 
-/* Describe the character at s (valid UTF-8) for a message: 'x', '\x01', 'é' (U+00E9). */
+/* Describe the character at s (valid UTF-8) for a message: 'x', '\x01', 'é' (U+00E9), U+0085. */
 static void describe_char(ot_buf *b, const char *s, size_t left)
 {
 	unsigned char c = (unsigned char)s[0];
@@ -100,23 +100,39 @@ static void describe_char(ot_buf *b, const char *s, size_t left)
 		unsigned long cp = c & (n == 2 ? 0x1F : n == 3 ? 0x0F : 0x07);
 		for (i = 1; i < n; i++)
 			cp = (cp << 6) | ((unsigned char)s[i] & 0x3F);
+		if (cp < 0xA0) { /* a C1 control: never sent to the terminal */
+			ot_buf_printf(b, "U+%04lX", cp);
+			return;
+		}
 		ot_buf_putc(b, '\'');
 		ot_buf_put(b, s, n);
 		ot_buf_printf(b, "' (U+%04lX)", cp);
 	}
 }
 
-/* A word for a message: at most SHOW_MAX bytes, cut on a character boundary. */
+/*
+ * A word (valid UTF-8) for a message: at most SHOW_MAX bytes, cut on a
+ * character boundary. Control characters (C0, DEL, C1) are written as
+ * \xNN / \u00NN: a message must not drive the terminal it is printed on.
+ */
 static void describe_word(ot_buf *b, const char *s, size_t len)
 {
-	size_t n = len;
+	size_t n = len, i;
 	if (n > SHOW_MAX) {
 		n = SHOW_MAX;
 		while (n && ((unsigned char)s[n] & 0xC0) == 0x80)
 			n--;
 	}
 	ot_buf_putc(b, '\'');
-	ot_buf_put(b, s, n);
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f)
+			ot_buf_printf(b, "\\x%02x", c);
+		else if (c == 0xC2 && i + 1 < n && (unsigned char)s[i + 1] < 0xA0)
+			ot_buf_printf(b, "\\u%04x", (unsigned char)s[++i]);
+		else
+			ot_buf_putc(b, (char)c);
+	}
 	ot_buf_puts(b, n < len ? "...'" : "'");
 }
 
