@@ -991,6 +991,7 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 	struct walker w = {0};
 	OT_VEC(uint32_t) lines = {0};
 	struct tok *toks = ot_malloc(MAX_HEAD_TOKENS * sizeof(struct tok));
+	size_t first = out->cdefs.len;
 
 	(void)text;
 	ot_vec_push(&lines, 0);
@@ -1008,11 +1009,11 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 	w.line_off = lines.items;
 	w.nlines = (uint32_t)lines.len;
 	walk(&w);
-	if (w.func >= 0) {
-		/* unterminated body: close it at the end of the file */
-		ot_ix_cdef *d = &out->cdefs.items[w.func];
-		d->end_line = w.nlines;
-	}
+	/* a body left open (by the end of the file, or in an #if branch whose
+	 * #endif never came) ends at the end of the file */
+	for (size_t i = first; i < out->cdefs.len; i++)
+		if (!out->cdefs.items[i].end_line)
+			out->cdefs.items[i].end_line = w.nlines;
 	scan_stubs(out, arena, code, len, &w);
 	for (int k = 0; k < PP_MAX; k++) {
 		struct pp_state *s[2] = {&w.pp[k].at_if, &w.pp[k].first_end};
