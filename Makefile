@@ -47,7 +47,7 @@ SOURCE_CACHE ?= $(if $(TILEGYM_SKILL_CACHE_DIR),$(TILEGYM_SKILL_CACHE_DIR),$(HOM
 DEPS_STAMP = $(BUILD)/.deps-ok
 
 .PHONY: all deps report test unit-test install uninstall clean asan ubsan valgrind fuzz \
-        bench source
+        fuzz-build sanitized-run bench source
 
 all: $(BUILD)/optrace
 
@@ -94,9 +94,10 @@ $(BUILD)/obj/tests/%.o: tests/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests -c -o $@ $<
 
+# (objects before the library: a suite may add objects, see check_fuzz)
 $(BUILD)/tests/check_%: $(BUILD)/obj/tests/check_%.o $(TEST_UTIL) $(BUILD)/liboptrace.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lm
+	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(PKG_LIBS) $(CHECK_LIBS) -lm
 
 # Where the reference test data of ../shared lives: beside this checkout, or
 # beside the repository it was cloned from (a CI clone in a temporary folder).
@@ -139,19 +140,53 @@ uninstall:
 
 # ---- checkers ------------------------------------------------------------------
 
+# Sanitizer builds (clang: its runtimes honour log_path for every report).
+# tests/run-sanitized.sh runs every suite of `make test`, then a real --all
+# at 1.13.1 and 2.6.0; any report, from any process, fails the target.
+SAN_CC    = CC=clang CFLAGS=-Wno-unknown-warning-option
+ASAN_SAN  = -fsanitize=address,undefined -fno-sanitize-recover=all
+UBSAN_SAN = -fsanitize=undefined -fno-sanitize-recover=all
+
 asan:
-	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
-		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test
+	$(MAKE) $(SAN_CC) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+		SAN="$(ASAN_SAN)" sanitized-run
 
 ubsan:
-	$(MAKE) BUILD=build-ubsan OPT="-O1 -g" \
-		SAN="-fsanitize=undefined -fno-sanitize-recover=all" test
+	$(MAKE) $(SAN_CC) BUILD=build-ubsan OPT="-O1 -g" SAN="$(UBSAN_SAN)" sanitized-run
+
+sanitized-run: $(BUILD)/optrace $(TEST_BINS) source
+	@$(TEST_ENV) tests/run-sanitized.sh "$(BUILD)" "$(SOURCE_CACHE)" $(TEST_BINS)
 
 valgrind: $(BUILD)/optrace source
 	@tests/run-valgrind.sh $(BUILD)/optrace "$(SOURCE_CACHE)"
 
-fuzz:
-	@tests/fuzz/run.sh
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c): the library built with clang,
+# coverage and ASan+UBSan into build-fuzz/, each harness linked with
+# -fsanitize=fuzzer. FUZZ_SECONDS per harness (default 60), FUZZ_JOBS at
+# once (default 2); findings fail the target (tests/fuzz/run.sh).
+FUZZ_BINS = $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+FUZZ_SAN  = -fsanitize=address,undefined -fno-sanitize-recover=all -fsanitize=fuzzer-no-link
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/liboptrace.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/liboptrace.a $(PKG_LIBS) -lm
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: source
+	$(MAKE) $(SAN_CC) BUILD=build-fuzz OPT="-O1 -g -fno-omit-frame-pointer" \
+		SAN="$(FUZZ_SAN)" fuzz-build
+	@tests/fuzz/run.sh build-fuzz "$(SOURCE_CACHE)"
+
+# tests/check_fuzz.c replays tests/fuzz/crashes/ through the same harnesses,
+# built without libFuzzer, each entry point renamed after its harness.
+FUZZ_REPLAY_OBJS = $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/obj/tests/fuzz/%.o)
+
+$(BUILD)/obj/tests/fuzz/%.o: tests/fuzz/%.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DLLVMFuzzerTestOneInput=$*_one -c -o $@ $<
+
+$(BUILD)/tests/check_fuzz: $(FUZZ_REPLAY_OBJS)
 
 bench: source
 	@ci/bench.sh "$(SOURCE_CACHE)"
@@ -161,4 +196,5 @@ clean:
 
 .SECONDARY:
 
--include $(wildcard $(BUILD)/obj/*.d $(BUILD)/obj/tests/*.d)
+-include $(wildcard $(BUILD)/obj/*.d $(BUILD)/obj/tests/*.d $(BUILD)/obj/tests/fuzz/*.d \
+	$(BUILD)/fuzz/*.d)

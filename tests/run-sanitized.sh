@@ -1,0 +1,55 @@
+#!/bin/sh
+# run-sanitized.sh BUILD SOURCE CHECK_BINARY...: what `make asan` and
+# `make ubsan` check, with the sanitizer build in BUILD (optrace, suites).
+#
+#  1. every Check suite, as `make test` runs them (OPTRACE etc. come from
+#     the environment make sets);
+#  2. a real --all of every format at 1.13.1 and at 2.6.0 (with ./ops.list)
+#     from the checkout SOURCE.
+#
+# Every sanitizer report, from any process (a forked test, an optrace run
+# by a test), is written to BUILD/sanitizer-logs/ instead of a stderr that
+# a test may swallow. Fails when a suite fails, an --all run is fatal, or
+# any report was written.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+[ $# -ge 2 ] || { echo "usage: $0 BUILD SOURCE CHECK_BINARY..." >&2; exit 2; }
+build=$1
+source=$2
+shift 2
+logs=$PWD/$build/sanitizer-logs
+rm -rf "$logs"
+mkdir -p "$logs"
+
+# One log_path for every tool: with ASan and UBSan together the runtime keeps one.
+export ASAN_OPTIONS="log_path=$logs/report:exitcode=23:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
+export UBSAN_OPTIONS="log_path=$logs/report:exitcode=23:print_stacktrace=1:halt_on_error=1"
+export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
+
+status=0
+tests/run-all.sh "$@" || status=1
+
+for v in 1.13.1 2.6.0; do
+    out=$build/all-$v
+    echo "== optrace --all -t $v --format md,json,html"
+    start=$(date +%s)
+    "$build/optrace" -q -s "$source" -t "$v" --all --format md,json,html -o "$out" ops.list
+    rc=$?
+    echo "   exit status $rc, $(find "$out" -type f | wc -l) files, $(($(date +%s) - start)) s"
+    # 1: written, some layer not found (expected on --all); 2: fatal
+    [ $rc -le 1 ] || status=1
+done
+
+reports=$(find "$logs" -type f | wc -l)
+if [ "$reports" -ne 0 ]; then
+    echo "== $reports sanitizer report file(s) in $logs:"
+    for f in "$logs"/*; do
+        echo "--- $f"
+        head -60 "$f"
+    done
+    status=1
+else
+    echo "== no sanitizer reports"
+fi
+[ $status -eq 0 ] && echo "== sanitized run passed" || echo "== sanitized run FAILED"
+exit $status
