@@ -399,6 +399,7 @@ typedef struct {
 	ot_map *partials; /* name -> parsed partial, or &missing */
 	ot_arena *arena;  /* the names and texts of the parsed partials */
 	int partial_depth, nesting;
+	size_t steps, out_start; /* work done and where this call's output starts */
 } render;
 
 static char missing; /* cached answer for a partial that does not exist */
@@ -609,6 +610,14 @@ static int render_nodes(render *r, const ot_mustache *t, size_t from, size_t to)
 
 	while (i < to && !error) {
 		const node *n = &t->nodes.items[i++];
+		/* nested sections over lists multiply: a short template can ask
+		 * for more work or output than any page needs; stop it */
+		if (++r->steps > OT_MUSTACHE_MAX_STEPS)
+			return error_at(t, n->off, "rendering takes more than %u steps",
+					OT_MUSTACHE_MAX_STEPS);
+		if (r->out->size - r->out_start > OT_MUSTACHE_MAX_OUTPUT)
+			return error_at(t, n->off, "output larger than %u bytes",
+					OT_MUSTACHE_MAX_OUTPUT);
 		if (n->line_start && r->indent.size > r->indent_from)
 			ot_buf_put(r->out, r->indent.ptr + r->indent_from,
 				   r->indent.size - r->indent_from);
@@ -645,6 +654,7 @@ int ot_mustache_render_compiled(ot_buf *out, const ot_mustache *tmpl, const ot_v
 
 	memset(&r, 0, sizeof(r));
 	r.out = out;
+	r.out_start = start;
 	r.escape = opts && opts->escape ? opts->escape : ot_mustache_escape_html;
 	r.partial = opts ? opts->partial : NULL;
 	r.payload = opts ? opts->payload : NULL;

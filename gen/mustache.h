@@ -23,6 +23,11 @@
  * nest at most OT_MUSTACHE_MAX_SECTIONS deep in one template, partials at
  * most OT_MUSTACHE_MAX_PARTIALS deep, and sections and partials together at
  * most OT_MUSTACHE_MAX_NESTING deep while rendering; beyond that is an error.
+ * Nor can they run without bound: one render call visits at most
+ * OT_MUSTACHE_MAX_STEPS nodes (each pass of a section over a list counts
+ * its nodes again) and appends at most OT_MUSTACHE_MAX_OUTPUT bytes (checked
+ * between nodes), far beyond any page (the --all index of 2.6.0 takes about
+ * 30 000 steps).
  *
  * Error messages are "name:line:col: reason" (1-based, columns in bytes),
  * where name is the template's name or, inside a partial, the partial's
@@ -30,7 +35,8 @@
  * "mismatched end tag 'x': open section is 'y'", "mismatched end tag 'x':
  * no open section", "bad delimiter change", "empty tag name", "sections
  * nested deeper than N", "partials nested deeper than N", "sections and
- * partials nested deeper than N".
+ * partials nested deeper than N", "rendering takes more than N steps",
+ * "output larger than N bytes".
  */
 #ifndef OT_MUSTACHE_H
 #define OT_MUSTACHE_H
@@ -41,6 +47,8 @@
 #define OT_MUSTACHE_MAX_SECTIONS 100
 #define OT_MUSTACHE_MAX_PARTIALS 64
 #define OT_MUSTACHE_MAX_NESTING 512
+#define OT_MUSTACHE_MAX_STEPS (1u << 22)
+#define OT_MUSTACHE_MAX_OUTPUT (1u << 26)
 
 /**
  * Supplies the text of partial `name` into `out`. Return 0, or OT_ENOTFOUND
