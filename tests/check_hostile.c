@@ -1,0 +1,1252 @@
+/*
+ * Check suite: hostile input, end to end through the real binary.
+ *
+ * Bad ops.lists, broken checkouts, malformed YAML, unusable output folders
+ * and interrupted runs. Every case checks the message and the exit status,
+ * that nothing outside the output folder changed (the run's working folder,
+ * the checkout), and, when the run fails, that the out/ of an earlier run
+ * is exactly as it was. The module-level cases are in check_opslist,
+ * check_source, check_registry and check_output; this suite checks what the
+ * user sees.
+ *
+ * Runs happen in a sandbox folder (the working directory of the run) that
+ * holds ops.list and out/ from an earlier good run at the fixture's v1.0.0.
+ * Broken checkouts are tags of one clone of the fixture (built once, see
+ * hostile_setup); the interruption cases run --all on the real releases.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static char *bin;     /* the optrace binary, absolute */
+static char *fixture; /* the fixture repository, absolute */
+static char *hostile; /* folder of the hostile clone: repo/, outside/, plain/ */
+
+/* ---- running things ------------------------------------------------------------ */
+
+struct result {
+	int status;
+	char *out, *err;
+};
+
+static void result_free(struct result *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static char *absolute(const char *path)
+{
+	char *p = realpath(path, NULL);
+	ck_assert_msg(p != NULL, "realpath %s: %s", path, strerror(errno));
+	return p;
+}
+
+static char *path_of(const char *dir, const char *rel)
+{
+	ot_buf b = OT_BUF_INIT;
+	ot_buf_printf(&b, "%s/%s", dir, rel);
+	return ot_buf_detach(&b);
+}
+
+/* `sh -c SCRIPT` with $1.. = the NULL-terminated arguments; must succeed. */
+static char *shell(const char *script, ...)
+{
+	const char *argv[16] = {"sh", "-c", script, "sh"};
+	ot_buf out = OT_BUF_INIT, err = OT_BUF_INIT;
+	va_list ap;
+	int n = 4, status;
+	va_start(ap, script);
+	while (n < 15 && (argv[n] = va_arg(ap, const char *)))
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	status = tu_run(argv, &out, &err);
+	ck_assert_msg(status == 0, "sh -c '%s' failed (%d): %s", script, status,
+		      err.ptr ? err.ptr : "");
+	ot_buf_free(&err);
+	return ot_buf_detach(&out);
+}
+
+/*
+ * What a tree holds, not following links: every entry's path, type, mode,
+ * size, inode and link target, then a hash of every regular file. Equal
+ * digests mean nothing was created, removed, replaced or rewritten.
+ * `skip` (relative, may be "") is left out.
+ */
+static char *digest(const char *root, const char *skip)
+{
+	return shell("cd \"$1\" && { find . -path \"./$2\" -prune -o -printf '%p %y %m %s %i %l\\n' "
+		     "| LC_ALL=C sort; find . -path \"./$2\" -prune -o -type f -print0 "
+		     "| LC_ALL=C sort -z | xargs -0r sha1sum; }",
+		     root, skip, NULL);
+}
+
+/* Run optrace with `cwd` as its working folder: `env -C cwd optrace ARGS`. */
+static struct result run_in(const char *cwd, const char *const *args)
+{
+	const char *argv[40] = {"env", "-C", cwd, bin};
+	ot_buf out = OT_BUF_INIT, err = OT_BUF_INIT;
+	struct result r;
+	int n = 4;
+	for (; *args && n < 39; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	r.status = tu_run(argv, &out, &err);
+	r.out = ot_buf_detach(&out);
+	r.err = ot_buf_detach(&err);
+	return r;
+}
+
+/*
+ * Run optrace in sandbox `box` (NULL-terminated arguments) and check that
+ * it changed nothing in the sandbox outside out/, nor in `checkout` (may be
+ * NULL).
+ */
+static struct result run_box(const char *box, const char *checkout, ...)
+{
+	const char *args[32];
+	char *before = digest(box, "out"), *after, *co_before = NULL, *co_after;
+	struct result r;
+	va_list ap;
+	int n = 0;
+	va_start(ap, checkout);
+	while (n < 31 && (args[n] = va_arg(ap, const char *)))
+		n++;
+	va_end(ap);
+	args[n] = NULL;
+	if (checkout)
+		co_before = digest(checkout, "");
+	r = run_in(box, args);
+	after = digest(box, "out");
+	ck_assert_msg(!strcmp(before, after), "optrace changed the sandbox outside out/:\n%s\n---\n%s",
+		      before, after);
+	if (checkout) {
+		co_after = digest(checkout, "");
+		ck_assert_msg(!strcmp(co_before, co_after), "optrace changed the checkout %s",
+			      checkout);
+		free(co_before);
+		free(co_after);
+	}
+	free(before);
+	free(after);
+	return r;
+}
+
+#define ck_assert_has(haystack, needle)                                                     \
+	ck_assert_msg(strstr((haystack), (needle)) != NULL, "'%s' lacks '%s'", (haystack),  \
+		      (needle))
+
+/* A fatal run: status 2, nothing on stdout, `message` on stderr. */
+static void expect_fatal(const struct result *r, const char *message)
+{
+	ck_assert_msg(r->status == 2, "status %d, stderr: %s", r->status, r->err);
+	ck_assert_str_eq(r->out, "");
+	ck_assert_has(r->err, message);
+	ck_assert_msg(!strstr(r->err, "Sanitizer") && !strstr(r->err, "runtime error"), "%s",
+		      r->err);
+}
+
+/* ---- sandboxes ------------------------------------------------------------------ */
+
+#define TWO_OPS "nn.LSTM\ntorch.add\n"
+
+/*
+ * A sandbox: ops.list (`ops`) and out/ from a good run at the fixture's
+ * v1.0.0. Caller frees the absolute path.
+ */
+static char *sandbox(const char *tag, const char *ops, size_t ops_len)
+{
+	char *rel = tu_tmpdir(tag), *box = absolute(rel), *list = path_of(box, "ops.list");
+	struct result r;
+	tu_write_file(list, TWO_OPS, strlen(TWO_OPS));
+	r = run_in(box, (const char *[]){"-s", fixture, "-t", "1.0.0", "-q", NULL});
+	ck_assert_msg(r.status == 0, "earlier run failed: %s", r.err);
+	result_free(&r);
+	tu_write_file(list, ops, ops_len);
+	free(list);
+	free(rel);
+	return box;
+}
+
+static char *out_digest(const char *box)
+{
+	char *out = path_of(box, "out"), *d = digest(out, "");
+	free(out);
+	return d;
+}
+
+/* A fatal run in `box` must leave its out/ exactly as it was. */
+#define expect_fatal_keeps_out(box, checkout, message, ...)                                  \
+	do {                                                                                 \
+		char *before_ = out_digest(box), *after_;                                    \
+		struct result r_ = run_box((box), (checkout), __VA_ARGS__, NULL);            \
+		expect_fatal(&r_, (message));                                                \
+		after_ = out_digest(box);                                                    \
+		ck_assert_msg(!strcmp(before_, after_), "out/ changed:\n%s\n---\n%s",        \
+			      before_, after_);                                              \
+		result_free(&r_);                                                            \
+		free(before_);                                                               \
+		free(after_);                                                                \
+	} while (0)
+
+/* ---- ops.list ---------------------------------------------------------------------- */
+
+/* Run the sandbox's ops.list at the fixture's v2.0.0. */
+static struct result run_list(const char *box)
+{
+	return run_box(box, fixture, "-s", fixture, "-t", "2.0.0", NULL);
+}
+
+START_TEST(opslist_empty_and_comments_only)
+{
+	static const char *const lists[] = {"", "# nothing\n\n   # still nothing\n",
+					    "# torch-version: 2.0.0\n"};
+	for (size_t i = 0; i < OT_ARRAY_LEN(lists); i++) {
+		char *box = sandbox("list-empty", lists[i], strlen(lists[i]));
+		expect_fatal_keeps_out(box, fixture, "ops.list lists no ops (add one per line, or use --all)",
+				       "-s", fixture, "-t", "2.0.0");
+		free(box);
+	}
+}
+END_TEST
+
+/* Every op of `ops` but the bad ones is written; status 1 for the bad lines. */
+static void expect_partial(const struct result *r)
+{
+	ck_assert_msg(r->status == 1, "status %d: %s", r->status, r->err);
+	ck_assert_msg(!strstr(r->err, "Sanitizer") && !strstr(r->err, "runtime error"), "%s",
+		      r->err);
+}
+
+static bool exists_in(const char *dir, const char *rel)
+{
+	struct stat st;
+	char *p = path_of(dir, rel);
+	bool ok = lstat(p, &st) == 0;
+	free(p);
+	return ok;
+}
+
+START_TEST(opslist_megabyte_line)
+{
+	size_t n = 1024 * 1024;
+	ot_buf list = OT_BUF_INIT;
+	char *box;
+	struct result r;
+	struct timespec t0, t1;
+	ot_buf_puts(&list, "torch.add\n");
+	for (size_t i = 0; i < n; i++)
+		ot_buf_putc(&list, "abcdefgh"[i % 8]);
+	ot_buf_puts(&list, "\nnn.LSTM\n");
+	box = sandbox("list-long", list.ptr, list.size);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = run_list(box);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	expect_partial(&r);
+	ck_assert_has(r.err, "ops.list:2:1: op name is 1048576 bytes long; the limit is 200\n");
+	/* the message quotes a bounded part of the line, not a megabyte */
+	ck_assert_uint_lt(strlen(r.err), 2000);
+	ck_assert_msg(t1.tv_sec - t0.tv_sec < 10, "a 1 MB line took %lld s",
+		      (long long)(t1.tv_sec - t0.tv_sec));
+	ck_assert(exists_in(box, "out/ops/nn-lstm.md"));
+	result_free(&r);
+	ot_buf_free(&list);
+	free(box);
+}
+END_TEST
+
+START_TEST(opslist_nul_bytes_and_invalid_utf8)
+{
+	static const char list[] = "torch.add\nnn.\0LSTM\nF.relu\xff\xfe\n# caf\xc3\n\xc3\xa9t\xc3\xa9\nnn.LSTM\n";
+	char *box = sandbox("list-bytes", list, sizeof(list) - 1);
+	struct result r = run_list(box);
+	expect_partial(&r);
+	ck_assert_has(r.err, "ops.list:2:4: NUL byte");
+	ck_assert_has(r.err, "ops.list:3:7: invalid UTF-8 (the file must be UTF-8 text)");
+	ck_assert_has(r.err, "ops.list:4:6: invalid UTF-8 in a comment");
+	ck_assert_has(r.err, "ops.list:5:1: an op name starts with a letter or '_', not 'é' (U+00E9)");
+	/* the good lines around them still count */
+	ck_assert(exists_in(box, "out/ops/nn-lstm.md"));
+	ck_assert(exists_in(box, "out/ops/torch-add.md"));
+	result_free(&r);
+	free(box);
+}
+END_TEST
+
+START_TEST(opslist_crlf_is_the_same_list)
+{
+	static const char lf[] = "# torch-version: 2.0.0\nnn.LSTM\ntorch.add !full # c\n";
+	static const char crlf[] = "# torch-version: 2.0.0\r\nnn.LSTM\r\ntorch.add !full # c\r\n";
+	char *a = sandbox("list-lf", lf, sizeof(lf) - 1), *b = sandbox("list-crlf", crlf, sizeof(crlf) - 1);
+	/* the pin names the release: no torch of the machine's python may */
+	struct result ra = run_box(a, NULL, "-s", fixture, "--python", "/bin/false", NULL);
+	struct result rb = run_box(b, NULL, "-s", fixture, "--python", "/bin/false", NULL);
+	char *da, *db;
+	/* status 1: torch.add !full has a layer the fixture does not define */
+	ck_assert_msg(ra.status == 1 && rb.status == 1, "%d %s / %d %s", ra.status, ra.err,
+		      rb.status, rb.err);
+	ck_assert_str_eq(ra.err, rb.err);
+	/* the same files, byte for byte (inodes differ: compare names and hashes) */
+	da = shell("cd \"$1\"/out && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha1sum", a, NULL);
+	db = shell("cd \"$1\"/out && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha1sum", b, NULL);
+	ck_assert_str_eq(da, db);
+	result_free(&ra);
+	result_free(&rb);
+	free(da);
+	free(db);
+	free(a);
+	free(b);
+}
+END_TEST
+
+START_TEST(opslist_duplicates_are_one_page)
+{
+	static const char list[] = "nn.LSTM\ntorch.add\nnn.LSTM\ntorch.nn.LSTM\n";
+	char *box = sandbox("list-dup", list, sizeof(list) - 1);
+	struct result r = run_list(box);
+	char *pages;
+	/* a warning, not an error; a second spelling of the same op is refused */
+	ck_assert_has(r.err, "ops.list:3:1: warning: duplicate op 'nn.LSTM' (first on line 1), skipped");
+	ck_assert_has(r.err, "'torch.nn.LSTM' names the same page (ops/nn-lstm.md) as 'nn.LSTM'");
+	pages = shell("ls \"$1\"/out/ops", box, NULL);
+	ck_assert_str_eq(pages, "nn-lstm.dot\nnn-lstm.md\nnn-lstm.svg\ntorch-add.md\n");
+	result_free(&r);
+	free(pages);
+	free(box);
+}
+END_TEST
+
+static void expect_only_slugs(const char *out);
+
+/* Every file (and link) in out/ after a run, and what a run of torch.add alone leaves. */
+static const char list_out[] = "cd \"$1\"/out && find . ! -type d | LC_ALL=C sort";
+#define ONE_PAGE "./.optrace-manifest\n./index.md\n./ops/torch-add.md\n./trace.json\n"
+
+/*
+ * Names that are paths, options or shell code: each line is refused with
+ * its own message, nothing is written but the good op's pages, and no
+ * command runs (the canary file is never created).
+ */
+START_TEST(opslist_names_that_are_paths_or_code)
+{
+	static const struct {
+		const char *line, *message;
+	} bad[] = {
+	    {"torch/add", ":2:6: invalid character '/' in op name"},
+	    {"../../etc/passwd", ":3:1: an op name starts with a letter or '_', not '.'"},
+	    {"nn..LSTM/../../x", ":4:9: invalid character '/' in op name"},
+	    {"nn\\LSTM", ":5:3: invalid character '\\' in op name"},
+	    {"aten:add", ":6:5: a single ':' in an op name (namespaces use '::')"},
+	    {"C:\\x", ":7:2: a single ':' in an op name"},
+	    {"nn.LSTM extra", ":8:9: unexpected 'extra' after the op name"},
+	    {"$(touch CANARY)", ":9:1: an op name starts with a letter or '_', not '$'"},
+	    {"`touch CANARY`", ":10:1: an op name starts with a letter or '_', not '`'"},
+	    {"x;touch CANARY", ":11:2: invalid character ';' in op name"},
+	    {"x|touch CANARY", ":12:2: invalid character '|' in op name"},
+	    {"x&&touch CANARY", ":13:2: invalid character '&' in op name"},
+	    {"-o", ":14:1: an op name cannot start with '-'"},
+	    {"--all", ":15:1: an op name cannot start with '-'"},
+	    {"x>CANARY", ":16:2: invalid character '>' in op name"},
+	    {"nn.\x1b[2JLSTM", ":17:4: invalid character '\\x1b' in op name"},
+	    {"nn.LSTM \x1b]0;title\x07", ":18:9: unexpected '\\x1b]0;title\\x07' after the op name"},
+	};
+	ot_buf list = OT_BUF_INIT;
+	char *box, *files;
+	struct result r;
+	ot_buf_puts(&list, "torch.add\n");
+	for (size_t i = 0; i < OT_ARRAY_LEN(bad); i++)
+		ot_buf_printf(&list, "%s\n", bad[i].line);
+	box = sandbox("list-names", list.ptr, list.size);
+	r = run_list(box);
+	expect_partial(&r);
+	for (size_t i = 0; i < OT_ARRAY_LEN(bad); i++) {
+		ot_buf m = OT_BUF_INIT;
+		ot_buf_printf(&m, "ops.list%s", bad[i].message);
+		ck_assert_has(r.err, m.ptr);
+		ot_buf_free(&m);
+	}
+	ck_assert_msg(!strchr(r.err, '\x1b'), "an escape sequence reached the terminal");
+	ck_assert(!exists_in(box, "CANARY") && !exists_in(box, "out/CANARY"));
+	files = shell(list_out, box, NULL);
+	ck_assert_str_eq(files, ONE_PAGE);
+	result_free(&r);
+	ot_buf_free(&list);
+	free(files);
+	free(box);
+}
+END_TEST
+
+/* The longest name is accepted (and not found), one byte more is refused. */
+START_TEST(opslist_very_long_names)
+{
+	ot_buf list = OT_BUF_INIT;
+	char *box, *files, *out;
+	struct result r;
+	ot_buf_puts(&list, "torch.");
+	for (int i = 0; i < 194; i++)
+		ot_buf_putc(&list, 'a');
+	ot_buf_puts(&list, "\naten::");
+	for (int i = 0; i < 195; i++)
+		ot_buf_putc(&list, 'b');
+	ot_buf_puts(&list, "\ntorch.add\n");
+	box = sandbox("list-longname", list.ptr, list.size);
+	out = path_of(box, "out");
+	r = run_list(box);
+	expect_partial(&r);
+	ck_assert_has(r.err, "ops.list:2:1: op name is 201 bytes long; the limit is 200\n");
+	ck_assert_has(r.err, "ops.list:1: torch.aaaa");
+	ck_assert_has(r.err, ": not found");
+	/* its "not found" page has a short name: 60 bytes of the slug and a hash */
+	files = shell(list_out, box, NULL);
+	{
+		const char *p = strstr(files, "./ops/torch-aaa"), *e = p ? strchr(p, '\n') : NULL;
+		ck_assert_msg(p && e, "no page for the long name: %s", files);
+		ck_assert_int_eq(e - p, (int)strlen("./ops/") + 60 + 1 + 16 + 3);
+		ck_assert_msg(strspn(p + 12, "a") == 54 && p[12 + 54] == '-' &&
+				      strspn(p + 12 + 55, "0123456789abcdef") == 16,
+			      "%.*s", (int)(e - p), p);
+	}
+	expect_only_slugs(out);
+	result_free(&r);
+	ot_buf_free(&list);
+	free(files);
+	free(out);
+	free(box);
+}
+END_TEST
+
+/*
+ * Every file a run writes is out/index.md, out/trace.json or
+ * out/ops/<slug>.{md,svg,dot} with a short slug of [a-z0-9_-]: checked on
+ * --all, where names come from the registry, not from the user.
+ */
+static void expect_only_slugs(const char *out)
+{
+	char *bad = shell("cd \"$1\" && find . -type f ! -name .optrace-manifest ! -path ./index.md "
+			  "! -path ./trace.json ! -regex '\\./ops/[a-z][a-z0-9_-]*\\.\\(md\\|svg\\|dot\\)' "
+			  "-print; find ./ops -type f | awk -F/ 'length($3) > 99'",
+			  out, NULL);
+	ck_assert_msg(!*bad, "unexpected output files:\n%s", bad);
+	free(bad);
+}
+
+START_TEST(opslist_slugs_stay_in_ops_and_short)
+{
+	char *box = sandbox("list-slugs", "", 0), *out = path_of(box, "out");
+	struct result r = run_box(box, fixture, "-s", fixture, "-t", "2.0.0", "--all", "-q", NULL);
+	ck_assert_msg(r.status <= 1, "%d %s", r.status, r.err);
+	expect_only_slugs(out);
+	result_free(&r);
+	free(out);
+	free(box);
+}
+END_TEST
+
+/* ---- checkouts ------------------------------------------------------------------ */
+
+/*
+ * One clone of the fixture (no origin remote) with a tag per broken
+ * release, each the v2.0.0 tree with one change; outside/ holds files that
+ * symlinks in the tags point at, plain/ a plain-folder copy of v2.0.0 with
+ * such links.
+ */
+static const char hostile_script[] =
+	"set -e\n"
+	"cd \"$1\"; fixture=$2; NF=aten/src/ATen/native/native_functions.yaml\n"
+	"git clone -q --no-hardlinks \"$fixture\" repo\n"
+	"mkdir outside\n"
+	"cp repo/$NF outside/native_functions.yaml\n"
+	/* a definition that would fill the tracer's missing add_out if read */
+	"printf 'namespace at { namespace native {\\nTensor& add_out(const Tensor& self, "
+	"const Tensor& other, const Scalar& alpha, Tensor& out) { return out; }\\n}}\\n' "
+	"> outside/Evil.cpp\n"
+	"cd repo; git remote remove origin\n"
+	"g() { git -c user.name=t -c user.email=t@localhost -c advice.detachedHead=false \"$@\"; }\n"
+	"variant() { g checkout -q v2.0.0; eval \"$2\"; g add -A; g commit -qm \"$1\"; g tag \"$1\"; }\n"
+	/* YAML */
+	"variant v3.0.1 \"printf -- '- func: cut(Tensor se' >> $NF\"\n"
+	"variant v3.0.2 \"printf -- '- func: cut(Tensor self) -> Tensor\\n  dispatch: {CPU: cut_cpu, "
+	"CUDA: \\\"cut_' >> $NF\"\n"
+	"variant v3.0.3 \"sed -i '0,/^  variants:/s//\\tvariants:/' $NF\"\n"
+	"variant v3.0.4 \"printf -- '- func: bad(Tensor self) -> Tensor\\n  dispatch: [CPU, CUDA]\\n' "
+	">> $NF\"\n"
+	"variant v3.0.5 \"printf -- '- func: {name: bad}\\n' >> $NF\"\n"
+	"variant v3.0.6 \"printf 'func: not a list\\n' > $NF\"\n"
+	"variant v3.0.7 \"printf -- '- variants: function\\n  dispatch:\\n    CPU: nothing\\n' >> $NF\"\n"
+	"variant v3.0.8 \"printf -- '- func: dup(Tensor self) -> Tensor\\n  variants: function\\n"
+	"  variants: method\\n' >> $NF\"\n"
+	"variant v3.0.9 \"awk 'BEGIN { printf \\\"- func: deep(Tensor self) -> Tensor\\\\n  x: \\\"; "
+	"for (i = 0; i < 100000; i++) printf \\\"[\\\"; for (i = 0; i < 100000; i++) printf \\\"]\\\"; "
+	"print \\\"\\\" }' >> $NF\"\n"
+	"bomb='- func: lol(Tensor self) -> Tensor\\n  x0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\\n'\n"
+	"for i in 1 2 3 4 5 6 7 8 9; do p=$((i - 1)); "
+	"bomb=\"$bomb  x$i: &a$i [*a$p, *a$p, *a$p, *a$p, *a$p, *a$p, *a$p, *a$p, *a$p]\\n\"; done\n"
+	"variant v3.0.10 \"printf -- \\\"$bomb\\\" >> $NF\"\n"
+	/* the tree */
+	"variant v3.1.1 \"git rm -q $NF\"\n"
+	"variant v3.1.2 \"rm $NF; ln -s \\\"$1/outside/native_functions.yaml\\\" $NF\"\n"
+	"variant v3.1.3 \"ln -s \\\"$1/outside/Evil.cpp\\\" aten/src/ATen/native/Evil.cpp; "
+	"ln -s ../../../../../outside/Evil.cpp aten/src/ATen/native/Evil2.cpp; "
+	"ln -s \\\"$1/outside\\\" aten/src/ATen/native/outside\"\n"
+	"variant v3.1.4 \"yes 'int filler_for_a_huge_file(int x) { return x + 1; }' | head -c 40000000 "
+	"> aten/src/ATen/native/Huge.cpp; head -c 300000 /dev/urandom > aten/src/ATen/native/BinaryOps.cpp\"\n"
+	"variant v3.1.5 \"head -c 100000 /dev/urandom > $NF\"\n"
+	"variant v3.1.6 \"yes '# a comment line that makes native_functions.yaml far too large' "
+	"| head -c 40000000 >> $NF\"\n"
+	"g tag v3.2.1 'v2.0.0^{tree}'\n"
+	"g tag v3.2.2 \"v2.0.0:$NF\"\n"
+	"g tag -a -m 'annotated, to a tree' v3.2.3 'v2.0.0^{tree}'\n"
+	"g checkout -q v2.0.0\n"
+	/* a plain folder: v2.0.0 with the same links */
+	"cd ..; mkdir plain; git -C repo archive v2.0.0 | tar -x -C plain\n"
+	"ln -sf \"$1/outside/Evil.cpp\" plain/aten/src/ATen/native/Evil.cpp\n";
+
+static void fixture_setup(void)
+{
+	if (!fixture)
+		fixture = absolute(tu_fixture_repo());
+}
+
+static void hostile_setup(void)
+{
+	char *rel = tu_tmpdir("hostile");
+	fixture_setup();
+	hostile = absolute(rel);
+	free(shell(hostile_script, hostile, fixture, NULL));
+	free(rel);
+}
+
+static void hostile_teardown(void)
+{
+	free(hostile);
+	hostile = NULL;
+}
+
+static char *hostile_path(const char *rel)
+{
+	return path_of(hostile, rel);
+}
+
+/* A fatal run at fixture release `version` of the hostile clone. */
+static void expect_bad_release(const char *tag, const char *version, const char *message)
+{
+	char *box = sandbox(tag, TWO_OPS, strlen(TWO_OPS)), *repo = hostile_path("repo");
+	expect_fatal_keeps_out(box, repo, message, "-s", repo, "-t", version);
+	free(repo);
+	free(box);
+}
+
+/* A missing checkout is cloned; a clone that fails leaves nothing behind. */
+static void expect_failed_clone(const char *tag, const char *rel)
+{
+	char *box = sandbox(tag, TWO_OPS, strlen(TWO_OPS)), *missing = path_of(box, rel);
+	expect_fatal_keeps_out(box, NULL, "cannot clone file:///nonexistent/pytorch into ", "-s",
+			       missing, "--source-url", "file:///nonexistent/pytorch", "-t", "2.0.0");
+	free(missing);
+	free(box);
+}
+
+START_TEST(checkout_missing_and_clone_fails)
+{
+	expect_failed_clone("co-missing", "checkout");
+}
+END_TEST
+
+START_TEST(checkout_failed_clone_leaves_no_parent_folders)
+{
+	expect_failed_clone("co-missing-deep", "no/such/checkout");
+}
+END_TEST
+
+START_TEST(checkout_empty_plain_or_a_file)
+{
+	char *box = sandbox("co-kinds", TWO_OPS, strlen(TWO_OPS));
+	char *empty = path_of(box, "empty"), *plain = hostile_path("plain"), *file = path_of(box, "ops.list");
+	ck_assert(mkdir(empty, 0755) == 0);
+	expect_fatal_keeps_out(box, NULL, " is an empty folder: remove it so it can be cloned", "-s",
+			       empty, "-t", "2.0.0");
+	expect_fatal_keeps_out(box, plain, " is not a git repository, so the PyTorch release it holds "
+					   "cannot be verified", "-s", plain, "-t", "2.0.0");
+	expect_fatal_keeps_out(box, NULL, " is a file, not a folder", "-s", file, "-t", "2.0.0");
+	free(empty);
+	free(plain);
+	free(file);
+	free(box);
+}
+END_TEST
+
+START_TEST(checkout_without_the_tag)
+{
+	expect_bad_release("co-notag", "9.9.9", "PyTorch 9.9.9: the checkout ");
+	expect_bad_release("co-notag", "9.9.9", " has no tag v9.9.9 (it has no origin remote to fetch it from)");
+}
+END_TEST
+
+START_TEST(checkout_tag_at_a_non_commit)
+{
+	expect_bad_release("co-tree", "3.2.1", "tag v3.2.1 in ");
+	expect_bad_release("co-tree", "3.2.1", " points at a tree, not a commit, so it is not a release");
+	expect_bad_release("co-blob", "3.2.2", " points at a blob, not a commit");
+	expect_bad_release("co-annotated", "3.2.3", " points at a tree, not a commit");
+}
+END_TEST
+
+START_TEST(checkout_corrupt_object)
+{
+	char *box = sandbox("co-corrupt", TWO_OPS, strlen(TWO_OPS)), *repo = path_of(box, "repo");
+	char *oid;
+	free(shell("git clone -q --no-hardlinks \"$1\" \"$2\"", fixture, repo, NULL));
+	oid = shell("git -C \"$1\" rev-parse v2.0.0:aten/src/ATen/native/BinaryOps.cpp | tr -d '\\n'",
+		    repo, NULL);
+	free(shell("f=\"$1/.git/objects/$(echo $2 | cut -c1-2)/$(echo $2 | cut -c3-)\"; "
+		   "chmod 644 \"$f\"; printf 'not zlib at all' > \"$f\"",
+		   repo, oid, NULL));
+	expect_fatal_keeps_out(box, NULL, "cannot read aten/src/ATen/native/BinaryOps.cpp at 2.0.0 in ",
+			       "-s", repo, "-t", "2.0.0");
+	free(oid);
+	free(repo);
+	free(box);
+}
+END_TEST
+
+START_TEST(checkout_without_native_functions)
+{
+	expect_bad_release("co-nonative", "3.1.1",
+			   "aten/src/ATen/native/native_functions.yaml is missing from the source tree");
+}
+END_TEST
+
+/* A link to a good file outside the checkout is not followed: still missing. */
+START_TEST(checkout_native_functions_is_a_link_outside)
+{
+	expect_bad_release("co-link", "3.1.2",
+			   "aten/src/ATen/native/native_functions.yaml is missing from the source tree");
+}
+END_TEST
+
+/* Links to a source file and a folder outside: the run works, reads neither. */
+static void expect_links_ignored(const char *tag, const char *checkout, const char *version,
+				 bool unverified)
+{
+	static const char list[] = "torch.add !full\n";
+	char *box = sandbox(tag, list, sizeof(list) - 1), *json;
+	struct result r = run_box(box, checkout, "-s", checkout, "-t", version,
+				  unverified ? "--unverified-source" : "-q", NULL);
+	ck_assert_msg(r.status == 1, "%d: %s", r.status, r.err);
+	json = shell("cat \"$1\"/out/trace.json", box, NULL);
+	ck_assert_msg(!strstr(json, "Evil") && !strstr(json, "outside"), "a link was followed");
+	/* the layer the outside file would have filled is still missing */
+	ck_assert_has(json, "not found: C++ function `add_out`");
+	result_free(&r);
+	free(json);
+	free(box);
+}
+
+START_TEST(checkout_source_links_outside_are_not_followed)
+{
+	char *repo = hostile_path("repo"), *plain = hostile_path("plain");
+	expect_links_ignored("co-srclink", repo, "3.1.3", false);
+	expect_links_ignored("co-plainlink", plain, "2.0.0", true);
+	free(repo);
+	free(plain);
+}
+END_TEST
+
+START_TEST(checkout_huge_and_binary_sources)
+{
+	static const char list[] = "torch.add !full\nnn.LSTM\n";
+	char *box = sandbox("co-huge", list, sizeof(list) - 1), *repo = hostile_path("repo"), *json;
+	struct result r = run_box(box, repo, "-s", repo, "-t", "3.1.4", "-q", NULL);
+	ck_assert_msg(r.status <= 1, "%d: %s", r.status, r.err);
+	ck_assert(exists_in(box, "out/ops/torch-add.md") && exists_in(box, "out/ops/nn-lstm.md"));
+	json = shell("cat \"$1\"/out/trace.json", box, NULL);
+	ck_assert_msg(!strstr(json, "Huge.cpp"), "a file over 32 MB was indexed");
+	result_free(&r);
+	free(json);
+	free(repo);
+	free(box);
+}
+END_TEST
+
+START_TEST(checkout_binary_native_functions)
+{
+	expect_bad_release("co-binyaml", "3.1.5", "aten/src/ATen/native/native_functions.yaml:1:");
+}
+END_TEST
+
+/* Present but over the size limit: the message must say so, not "missing". */
+START_TEST(checkout_huge_native_functions)
+{
+	expect_bad_release("co-hugeyaml", "3.1.6", "aten/src/ATen/native/native_functions.yaml");
+	expect_bad_release("co-hugeyaml", "3.1.6", "too large");
+}
+END_TEST
+
+/* ---- YAML ----------------------------------------------------------------------------- */
+
+#define NATIVE "aten/src/ATen/native/native_functions.yaml"
+
+START_TEST(yaml_truncated)
+{
+	expect_bad_release("yaml-cut", "3.0.1", NATIVE ":121:9: bad schema: column 14: expected ',' or ')'");
+	expect_bad_release("yaml-cutflow", "3.0.2", NATIVE ":122:");
+	expect_bad_release("yaml-cutflow", "3.0.2", "found unexpected end of stream");
+}
+END_TEST
+
+START_TEST(yaml_tab_indented)
+{
+	expect_bad_release("yaml-tab", "3.0.3", "found a tab character that violates indentation");
+}
+END_TEST
+
+START_TEST(yaml_wrong_types)
+{
+	expect_bad_release("yaml-types", "3.0.4", NATIVE ":122:13: 'dispatch' must be a mapping");
+	expect_bad_release("yaml-types", "3.0.5", NATIVE ":121:");
+	expect_bad_release("yaml-types", "3.0.6", NATIVE ":1:1: top level is not a list");
+}
+END_TEST
+
+START_TEST(yaml_entry_without_func)
+{
+	expect_bad_release("yaml-nofunc", "3.0.7", NATIVE ":121:3: entry has no 'func:'");
+}
+END_TEST
+
+START_TEST(yaml_duplicate_keys)
+{
+	expect_bad_release("yaml-dupkey", "3.0.8", NATIVE ":123:3: duplicate key 'variants' (first at line 122)");
+}
+END_TEST
+
+START_TEST(yaml_deeply_nested)
+{
+	expect_bad_release("yaml-deep", "3.0.9", NATIVE ":122:");
+	expect_bad_release("yaml-deep", "3.0.9", "nesting is too deep");
+}
+END_TEST
+
+/* 9^10 items if expanded: loads in bounded time and memory, dump included. */
+START_TEST(yaml_alias_bomb)
+{
+	char *box = sandbox("yaml-bomb", TWO_OPS, strlen(TWO_OPS)), *repo = hostile_path("repo");
+	struct result r = run_box(box, repo, "-s", repo, "-t", "3.0.10", "-q", NULL);
+	struct result d;
+	ck_assert_msg(r.status == 0, "%d: %s", r.status, r.err);
+	d = run_box(box, repo, "-s", repo, "-t", "3.0.10", "--dump-registry", NULL);
+	ck_assert_msg(d.status == 0, "%d: %s", d.status, d.err);
+	ck_assert_has(d.out, "\"lol\"");
+	ck_assert_uint_lt(strlen(d.out), 4u << 20);
+	result_free(&r);
+	result_free(&d);
+	free(repo);
+	free(box);
+}
+END_TEST
+
+/* ---- the output folder --------------------------------------------------------------- */
+
+/* Run a shell script in its own mount namespace (root, or a user namespace). */
+static char *in_mount_namespace(const char *script, const char *arg)
+{
+	char *full = ot_malloc(strlen(script) + 64), *res;
+	sprintf(full, "exec unshare %s sh -ec '%s' sh \"$1\"", geteuid() == 0 ? "-m" : "-rm", script);
+	res = shell(full, arg, NULL);
+	free(full);
+	return res;
+}
+
+/*
+ * Read-only: a read-only bind mount stops root too. The run's status and
+ * stderr are written beside the mount; out/ is compared before and after.
+ */
+START_TEST(output_not_writable)
+{
+	char *box = sandbox("out-ro", TWO_OPS, strlen(TWO_OPS)), *before = out_digest(box), *after;
+	char *script = NULL, *status, *err;
+	ot_buf s = OT_BUF_INIT;
+	ot_buf_printf(&s, "mount --bind \"$1\"/out \"$1\"/out; mount -o remount,bind,ro \"$1\"/out; "
+			  "st=0; env -C \"$1\" %s -s %s -t 2.0.0 2> \"$1\"/err || st=$?; echo $st > \"$1\"/status",
+		      bin, fixture);
+	script = ot_buf_detach(&s);
+	free(in_mount_namespace(script, box));
+	status = shell("cat \"$1\"/status", box, NULL);
+	err = shell("cat \"$1\"/err", box, NULL);
+	ck_assert_str_eq(status, "2\n");
+	ck_assert_has(err, "optrace: output folder out is not writable");
+	after = out_digest(box);
+	ck_assert_str_eq(before, after);
+	free(script);
+	free(status);
+	free(err);
+	free(before);
+	free(after);
+	free(box);
+}
+END_TEST
+
+START_TEST(output_is_a_file_or_a_link)
+{
+	char *box = sandbox("out-file", TWO_OPS, strlen(TWO_OPS)), *d0, *d1;
+	free(shell("cd \"$1\" && printf 'precious\\n' > file && mkdir real && ln -s real link", box, NULL));
+	d0 = digest(box, "");
+	{
+		struct result r = run_in(box, (const char *[]){"-s", fixture, "-t", "2.0.0", "-o", "file", NULL});
+		expect_fatal(&r, "optrace: output folder file is not a folder");
+		result_free(&r);
+		r = run_in(box, (const char *[]){"-s", fixture, "-t", "2.0.0", "-o", "file/out", NULL});
+		expect_fatal(&r, "optrace: cannot create file/out: Not a directory");
+		result_free(&r);
+		r = run_in(box, (const char *[]){"-s", fixture, "-t", "2.0.0", "-o", "link", NULL});
+		expect_fatal(&r, "optrace: output folder link is a symbolic link");
+		result_free(&r);
+	}
+	d1 = digest(box, "");
+	ck_assert_str_eq(d0, d1);
+	free(d0);
+	free(d1);
+	free(box);
+}
+END_TEST
+
+/* A link where a folder of ours is: an error, never a redirection. */
+START_TEST(output_folder_link_inside_is_not_followed)
+{
+	char *box = sandbox("out-dirlink", TWO_OPS, strlen(TWO_OPS)), *elsewhere, *d0, *d1;
+	free(shell("cd \"$1\" && mkdir elsewhere && mv out/ops/* elsewhere/ && rmdir out/ops && "
+		   "ln -s ../elsewhere out/ops",
+		   box, NULL));
+	elsewhere = path_of(box, "elsewhere");
+	d0 = digest(elsewhere, "");
+	expect_fatal_keeps_out(box, NULL, "out/ops is a symbolic link; links in the output folder are "
+					  "never followed; nothing was published, out is unchanged",
+			       "-s", fixture, "-t", "2.0.0");
+	d1 = digest(elsewhere, "");
+	ck_assert_str_eq(d0, d1);
+	free(d0);
+	free(d1);
+	free(elsewhere);
+	free(box);
+}
+END_TEST
+
+/* A link where a file of ours is: replaced by the file, its target untouched. */
+START_TEST(output_file_link_inside_is_replaced)
+{
+	char *box = sandbox("out-filelink", TWO_OPS, strlen(TWO_OPS)), *target, *text, *d0, *d1;
+	struct result r;
+	struct stat st;
+	free(shell("cd \"$1\" && printf 'not optrace output\\n' > target && rm out/index.md && "
+		   "ln -s ../target out/index.md",
+		   box, NULL));
+	target = path_of(box, "target");
+	d0 = digest(box, "out");
+	r = run_in(box, (const char *[]){"-s", fixture, "-t", "2.0.0", "-q", NULL});
+	ck_assert_msg(r.status == 0, "%d: %s", r.status, r.err);
+	d1 = digest(box, "out");
+	ck_assert_str_eq(d0, d1);
+	text = tu_read_file(target, NULL);
+	ck_assert_str_eq(text, "not optrace output\n");
+	free(text);
+	text = path_of(box, "out/index.md");
+	ck_assert(lstat(text, &st) == 0 && S_ISREG(st.st_mode));
+	result_free(&r);
+	free(text);
+	free(d0);
+	free(d1);
+	free(target);
+	free(box);
+}
+END_TEST
+
+/* A small tmpfs: the earlier run fits, --all with HTML does not. */
+START_TEST(output_disk_full)
+{
+	char *box = sandbox("out-full", TWO_OPS, strlen(TWO_OPS)), *script, *status, *err, *d0, *d1;
+	ot_buf s = OT_BUF_INIT;
+	ot_buf_printf(&s, "cd \"$1\"; mkdir -p mnt; mount -t tmpfs -o size=256k tmpfs mnt; "
+			  "%s -s %s -t 1.0.0 -q -o mnt/out; "
+			  "find mnt/out -printf \"%%p %%y %%s %%i\\n\" | sort > d0; "
+			  "st=0; %s -s %s -t 2.0.0 --all --format md,json,html -o mnt/out 2> err || st=$?; "
+			  "echo $st > status; find mnt/out -printf \"%%p %%y %%s %%i\\n\" | sort > d1",
+		      bin, fixture, bin, fixture);
+	script = ot_buf_detach(&s);
+	free(in_mount_namespace(script, box));
+	status = shell("cat \"$1\"/status", box, NULL);
+	err = shell("cat \"$1\"/err", box, NULL);
+	d0 = shell("cat \"$1\"/d0", box, NULL);
+	d1 = shell("cat \"$1\"/d1", box, NULL);
+	ck_assert_str_eq(status, "2\n");
+	ck_assert_has(err, "disk full while writing mnt/out/");
+	ck_assert_has(err, "nothing was published, mnt/out is unchanged");
+	ck_assert_str_eq(d0, d1);
+	free(script);
+	free(status);
+	free(err);
+	free(d0);
+	free(d1);
+	free(box);
+}
+END_TEST
+
+/* A run that fails late (a broken template) keeps the earlier out/. */
+START_TEST(output_late_failure_keeps_out)
+{
+	char *box = sandbox("out-late", TWO_OPS, strlen(TWO_OPS));
+	free(shell("cd \"$1\" && mkdir tpl && printf '# {{title}}\\n{{#steps}}\\n' > tpl/page.md.mustache",
+		   box, NULL));
+	expect_fatal_keeps_out(box, NULL, "page.md.mustache:2:1: unclosed section 'steps'", "-s",
+			       fixture, "-t", "2.0.0", "--templates", "tpl");
+	free(box);
+}
+END_TEST
+
+/* ---- interruption ---------------------------------------------------------------------- */
+
+/*
+ * Reference runs on the real checkout: old = 1.13.1 --all plus ./ops.list
+ * (module pages 2.6.0 --all will not write), new = 2.6.0 --all. A killed
+ * run goes from a copy of old towards new; every file must be one or the
+ * other, whole.
+ */
+static char *real_dir; /* holds old/, new/, box/ (the sandbox with ops.list and empty.list) */
+static char *midway;   /* a file only the new run writes, half-way through its commit */
+
+static const char *const new_args[] = {"--all", "-t", "2.6.0", "-q", "empty.list", NULL};
+
+static void interrupt_setup(void)
+{
+	char *rel = tu_tmpdir("interrupt"), *box, *list, *ops = tu_read_file("ops.list", NULL);
+	struct result r;
+	real_dir = absolute(rel);
+	box = path_of(real_dir, "box");
+	ck_assert(mkdir(box, 0755) == 0);
+	list = path_of(box, "ops.list");
+	tu_write_file(list, ops, strlen(ops));
+	free(list);
+	list = path_of(box, "empty.list");
+	tu_write_file(list, "", 0);
+	r = run_in(box, (const char *[]){"-s", tu_real_source(), "--all", "-t", "1.13.1", "-q", "-o",
+					  "../old", "ops.list", NULL});
+	ck_assert_msg(r.status <= 1, "old run: %d %s", r.status, r.err);
+	result_free(&r);
+	r = run_in(box, (const char *[]){"-s", tu_real_source(), "--all", "-t", "2.6.0", "-q", "-o",
+					  "../new", "empty.list", NULL});
+	ck_assert_msg(r.status <= 1, "new run: %d %s", r.status, r.err);
+	result_free(&r);
+	/* the commit renames in path order: the middle one of the new files */
+	midway = shell("cd \"$1\" && (cd old && find . -type f | LC_ALL=C sort) > old.list && "
+		       "(cd new && find . -type f | LC_ALL=C sort) > new.list && "
+		       "LC_ALL=C comm -13 old.list new.list > new-only.list && "
+		       "sed -n \"$(($(wc -l < new-only.list) / 2))p\" new-only.list | tr -d '\\n'",
+		       real_dir, NULL);
+	ck_assert_msg(ot_starts_with(midway, "./ops/"), "'%s'", midway);
+	free(list);
+	free(box);
+	free(ops);
+	free(rel);
+}
+
+static void interrupt_teardown(void)
+{
+	/* 2 x 300 MB: not left behind */
+	if (real_dir)
+		free(shell("rm -rf \"$1\"", real_dir, NULL));
+	free(real_dir);
+	free(midway);
+	real_dir = midway = NULL;
+}
+
+/* Start optrace (new_args plus -s and -o OUT) in the background. */
+static pid_t spawn_new_run(const char *out)
+{
+	char *box = path_of(real_dir, "box");
+	pid_t pid = fork();
+	ck_assert(pid >= 0);
+	if (pid == 0) {
+		const char *argv[16] = {bin, "-s", tu_real_source(), "-o", out};
+		int n = 5, null = open("/dev/null", O_RDWR);
+		for (const char *const *a = new_args; *a; a++)
+			argv[n++] = *a;
+		argv[n] = NULL;
+		dup2(null, 0);
+		dup2(null, 1);
+		if (chdir(box) != 0)
+			_exit(127);
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	free(box);
+	return pid;
+}
+
+static double seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+enum moment { AFTER_ONE_SECOND, WHILE_STAGING, WHILE_PUBLISHING };
+
+/*
+ * Copy old/ to a fresh out, start the new run into it, send `sig` at
+ * `when`; returns the out folder (absolute). The process must die of the
+ * signal (it did not finish first).
+ */
+static char *interrupted_run(const char *tag, int sig, enum moment when)
+{
+	char *out = path_of(real_dir, tag), *staging = path_of(out, ".optrace-staging/ops");
+	char *middle = path_of(out, midway);
+	double start = seconds();
+	pid_t pid;
+	int status;
+
+	free(shell("rm -rf \"$2\" && cp -a \"$1\"/old \"$2\"", real_dir, out, NULL));
+	pid = spawn_new_run(out);
+	for (;;) {
+		struct stat st;
+		bool now = false;
+		if (when == AFTER_ONE_SECOND)
+			now = seconds() - start >= 1.0;
+		else if (when == WHILE_STAGING)
+			now = lstat(staging, &st) == 0 && seconds() - start >= 1.0;
+		else
+			now = lstat(middle, &st) == 0;
+		if (now)
+			break;
+		ck_assert_msg(waitpid(pid, &status, WNOHANG) == 0, "the run ended before the signal");
+		ck_assert_msg(seconds() - start < 600, "the run never reached the moment");
+		usleep(when == WHILE_PUBLISHING ? 200 : 10000);
+	}
+	kill(pid, sig);
+	ck_assert(waitpid(pid, &status, 0) == pid);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == sig,
+		      "the run was not stopped by signal %d (status %d)", sig, status);
+	free(staging);
+	free(middle);
+	return out;
+}
+
+/*
+ * After a killed run: every file of out/ (but the staging folder) is byte
+ * for byte the old or the new version of itself; `mixed` requires both to
+ * be present (the kill landed inside the commit). Returns the paths that
+ * the manifest does not list (files of ours it forgot), "" when none.
+ */
+static char *expect_whole_files(const char *out, bool mixed)
+{
+	/* prints per file: O (old version), N (new), X (neither) */
+	static const char check[] =
+		"cd \"$1\" && find . -path ./.optrace-staging -prune -o -type f -print | LC_ALL=C sort | "
+		"while read -r f; do "
+		"if cmp -s \"$f\" \"$2/$f\"; then echo \"O $f\"; "
+		"elif cmp -s \"$f\" \"$3/$f\"; then echo \"N $f\"; else echo \"X $f\"; fi; done";
+	char *old = path_of(real_dir, "old"), *new = path_of(real_dir, "new");
+	char *report = shell(check, out, old, new, NULL), *bad, *torn, *untracked;
+	size_t n_old = 0, n_new = 0;
+	for (const char *l = report; *l; l = strchr(l, '\n') + 1) {
+		ck_assert_msg(*l != 'X', "a file is neither the old nor the new version: %.200s", l);
+		n_old += *l == 'O';
+		n_new += *l == 'N';
+	}
+	fprintf(stderr, "%s: %zu files as before, %zu as in the new run\n", out, n_old, n_new);
+	if (mixed)
+		ck_assert_msg(n_old && n_new, "not a mix: %zu old, %zu new", n_old, n_new);
+	/* the pages have their front matter and end with a newline */
+	bad = shell("cd \"$1\" && for f in ops/*.md index.md; do "
+		    "[ \"$(tail -c 1 \"$f\" | od -An -c | tr -d ' ')\" = '\\n' ] || echo \"$f\"; done; "
+		    "for f in ops/*.md; do head -c 4 \"$f\" | grep -q -- '^---' || echo \"$f\"; done | head",
+		    out, NULL);
+	ck_assert_msg(!*bad, "incomplete pages: %s", bad);
+	/* the manifest is the old or the new one, whole, and lists every file of ours */
+	torn = shell("cd \"$1\" && cmp -s .optrace-manifest \"$2\"/.optrace-manifest || "
+		     "cmp -s .optrace-manifest \"$3\"/.optrace-manifest || echo torn",
+		     out, old, new, NULL);
+	ck_assert_msg(!*torn, "the manifest is neither the old nor the new one");
+	free(torn);
+	untracked = shell("cd \"$1\" && find . -path ./.optrace-staging -prune -o -type f "
+			  "! -name .optrace-manifest -print | sed 's|^\\./||' | LC_ALL=C sort | "
+			  "LC_ALL=C comm -23 - .optrace-manifest | head -5",
+			  out, NULL);
+	free(report);
+	free(bad);
+	free(old);
+	free(new);
+	return untracked;
+}
+
+/* The rerun recovers: out/ is then byte-identical to a clean run, no staging left. */
+static void expect_rerun_recovers(const char *out)
+{
+	char *box = path_of(real_dir, "box"), *new = path_of(real_dir, "new"), *diff;
+	const char *args[16] = {"-s", tu_real_source(), "-o", out};
+	struct result r;
+	int n = 4;
+	for (const char *const *a = new_args; *a; a++)
+		args[n++] = *a;
+	args[n] = NULL;
+	r = run_in(box, args);
+	ck_assert_msg(r.status <= 1, "rerun: %d %s", r.status, r.err);
+	diff = shell("diff -r --no-dereference -q \"$1\" \"$2\" || true", out, new, NULL);
+	ck_assert_msg(!*diff, "the rerun differs from a clean run:\n%.2000s", diff);
+	result_free(&r);
+	free(shell("rm -rf \"$1\"", out, NULL));
+	free(diff);
+	free(new);
+	free(box);
+}
+
+/* Before the commit nothing is published: out/ is exactly the old run. */
+START_TEST(interrupt_before_publishing_leaves_out_as_it_was)
+{
+	char *old = path_of(real_dir, "old"), *d_old = digest(old, ""), *out, *d, *untracked;
+	static const char *const files_only =
+		"cd \"$1\" && find . -path ./.optrace-staging -prune -o -type f -print0 | "
+		"LC_ALL=C sort -z | xargs -0 sha1sum";
+	char *want = shell(files_only, old, NULL);
+
+	out = interrupted_run("sigint-early", SIGINT, AFTER_ONE_SECOND);
+	d = shell(files_only, out, NULL);
+	ck_assert_msg(!strcmp(want, d), "SIGINT after 1 s changed out/");
+	free(d);
+	free(out);
+
+	out = interrupted_run("sigkill-staging", SIGKILL, WHILE_STAGING);
+	d = shell(files_only, out, NULL);
+	ck_assert_msg(!strcmp(want, d), "SIGKILL while staging changed out/");
+	untracked = expect_whole_files(out, false);
+	ck_assert_str_eq(untracked, "");
+	/* the killed run's staging folder is still there; the rerun clears it */
+	ck_assert(exists_in(out, ".optrace-staging"));
+	expect_rerun_recovers(out);
+	free(untracked);
+	free(d);
+	free(out);
+	free(want);
+	free(d_old);
+	free(old);
+}
+END_TEST
+
+static void killed_while_publishing(const char *tag, int sig)
+{
+	char *out = interrupted_run(tag, sig, WHILE_PUBLISHING);
+	char *untracked = expect_whole_files(out, true);
+	expect_rerun_recovers(out);
+	/* last, so the rerun was checked too: files the killed commit published
+	 * but no manifest lists would never be cleaned up */
+	ck_assert_msg(!*untracked, "a run killed while publishing leaves files no manifest lists:\n%s",
+		      untracked);
+	free(untracked);
+	free(out);
+}
+
+START_TEST(sigkill_while_publishing_leaves_whole_files)
+{
+	killed_while_publishing("sigkill-commit", SIGKILL);
+}
+END_TEST
+
+START_TEST(sigint_while_publishing_leaves_whole_files)
+{
+	killed_while_publishing("sigint-commit", SIGINT);
+}
+END_TEST
+
+/* The 2.6.0 --all output itself: file names are short slugs inside ops/. */
+START_TEST(real_all_slugs_stay_in_ops_and_short)
+{
+	char *new = path_of(real_dir, "new"), *old = path_of(real_dir, "old");
+	expect_only_slugs(new);
+	expect_only_slugs(old);
+	free(new);
+	free(old);
+}
+END_TEST
+
+/* ---- suite ----------------------------------------------------------------------------- */
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("hostile");
+	TCase *tc = tcase_create("opslist");
+	tcase_set_timeout(tc, 120);
+	tcase_add_unchecked_fixture(tc, fixture_setup, NULL);
+	tcase_add_test(tc, opslist_empty_and_comments_only);
+	tcase_add_test(tc, opslist_megabyte_line);
+	tcase_add_test(tc, opslist_nul_bytes_and_invalid_utf8);
+	tcase_add_test(tc, opslist_crlf_is_the_same_list);
+	tcase_add_test(tc, opslist_duplicates_are_one_page);
+	tcase_add_test(tc, opslist_names_that_are_paths_or_code);
+	tcase_add_test(tc, opslist_very_long_names);
+	tcase_add_test(tc, opslist_slugs_stay_in_ops_and_short);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("checkout");
+	tcase_set_timeout(tc, 120);
+	tcase_add_unchecked_fixture(tc, hostile_setup, hostile_teardown);
+	tcase_add_test(tc, checkout_missing_and_clone_fails);
+	tcase_add_test(tc, checkout_failed_clone_leaves_no_parent_folders);
+	tcase_add_test(tc, checkout_empty_plain_or_a_file);
+	tcase_add_test(tc, checkout_without_the_tag);
+	tcase_add_test(tc, checkout_tag_at_a_non_commit);
+	tcase_add_test(tc, checkout_corrupt_object);
+	tcase_add_test(tc, checkout_without_native_functions);
+	tcase_add_test(tc, checkout_native_functions_is_a_link_outside);
+	tcase_add_test(tc, checkout_source_links_outside_are_not_followed);
+	tcase_add_test(tc, checkout_huge_and_binary_sources);
+	tcase_add_test(tc, checkout_binary_native_functions);
+	tcase_add_test(tc, checkout_huge_native_functions);
+	tcase_add_test(tc, yaml_truncated);
+	tcase_add_test(tc, yaml_tab_indented);
+	tcase_add_test(tc, yaml_wrong_types);
+	tcase_add_test(tc, yaml_entry_without_func);
+	tcase_add_test(tc, yaml_duplicate_keys);
+	tcase_add_test(tc, yaml_deeply_nested);
+	tcase_add_test(tc, yaml_alias_bomb);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("output");
+	tcase_set_timeout(tc, 120);
+	tcase_add_unchecked_fixture(tc, fixture_setup, NULL);
+	tcase_add_test(tc, output_not_writable);
+	tcase_add_test(tc, output_is_a_file_or_a_link);
+	tcase_add_test(tc, output_folder_link_inside_is_not_followed);
+	tcase_add_test(tc, output_file_link_inside_is_replaced);
+	tcase_add_test(tc, output_disk_full);
+	tcase_add_test(tc, output_late_failure_keeps_out);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("interrupt");
+	tcase_set_timeout(tc, 1200);
+	tcase_add_unchecked_fixture(tc, interrupt_setup, interrupt_teardown);
+	tcase_add_test(tc, real_all_slugs_stay_in_ops_and_short);
+	tcase_add_test(tc, interrupt_before_publishing_leaves_out_as_it_was);
+	tcase_add_test(tc, sigkill_while_publishing_leaves_whole_files);
+	tcase_add_test(tc, sigint_while_publishing_leaves_whole_files);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	/* plain checks: ck_assert works only inside tests */
+	bin = realpath(tu_optrace(), NULL);
+	if (!bin) {
+		fprintf(stderr, "check_hostile: no optrace binary at %s (make first)\n", tu_optrace());
+		return 1;
+	}
+	return tu_run_suite(suite()) ? 1 : 0;
+}
