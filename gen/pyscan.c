@@ -186,7 +186,9 @@ void ot_scan_python(ot_scan_result *out, ot_arena *arena, const char *code, cons
 								depth--;
 							e++;
 						}
-						p.bases = ot_scan_copy_name(arena, code + b + 1, e - b - 2);
+						/* e is past the ')', or at the end of an unclosed list */
+						p.bases = ot_scan_copy_name(arena, code + b + 1,
+									    e - b - 1 - (depth == 0));
 					} else {
 						p.bases = "";
 					}
