@@ -21,8 +21,7 @@
 
 /* ---- messages and progress ----------------------------------------------------------- */
 
-static void say(const char *fmt, ...) OT_PRINTF(1, 2);
-static void say(const char *fmt, ...)
+void ot_run_say(const char *fmt, ...)
 {
 	va_list ap;
 	fputs("optrace: ", stderr);
@@ -32,11 +31,18 @@ static void say(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+#define say ot_run_say
+
 static double now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double ot_run_clock(void)
+{
+	return now();
 }
 
 /* A progress line on a terminal, redrawn at most ten times a second. */
@@ -570,7 +576,7 @@ int ot_run(const ot_run_opts *o)
 		}
 		if (formats & OT_FORMAT_JSON) {
 			ot_buf_clear(&b);
-			ot_tracejson_write(&b, &r.rel, r.traces, r.ops.len);
+			ot_tracejson_write(&b, &r.rel, reg, r.traces, r.ops.len);
 			write_file(&r, "trace.json", &b);
 		}
 		ot_buf_free(&b);
@@ -627,4 +633,107 @@ done:
 	pthread_mutex_destroy(&r.phase_lock);
 	pthread_mutex_destroy(&prog.lock);
 	return status;
+}
+
+/* ---- one release in memory (optrace diff) --------------------------------------------------- */
+
+struct ot_run_held {
+	ot_source *src;
+	ot_index *ix;
+	ot_registry *reg;
+	ot_wellknown *wk;
+	ot_tracer *tracer;
+};
+
+void ot_run_traces_free(ot_run_traces *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; t->traces && i < t->n; i++)
+		ot_trace_free(t->traces[i]);
+	free(t->traces);
+	if (t->held) {
+		ot_tracer_free(t->held->tracer);
+		ot_wellknown_free(t->held->wk);
+		ot_registry_free(t->held->reg);
+		ot_index_free(t->held->ix);
+		ot_source_free(t->held->src);
+		free(t->held);
+	}
+	free((char *)t->rel.version);
+	free((char *)t->rel.tag);
+	free((char *)t->rel.commit);
+	free(t);
+}
+
+int ot_run_trace_release(ot_run_traces **out, const ot_run_opts *o, const char *version,
+			 const char *commit_hint, const ot_opslist *list)
+{
+	ot_run_traces *t = ot_calloc(1, sizeof(*t));
+	ot_run_held *h = ot_calloc(1, sizeof(*h));
+	struct run r = {0};
+	struct progress prog = {0};
+	ot_arena *arena = ot_arena_new();
+	char *default_source = NULL;
+	int jobs = jobs_of(o), rc = OT_ERROR;
+	bool tty = isatty(2) && !o->quiet;
+	double t0 = now(), t1;
+
+	*out = NULL;
+	t->held = h;
+	r.o = o;
+	pthread_mutex_init(&prog.lock, NULL);
+	{
+		ot_source_opts so = {0};
+		if (!o->source)
+			default_source = ot_run_default_source();
+		so.path = o->source ? o->source : default_source;
+		so.clone_url = o->source_url ? o->source_url : OT_SOURCE_DEFAULT_URL;
+		so.progress = tty;
+		if (ot_source_open(&h->src, &so) < 0 ||
+		    ot_source_select(h->src, version, commit_hint) < 0)
+			goto done;
+	}
+	if (ot_index_build(&h->ix, h->src, jobs) < 0) {
+		ot_error_wrap("reading %s", ot_source_path(h->src));
+		goto done;
+	}
+	if (load_registry(&h->reg, h->ix) < 0 || load_wellknown(&h->wk, o->templates) < 0)
+		goto done;
+	t1 = now();
+	collect_ops(&r, list, h->reg, arena);
+	if (!r.ops.len) {
+		ot_error_set("no ops to trace at %s (give an ops list, or --all)", version);
+		goto done;
+	}
+	{
+		ot_tracer_opts to = {o->max_depth > 0 ? o->max_depth : 1, 3, o->full};
+		h->tracer = ot_tracer_new(h->reg, h->ix, h->wk, &to);
+	}
+	r.tracer = h->tracer;
+	r.traces = ot_calloc(r.ops.len, sizeof(*r.traces));
+	progress_start(&prog, tty && r.ops.len > 20, "tracing", r.ops.len);
+	parallel_for(r.ops.len, jobs, trace_one, &r, &prog);
+	progress_end(&prog);
+	t->traces = r.traces;
+	t->n = r.ops.len;
+	r.traces = NULL;
+	t->rel.version = ot_strdup(ot_source_version(h->src));
+	t->rel.tag = ot_source_tag(h->src) ? ot_strdup(ot_source_tag(h->src)) : NULL;
+	t->rel.commit = ot_strdup(ot_source_commit(h->src));
+	t->rel.verified = ot_source_verified(h->src);
+	t->reg = h->reg;
+	if (o->verbose && !o->quiet)
+		say("%s: read and index %.3f s, trace %.3f s (%zu ops, %d jobs)", t->rel.version,
+		    t1 - t0, now() - t1, t->n, jobs);
+	*out = t;
+	t = NULL;
+	rc = 0;
+done:
+	ot_run_traces_free(t);
+	ot_vec_free(&r.ops);
+	ot_arena_free(arena);
+	free(default_source);
+	pthread_mutex_destroy(&prog.lock);
+	return rc;
 }
