@@ -1204,11 +1204,23 @@ static void code_aten(ot_buf *b, const char *name, bool md)
 	ot_buf_free(&t);
 }
 
+/* "old → new"; a missing value is written `none` ("(no default)", ...). */
+static void from_to_or(ot_buf *b, const ot_diff_item *it, bool md, const char *none)
+{
+	if (it->old)
+		code(b, it->old, md);
+	else
+		ot_buf_puts(b, none);
+	ot_buf_puts(b, " → ");
+	if (it->new)
+		code(b, it->new, md);
+	else
+		ot_buf_puts(b, none);
+}
+
 static void from_to(ot_buf *b, const ot_diff_item *it, bool md)
 {
-	code(b, it->old, md);
-	ot_buf_puts(b, " → ");
-	code(b, it->new, md);
+	from_to_or(b, it, md, "(none)");
 }
 
 /* Kinds written "label: old → new", or "`subject` label: old → new". */
@@ -1278,7 +1290,7 @@ static void item_text(ot_buf *b, const ot_diff_item *it, bool md)
 		} else {
 			ot_buf_printf(b, "%s: ", label);
 		}
-		from_to(b, it, md);
+		from_to_or(b, it, md, IS("default-changed") ? "(no default)" : "(none)");
 	} else if (IS("composite-changed")) {
 		if (it->old && it->new) {
 			from_to(b, it, md);
@@ -1333,15 +1345,7 @@ static void item_text(ot_buf *b, const ot_diff_item *it, bool md)
 		from_to(b, it, md);
 	} else if (IS("gpu-libraries")) {
 		ot_buf_puts(b, "GPU work: ");
-		if (it->old)
-			code(b, it->old, md);
-		else
-			ot_buf_puts(b, "(none found)");
-		ot_buf_puts(b, " → ");
-		if (it->new)
-			code(b, it->new, md);
-		else
-			ot_buf_puts(b, "(none found)");
+		from_to_or(b, it, md, "(none found)");
 	} else {
 		ot_buf_printf(b, "%s", w);
 	}

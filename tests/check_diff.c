@@ -930,10 +930,17 @@ START_TEST(real_default_list)
 	check_item(need_item(c, "registration-changed", "aten/src/ATen/native/cpu/ReduceOpsKernel.cpp"),
 		   "REGISTER_DISPATCH(mean_stub, &mean_kernel_impl)", "REGISTER_DISPATCH(mean_stub, no kernel)",
 		   false);
-	/* 18. new ops */
+	/* 18. var.correction: dim and correction got defaults, correction became a Scalar */
+	c = need_change(root, "schema", "torch.var", "var.correction");
+	check_item(need_item(c, "default-changed", "dim"), NULL, "None", true);
+	check_item(need_item(c, "argument-retyped", "correction"), "int?", "Scalar?", true);
+	check_item(need_item(c, "default-changed", "correction"), NULL, "None", true);
+	check_real_loc(c, "old", NATIVE, "int[1]? dim, *, int? correction,");
+	check_real_loc(c, "new", NATIVE, "int[1]? dim=None, *, Scalar? correction=None,");
+	/* 19. new ops */
 	need_change(root, "added", "F.scaled_dot_product_attention", NULL);
 	need_change(root, "added", "F.rms_norm", NULL);
-	/* 19. GRU's forward now flattens its weights through cuDNN
+	/* 20. GRU's forward now flattens its weights through cuDNN
 	 * (_update_flat_weights -> torch._cudnn_rnn_flatten_weight) */
 	c = need_change(root, "gpu", "nn.GRU", NULL);
 	ck_assert_str_eq(sget(need_item(c, "gpu-libraries", NULL), "new"), "TensorIterator CUDA kernel, cuDNN");
