@@ -534,6 +534,38 @@ START_TEST(fixture_self_diff)
 }
 END_TEST
 
+/* The report goes through a symbolic link (never replaces it), to stdout
+ * with -o -, and a folder is refused. */
+START_TEST(fixture_out_paths)
+{
+	const char *repo = tu_fixture_repo();
+	char *dir = tu_tmpdir("diff-out"), *list = write_list(dir, "ops.list", "torch.einsum\n");
+	char *target = path_in(dir, "target.md"), *link = path_in(dir, "link.md"), *text;
+	ot_buf out = OT_BUF_INIT, err = OT_BUF_INIT;
+	struct stat st;
+	int rc;
+
+	ck_assert_int_eq(symlink("target.md", link), 0);
+	rc = optrace(NULL, &err, (const char *[]){"diff", "-q", "-s", repo, "1.0.0", "2.0.0", list, "-o",
+						  link, NULL});
+	ck_assert_msg(rc == 0, "%d %s", rc, err.ptr);
+	ck_assert(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+	text = tu_read_file(target, NULL);
+	ck_assert(ot_starts_with(text, "## optrace diff: PyTorch 1.0.0 → 2.0.0\n"));
+	rc = optrace(&out, &err, (const char *[]){"diff", "-q", "-s", repo, "1.0.0", "2.0.0", list, "-o",
+						  "-", NULL});
+	ck_assert_int_eq(rc, 0);
+	ck_assert_str_eq(out.ptr, text);
+	rc = optrace(NULL, &err, (const char *[]){"diff", "-q", "-s", repo, "1.0.0", "2.0.0", list, "-o",
+						  dir, NULL});
+	ck_assert_int_eq(rc, 2);
+	ck_assert(strstr(err.ptr, "it is a folder"));
+	ot_buf_free(&out);
+	ot_buf_free(&err);
+	free(text), free(dir), free(list), free(target), free(link);
+}
+END_TEST
+
 /* --max-bytes: whole rows only, then a line that counts the rest. */
 START_TEST(fixture_max_bytes)
 {
@@ -773,6 +805,33 @@ START_TEST(reader_markdown_cells)
 	ot_buf_free(&tb);
 	ot_buf_free(&md);
 	ot_buf_free(&html);
+}
+END_TEST
+
+/* A trace.json without "registry" (an older optrace): nothing is compared
+ * that only the registry tells, on either side, and the report says so. */
+START_TEST(reader_no_registry)
+{
+	ot_buf ta = OT_BUF_INIT, tb = OT_BUF_INIT, md = OT_BUF_INIT;
+	ot_tj_doc *old = NULL, *new = NULL;
+	ot_diff *d = NULL;
+	ot_buf_printf(&ta, DOC_HEAD FOO_OP "]}", "1.0", "1.0", 7, "grad");
+	ot_buf_printf(&tb, DOC_HEAD "{\"input\": \"aten::foo\", \"status\": \"traced\", "
+			   "\"aten\": [\"foo\"], \"steps\": []}]}", "2.0", "2.0");
+	ck_assert_msg(read_doc(&old, ta.ptr) == 0, "%s", ot_error_last());
+	ck_assert_msg(read_doc(&new, tb.ptr) == 0, "%s", ot_error_last());
+	ck_assert(old->ops.items[0].has_registry && !new->ops.items[0].has_registry);
+	ck_assert_int_eq(ot_diff_compare(&d, old, new), 0);
+	ck_assert(d->no_registry);
+	ck_assert_int_eq(d->nchanges, 0);
+	ot_diff_markdown(&md, d, old, new, NULL);
+	ck_assert(strstr(md.ptr, "schema, dispatch and backward changes were not compared"));
+	ot_diff_free(d);
+	ot_tracejson_doc_free(old);
+	ot_tracejson_doc_free(new);
+	ot_buf_free(&ta);
+	ot_buf_free(&tb);
+	ot_buf_free(&md);
 }
 END_TEST
 
@@ -1053,6 +1112,7 @@ static Suite *diff_suite(void)
 	tcase_add_test(fx, fixture_json_form);
 	tcase_add_test(fx, fixture_self_diff);
 	tcase_add_test(fx, fixture_max_bytes);
+	tcase_add_test(fx, fixture_out_paths);
 	tcase_add_test(fx, fixture_fail_on);
 	suite_add_tcase(s, fx);
 
@@ -1064,6 +1124,7 @@ static Suite *diff_suite(void)
 
 	tcase_add_test(rd, reader_rejects);
 	tcase_add_test(rd, reader_markdown_cells);
+	tcase_add_test(rd, reader_no_registry);
 	suite_add_tcase(s, rd);
 
 	tcase_add_unchecked_fixture(real, real_setup, NULL);
