@@ -491,6 +491,28 @@ static const char *const not_calls[] = {
 	"typeid", "noexcept", "throw", "case", "do", "else", "defined", "static_assert",
 	"alignas", "operator", "__attribute__", "template", "typename", "auto", "void"};
 
+static size_t not_call_lens[OT_ARRAY_LEN(not_calls)];
+static pthread_once_t not_call_once = PTHREAD_ONCE_INIT;
+
+static void init_not_call_lens(void)
+{
+	for (size_t i = 0; i < OT_ARRAY_LEN(not_calls); i++)
+		not_call_lens[i] = strlen(not_calls[i]);
+}
+
+/* Keywords and casts that look like calls. Lengths are compared first: this
+ * runs for every identifier followed by '(' in every function body. */
+static bool is_not_call(const char *s, size_t n)
+{
+	if (n < 2 || n > 16)
+		return false;
+	pthread_once(&not_call_once, init_not_call_lens);
+	for (size_t i = 0; i < OT_ARRAY_LEN(not_calls); i++)
+		if (not_call_lens[i] == n && s[0] == not_calls[i][0] && !memcmp(s, not_calls[i], n))
+			return true;
+	return false;
+}
+
 static bool skip_space(const char *code, size_t len, size_t *i)
 {
 	while (*i < len && (code[*i] == ' ' || code[*i] == '\t' || code[*i] == '\n' ||
@@ -545,9 +567,8 @@ static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind
 	size_t qs = start, p = start;
 	ot_ix_call call = {0};
 
-	for (size_t i = 0; i < OT_ARRAY_LEN(not_calls); i++)
-		if (word_eq(c + start, end - start, not_calls[i]))
-			return;
+	if (is_not_call(c + start, end - start))
+		return;
 	if (kind != OT_CALL_LAUNCH && is_macro_name(c + start, end - start))
 		return;
 	/* look back for "x::" chains or a member access */

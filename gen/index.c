@@ -100,31 +100,34 @@ static void index_one(struct worker *w, ot_source_reader *reader, size_t i, ot_b
 	t1 = now();
 	w->read_s += t1 - t0;
 	w->bytes += data->size;
-	text = ot_arena_strndup(w->arena, data->ptr, data->size);
+	/* keep the buffer the blob was read into: no copy of ~40 MB of text */
+	f->len = data->size;
+	text = ot_buf_detach(data);
 	f->path = sf->path;
 	f->text = text;
-	f->len = data->size;
 	f->lang = ot_lex_lang(sf->path);
 	ot_vec_push(&lines, 0);
-	for (size_t k = 0; k < data->size; k++)
-		if (text[k] == '\n' && k + 1 < data->size)
-			ot_vec_push(&lines, (uint32_t)(k + 1));
+	for (const char *p = text, *end = text + f->len; (p = memchr(p, '\n', (size_t)(end - p)));) {
+		p++;
+		if (p < end)
+			ot_vec_push(&lines, (uint32_t)(p - text));
+	}
 	{
 		uint32_t *lo = ot_arena_alloc(w->arena, lines.len * sizeof(uint32_t));
 		memcpy(lo, lines.items, lines.len * sizeof(uint32_t));
 		f->line_off = lo;
-		f->nlines = data->size ? (uint32_t)lines.len : 0;
+		f->nlines = f->len ? (uint32_t)lines.len : 0;
 	}
 	ot_vec_free(&lines);
 
 	ot_buf_clear(code);
-	ot_buf_grow_by(code, data->size);
-	ot_lex_code_view(code->ptr, text, data->size, f->lang);
-	code->ptr[data->size] = '\0';
+	ot_buf_grow_by(code, f->len);
+	ot_lex_code_view(code->ptr, text, f->len, f->lang);
+	code->ptr[f->len] = '\0';
 	if (f->lang == OT_LANG_C)
-		ot_scan_c(&ix->results[i], w->arena, code->ptr, text, data->size, (uint32_t)i);
+		ot_scan_c(&ix->results[i], w->arena, code->ptr, text, f->len, (uint32_t)i);
 	else if (f->lang == OT_LANG_PYTHON)
-		ot_scan_python(&ix->results[i], w->arena, code->ptr, text, data->size,
+		ot_scan_python(&ix->results[i], w->arena, code->ptr, text, f->len,
 			       (uint32_t)i, sf->path);
 	w->scan_s += now() - t1;
 }
@@ -301,8 +304,10 @@ void ot_index_free(ot_index *ix)
 {
 	if (!ix)
 		return;
-	for (uint32_t i = 0; i < ix->nfiles; i++)
+	for (uint32_t i = 0; i < ix->nfiles; i++) {
 		ot_scan_result_free(&ix->results[i]);
+		free((char *)ix->files[i].text);
+	}
 	for (int t = 0; t < ix->narenas; t++)
 		ot_arena_free(ix->arenas[t]);
 	free(ix->arenas);

@@ -48,6 +48,7 @@ struct cstate {
 	bool literal[64]; /* the chain began with #if 0/1/false/true */
 	int depth, overflow;
 	const char *pending_marker; /* set by c_directive for the caller */
+	bool disabled;              /* c_disabled(), cached after each directive */
 };
 
 static bool c_disabled(const struct cstate *s)
@@ -242,12 +243,13 @@ static void c_code_view(char *out, const char *t, size_t len)
 			blank(out, t, i, end);
 			if (s.pending_marker)
 				c_marker(&s, i, s.pending_marker);
+			s.disabled = c_disabled(&s);
 			i = end;
 			continue;
 		}
 		if (c != ' ' && c != '\t' && c != '\r')
 			line_start = false;
-		if (c_disabled(&s)) {
+		if (s.disabled) {
 			size_t nl = i;
 			while (nl < len && t[nl] != '\n')
 				nl++;

@@ -52,8 +52,10 @@ static const char *const keywords[] = {
 
 static bool is_keyword(const char *s, size_t n)
 {
+	if (n < 2 || n > 10)
+		return false;
 	for (size_t i = 0; i < OT_ARRAY_LEN(keywords); i++)
-		if (strlen(keywords[i]) == n && !memcmp(keywords[i], s, n))
+		if (keywords[i][0] == s[0] && !strncmp(keywords[i], s, n) && !keywords[i][n])
 			return true;
 	return false;
 }

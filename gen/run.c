@@ -131,8 +131,10 @@ static void parallel_for(size_t n, int jobs, void (*fn)(size_t, void *), void *p
 
 /* ---- the run ------------------------------------------------------------------------ */
 
-enum phase { PH_READ, PH_INDEX, PH_TRACE, PH_RENDER, PH_LAYOUT, PH_WRITE, PH_COUNT };
-static const char *const phase_names[PH_COUNT] = {"read", "index", "trace", "render", "layout", "write"};
+/* Where the wall time goes (-v): every second of a run is in one phase. */
+enum phase { PH_SETUP, PH_READ, PH_INDEX, PH_TRACE, PH_RENDER, PH_LAYOUT, PH_WRITE, PH_CLEANUP, PH_COUNT };
+static const char *const phase_names[PH_COUNT] = {"setup", "read", "index", "trace",
+						  "render", "layout", "write", "cleanup"};
 
 struct op_in {
 	const char *input;
@@ -144,6 +146,7 @@ struct run {
 	const ot_run_opts *o;
 	OT_VEC(struct op_in) ops;
 	ot_trace **traces;
+	ot_buf *json;  /* each op's trace.json object, made by the tracing thread */
 	int *lines;
 	ot_tracer *tracer;
 	ot_pages *pages;
@@ -177,6 +180,8 @@ static void trace_one(size_t i, void *payload)
 	struct run *r = payload;
 	r->traces[i] = ot_trace_op(r->tracer, r->ops.items[i].input,
 				   r->ops.items[i].full || r->o->full);
+	if (r->json)
+		ot_tracejson_op(&r->json[i], r->traces[i]);
 }
 
 static void write_file(struct run *r, const char *path, const ot_buf *b)
@@ -273,7 +278,8 @@ static void collect_ops(struct run *r, const ot_opslist *list, const ot_registry
 			ot_arena *arena)
 {
 	ot_map *seen = ot_map_new();
-	if (list) {
+	/* with --all and no list named, ./ops.list only lends its version pin */
+	if (list && (r->o->ops_list_given || !r->o->all)) {
 		for (size_t i = 0; i < list->ops.len; i++) {
 			const ot_opslist_entry *e = &list->ops.items[i];
 			if (ot_map_get(seen, e->name))
@@ -384,7 +390,8 @@ int ot_run(const ot_run_opts *o)
 	bool tty = isatty(2) && !o->quiet;
 	size_t list_errors = 0, missing_layers = 0;
 	struct progress prog = {0};
-	double t;
+	double t, t_start = now(), t_done = 0;
+	size_t nops = 0;
 	ot_run_opts opts = *o;
 
 	opts.formats = formats;
@@ -423,6 +430,7 @@ int ot_run(const ot_run_opts *o)
 
 	/* 3. the checkout, at that release */
 	t = now();
+	r.phase[PH_SETUP] = t - t_start;
 	{
 		ot_source_opts so = {0};
 		if (!o->source)
@@ -486,15 +494,28 @@ int ot_run(const ot_run_opts *o)
 		r.tracer = ot_tracer_new(reg, ix, wk, &to);
 	}
 	r.traces = ot_calloc(r.ops.len, sizeof(*r.traces));
+	if ((formats & OT_FORMAT_JSON) && !o->check) {
+		r.json = ot_calloc(r.ops.len, sizeof(*r.json));
+		for (size_t i = 0; i < r.ops.len; i++)
+			r.json[i] = (ot_buf)OT_BUF_INIT;
+	}
 	r.lines = ot_calloc(r.ops.len, sizeof(*r.lines));
 	for (size_t i = 0; i < r.ops.len; i++)
 		r.lines[i] = r.ops.items[i].line;
+	r.phase[PH_INDEX] += now() - t; /* the tracer's tables */
 	t = now();
 	progress_start(&prog, tty && r.ops.len > 20, "tracing", r.ops.len);
 	parallel_for(r.ops.len, jobs, trace_one, &r, &prog);
 	progress_end(&prog);
 	r.phase[PH_TRACE] = now() - t;
 	check_slugs(&r);
+	for (size_t i = 0; r.json && i < r.ops.len; i++) {
+		/* an op that check_slugs turned into an error is serialised again */
+		if (r.traces[i]->status == OT_STATUS_ERROR) {
+			ot_buf_clear(&r.json[i]);
+			ot_tracejson_op(&r.json[i], r.traces[i]);
+		}
+	}
 	for (size_t i = 0; i < r.ops.len; i++) {
 		const ot_trace *tr = r.traces[i];
 		missing_layers += ot_trace_missing(tr);
@@ -534,7 +555,8 @@ int ot_run(const ot_run_opts *o)
 		say("%s", ot_error_last());
 		goto done;
 	}
-	if (ot_pages_new(&r.pages, &r.rel, r.traces, r.lines, r.ops.len, ix, reg, o->templates) < 0) {
+	if ((formats & (OT_FORMAT_MD | OT_FORMAT_HTML)) &&
+	    ot_pages_new(&r.pages, &r.rel, r.traces, r.lines, r.ops.len, ix, reg, o->templates) < 0) {
 		say("%s", ot_error_last());
 		goto done;
 	}
@@ -550,6 +572,7 @@ int ot_run(const ot_run_opts *o)
 		for (int p = PH_RENDER; p <= PH_WRITE && sum > 0; p++)
 			r.phase[p] = wall * r.phase[p] / sum;
 	}
+	t = now();
 	if (!atomic_load(&r.failed)) {
 		ot_buf b = OT_BUF_INIT, html = OT_BUF_INIT;
 		if (formats & (OT_FORMAT_MD | OT_FORMAT_HTML)) {
@@ -569,8 +592,10 @@ int ot_run(const ot_run_opts *o)
 			}
 		}
 		if (formats & OT_FORMAT_JSON) {
+			double tj = now();
 			ot_buf_clear(&b);
-			ot_tracejson_write(&b, &r.rel, r.traces, r.ops.len);
+			ot_tracejson_assemble(&b, &r.rel, r.json, r.ops.len);
+			r.phase[PH_RENDER] += now() - tj;
 			write_file(&r, "trace.json", &b);
 		}
 		ot_buf_free(&b);
@@ -592,20 +617,14 @@ int ot_run(const ot_run_opts *o)
 		if (!o->quiet)
 			print_summary(&r, missing_layers, &st);
 	}
+	t_done = now();
+	nops = r.ops.len;
 	status = OT_EXIT_OK;
 	if (list_errors || missing_layers)
 		status = OT_EXIT_PARTIAL;
 	for (size_t i = 0; i < r.ops.len; i++)
 		if (r.traces[i]->status >= OT_STATUS_NOTFOUND)
 			status = OT_EXIT_PARTIAL;
-	if (o->verbose && !o->quiet) {
-		double total = 0;
-		for (int p = 0; p < PH_COUNT; p++)
-			total += r.phase[p];
-		for (int p = 0; p < PH_COUNT; p++)
-			say("phase %-7s %8.3f s", phase_names[p], r.phase[p]);
-		say("phase total   %8.3f s  (%zu ops, %d jobs)", total, r.ops.len, jobs);
-	}
 
 done:
 	ot_pages_free(r.pages);
@@ -613,6 +632,9 @@ done:
 	for (size_t i = 0; r.traces && i < r.ops.len; i++)
 		ot_trace_free(r.traces[i]);
 	free(r.traces);
+	for (size_t i = 0; r.json && i < r.ops.len; i++)
+		ot_buf_free(&r.json[i]);
+	free(r.json);
 	free(r.lines);
 	ot_vec_free(&r.ops);
 	ot_tracer_free(r.tracer);
@@ -626,5 +648,13 @@ done:
 	pthread_mutex_destroy(&r.err_lock);
 	pthread_mutex_destroy(&r.phase_lock);
 	pthread_mutex_destroy(&prog.lock);
+	if (o->verbose && !o->quiet && t_done > 0) {
+		double total = now() - t_start;
+		r.phase[PH_CLEANUP] = now() - t_done;
+		for (int p = 0; p < PH_COUNT; p++)
+			say("phase %-7s %8.3f s", phase_names[p], r.phase[p]);
+		say("phase total   %8.3f s  (%zu ops, %d jobs, %.0f ops/s)", total, nops, jobs,
+		    total > 0 ? (double)nops / total : 0.0);
+	}
 	return status;
 }

@@ -14,6 +14,7 @@
 #include "trace.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -204,12 +205,25 @@ static const char *const metadata_methods[] = {
 	"tolist", "type", "suggest_memory_format", "is_non_overlapping_and_dense", "retain_grad",
 	"requires_grad_", "is_inference", "is_pinned", "sym_storage_offset"};
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp((const char *)a, *(const char *const *)b);
+}
+
+static const char *sorted_metadata[OT_ARRAY_LEN(metadata_methods)];
+static pthread_once_t metadata_once = PTHREAD_ONCE_INIT;
+
+static void sort_metadata(void)
+{
+	memcpy(sorted_metadata, metadata_methods, sizeof(sorted_metadata));
+	qsort(sorted_metadata, OT_ARRAY_LEN(sorted_metadata), sizeof(char *), ot_strptr_cmp);
+}
+
 static bool is_metadata_method(const char *name)
 {
-	for (size_t i = 0; i < OT_ARRAY_LEN(metadata_methods); i++)
-		if (!strcmp(metadata_methods[i], name))
-			return true;
-	return false;
+	pthread_once(&metadata_once, sort_metadata);
+	return bsearch(name, sorted_metadata, OT_ARRAY_LEN(sorted_metadata), sizeof(char *),
+		       cmp_str) != NULL;
 }
 
 static bool has_variant(const ot_registry *reg, const char *name, bool method)
@@ -529,34 +543,50 @@ static const char *gpu_lib_of(const ot_ix_call *call)
 	const char *n = call->name, *q = call->qual;
 	if (call->kind == OT_CALL_LAUNCH)
 		return "custom CUDA kernel";
-	if (ot_starts_with(n, "cudnn"))
-		return "cuDNN";
-	if (ot_starts_with(n, "cublasLt"))
-		return "cuBLASLt";
-	if (ot_starts_with(n, "cublas") || strstr(q, "cuda::blas"))
+	/* this runs for every call of every explored body: look at the first
+	 * letter before comparing prefixes */
+	switch (n[0]) {
+	case 'c':
+		if (ot_starts_with(n, "cudnn"))
+			return "cuDNN";
+		if (ot_starts_with(n, "cublasLt"))
+			return "cuBLASLt";
+		if (ot_starts_with(n, "cublas"))
+			return "cuBLAS";
+		if (ot_starts_with(n, "cufft"))
+			return "cuFFT";
+		if (ot_starts_with(n, "cusolver"))
+			return "cuSOLVER";
+		if (ot_starts_with(n, "cusparse"))
+			return "cuSPARSE";
+		if (ot_starts_with(n, "curand"))
+			return "cuRAND";
+		break;
+	case 'm':
+		if (ot_starts_with(n, "magma"))
+			return "MAGMA";
+		if (ot_starts_with(n, "miopen"))
+			return "MIOpen";
+		break;
+	case 'g':
+	case 'j':
+	case 'o':
+		if (!strcmp(n, "gpu_kernel") || !strcmp(n, "gpu_kernel_with_scalars") ||
+		    !strcmp(n, "opmath_gpu_kernel_with_scalars") ||
+		    !strcmp(n, "opmath_symmetric_gpu_kernel_with_scalars") ||
+		    !strcmp(n, "jitted_gpu_kernel") || !strcmp(n, "gpu_reduce_kernel") ||
+		    !strcmp(n, "gpu_kernel_multiple_outputs"))
+			return "TensorIterator CUDA kernel";
+		break;
+	}
+	if (!*q)
+		return NULL;
+	if (strstr(q, "cuda::blas"))
 		return "cuBLAS";
-	if (ot_starts_with(n, "cufft"))
-		return "cuFFT";
-	if (ot_starts_with(n, "cusolver"))
-		return "cuSOLVER";
-	if (ot_starts_with(n, "cusparse"))
-		return "cuSPARSE";
-	if (ot_starts_with(n, "curand"))
-		return "cuRAND";
-	if (ot_starts_with(n, "magma"))
-		return "MAGMA";
-	if (ot_starts_with(n, "miopen"))
-		return "MIOpen";
 	if (ot_starts_with(q, "thrust"))
 		return "Thrust";
 	if (!strcmp(q, "cub") || ot_ends_with(q, "::cub") || ot_starts_with(q, "cub::"))
 		return "CUB";
-	if (!strcmp(n, "gpu_kernel") || !strcmp(n, "gpu_kernel_with_scalars") ||
-	    !strcmp(n, "opmath_gpu_kernel_with_scalars") ||
-	    !strcmp(n, "opmath_symmetric_gpu_kernel_with_scalars") ||
-	    !strcmp(n, "jitted_gpu_kernel") || !strcmp(n, "gpu_reduce_kernel") ||
-	    !strcmp(n, "gpu_kernel_multiple_outputs"))
-		return "TensorIterator CUDA kernel";
 	return NULL;
 }
 
