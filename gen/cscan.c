@@ -17,12 +17,12 @@
 #include "index.h"
 #include "scan.h"
 
-static bool is_ident_start(char c)
+static inline bool is_ident_start(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
-static bool is_ident(char c)
+static inline bool is_ident(char c)
 {
 	return is_ident_start(c) || (c >= '0' && c <= '9');
 }
@@ -348,7 +348,7 @@ struct pp_state {
 	int depth, lost;
 	long func;
 	int func_depth;
-	char ns[512];
+	char *ns; /* heap copy of the walker's ns */
 	enum scope *stack;
 	bool *keeps_head;
 	size_t *ns_len;
@@ -617,7 +617,8 @@ static void pp_save(const struct walker *w, struct pp_state *s)
 	s->lost = w->lost;
 	s->func = w->func;
 	s->func_depth = w->func_depth;
-	memcpy(s->ns, w->ns, sizeof(s->ns));
+	free(s->ns);
+	s->ns = ot_strdup(w->ns);
 	s->stack = ot_realloc(s->stack, (n ? n : 1) * sizeof(*s->stack));
 	s->keeps_head = ot_realloc(s->keeps_head, (n ? n : 1) * sizeof(*s->keeps_head));
 	s->ns_len = ot_realloc(s->ns_len, (n ? n : 1) * sizeof(*s->ns_len));
@@ -637,7 +638,7 @@ static void pp_restore(struct walker *w, const struct pp_state *s, bool drop_ope
 	w->lost = s->lost;
 	w->func = s->func;
 	w->func_depth = s->func_depth;
-	memcpy(w->ns, s->ns, sizeof(w->ns));
+	snprintf(w->ns, sizeof(w->ns), "%s", s->ns);
 	memcpy(w->stack, s->stack, (size_t)s->depth * sizeof(*w->stack));
 	memcpy(w->keeps_head, s->keeps_head, (size_t)s->depth * sizeof(*w->keeps_head));
 	memcpy(w->ns_len, s->ns_len, (size_t)s->depth * sizeof(*w->ns_len));
@@ -781,14 +782,34 @@ static void record_macro_site(struct walker *w, size_t name_s, size_t name_e)
 	ot_vec_push(&w->out->cdefs, d);
 }
 
+/* Bytes the walker acts on: identifiers, numbers, brackets, ';', ':' and the
+ * '#' of preprocessor markers. Everything else is skipped in runs. */
+static bool walk_class[256];
+static pthread_once_t walk_class_once = PTHREAD_ONCE_INIT;
+
+static void init_walk_class(void)
+{
+	for (int ch = 0; ch < 256; ch++)
+		walk_class[ch] = is_ident(ch) || strchr("(){};:#", ch);
+	walk_class[0] = false;
+}
+
 static void walk(struct walker *w)
 {
 	const char *c = w->code;
 	size_t i = 0, head_start = 0;
 	int paren = 0;
 
+	pthread_once(&walk_class_once, init_walk_class);
 	while (i < w->len) {
 		char ch = c[i];
+		if (!walk_class[(unsigned char)ch]) {
+			/* nothing the walker cares about: skip the run */
+			do
+				i++;
+			while (i < w->len && !walk_class[(unsigned char)c[i]]);
+			continue;
+		}
 		if (is_ident_start(ch)) {
 			size_t s = i;
 			uint8_t kind;
@@ -1015,9 +1036,11 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 
 	(void)text;
 	ot_vec_push(&lines, 0);
-	for (size_t i = 0; i < len; i++)
-		if (code[i] == '\n' && i + 1 < len)
-			ot_vec_push(&lines, (uint32_t)(i + 1));
+	for (const char *p = code, *end = code + len; (p = memchr(p, '\n', (size_t)(end - p)));) {
+		p++;
+		if (p < end)
+			ot_vec_push(&lines, (uint32_t)(p - code));
+	}
 	w.out = out;
 	w.arena = arena;
 	w.code = code;
@@ -1041,6 +1064,7 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 			free(s[j]->stack);
 			free(s[j]->keeps_head);
 			free(s[j]->ns_len);
+			free(s[j]->ns);
 		}
 	}
 	free(w.pp);

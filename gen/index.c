@@ -26,9 +26,20 @@ struct ot_index {
 
 /* ---- which files matter ---------------------------------------------------- */
 
+/* What a trace can reach, and nothing more: reading is the main cost of a run. */
 static const char *const python_dirs[] = {"torch/nn/", "torch/_decomp/", "torch/_refs/",
 					  "torch/linalg/", "torch/fft/", "torch/special/",
 					  "torch/nested/", "torch/sparse/"};
+/* the top-level modules that define or bridge ops (the other top-level modules
+ * is tooling: overrides, meta registrations, serialisation...) */
+static const char *const python_files[] = {"torch/__init__.py", "torch/_VF.py",
+					   "torch/_tensor.py", "torch/_torch_docs.py",
+					   "torch/_tensor_docs.py", "torch/functional.py"};
+/* the kernel folders of ATen: native/ and the GPU libraries' wrappers
+ * (core/, cpu/vec/, functorch/, templates/ hold no op kernels) */
+static const char *const aten_dirs[] = {"aten/src/ATen/native/", "aten/src/ATen/cuda/",
+					"aten/src/ATen/cudnn/", "aten/src/ATen/miopen/",
+					"aten/src/ATen/mps/", "aten/src/ATen/mkl/"};
 
 static bool keep_file(const char *path, void *payload)
 {
@@ -37,14 +48,21 @@ static bool keep_file(const char *path, void *payload)
 	/* the registries are kept as text: steps point into them */
 	if (!strcmp(path, OT_REGISTRY_NATIVE_PATH) || !strcmp(path, OT_REGISTRY_DERIV_PATH))
 		return true;
-	if (ot_starts_with(path, "aten/src/ATen/"))
-		return lang == OT_LANG_C && !strstr(path, "/test/");
+	if (ot_starts_with(path, "aten/src/ATen/")) {
+		if (lang != OT_LANG_C || strstr(path, "/test/"))
+			return false;
+		for (size_t i = 0; i < OT_ARRAY_LEN(aten_dirs); i++)
+			if (ot_starts_with(path, aten_dirs[i]))
+				return true;
+		return false;
+	}
 	if (ot_starts_with(path, "torch/csrc/autograd/"))
 		return lang == OT_LANG_C;
 	if (lang != OT_LANG_PYTHON || !ot_ends_with(path, ".py"))
 		return false;
-	if (ot_starts_with(path, "torch/") && !strchr(path + 6, '/'))
-		return true; /* a top-level torch module */
+	for (size_t i = 0; i < OT_ARRAY_LEN(python_files); i++)
+		if (!strcmp(path, python_files[i]))
+			return true;
 	for (size_t i = 0; i < OT_ARRAY_LEN(python_dirs); i++)
 		if (ot_starts_with(path, python_dirs[i]))
 			return true;

@@ -70,16 +70,25 @@ static const char *fpath(const struct ctx *c, uint32_t file)
 }
 
 /* First visit of `what` (a pointer or name) under `kind`? */
+/* First visit of (kind, ptr, name)? ptr and name may each be NULL. The key
+ * is built by hand: this runs for every call of every explored body. */
 static bool first_visit(struct ctx *c, const char *kind, const void *ptr, const char *name)
 {
 	char key[256];
-	if (name)
-		snprintf(key, sizeof(key), "%s:%s", kind, name);
-	else
-		snprintf(key, sizeof(key), "%s:%p", kind, ptr);
+	size_t n = strlen(kind), m = name ? strlen(name) : 0;
+	uintptr_t v = (uintptr_t)ptr;
+	if (n + m + 2 * sizeof(v) + 3 > sizeof(key))
+		m = sizeof(key) - n - 2 * sizeof(v) - 3;
+	memcpy(key, kind, n);
+	key[n++] = ':';
+	for (int shift = (int)(8 * sizeof(v)) - 4; shift >= 0; shift -= 4)
+		key[n++] = "0123456789abcdef"[(v >> shift) & 15];
+	key[n++] = ':';
+	memcpy(key + n, name ? name : "", m);
+	key[n + m] = '\0';
 	if (ot_map_get(c->seen, key))
 		return false;
-	ot_map_put(c->seen, ot_arena_strdup(c->a, key), (void *)1);
+	ot_map_put(c->seen, ot_arena_strndup(c->a, key, n + m), (void *)1);
 	return true;
 }
 
@@ -364,7 +373,7 @@ static bool reach_op(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pyref *r
 	int at;
 	if (is_metadata_method(name) || !ot_registry_overloads(c->t->reg, name, &(size_t){0}))
 		return false;
-	if (!first_visit(c, ot_arena_printf(c->a, "pyop:%p", (const void *)def), NULL, name))
+	if (!first_visit(c, "pyop", def, name))
 		return false;
 	if (is_wellknown_op(c, name)) {
 		strvec_add_unique(c, &c->tr->calls, name);
@@ -824,7 +833,7 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 				continue; /* listed in calls, not followed */
 			*interesting = true;
 			/* one step per op a function calls: its first call site */
-			if (first_visit(c, ot_arena_printf(c->a, "branch:%p", (const void *)d), NULL, branch)) {
+			if (first_visit(c, "branch", d, branch)) {
 				char note[200];
 				const char *sym = call->kind == OT_CALL_MEMBER ? call->name : call_text(c, call);
 				int at;

@@ -63,7 +63,7 @@ static void step(ot_buf *b, int ind, const ot_step *s)
 	str(b, s->found ? s->file : NULL);
 	key(b, ind + 2, false, "line");
 	if (s->found)
-		ot_buf_printf(b, "%u", s->line);
+		ot_buf_put_int(b, s->line);
 	else
 		ot_buf_puts(b, "null");
 	key(b, ind + 2, false, "symbol");
@@ -75,9 +75,9 @@ static void step(ot_buf *b, int ind, const ot_step *s)
 	key(b, ind + 2, false, "backend");
 	str(b, s->backend);
 	key(b, ind + 2, false, "depth");
-	ot_buf_printf(b, "%u", s->depth);
+	ot_buf_put_int(b, s->depth);
 	key(b, ind + 2, false, "parent");
-	ot_buf_printf(b, "%d", s->parent);
+	ot_buf_put_int(b, s->parent);
 	newline(b, ind);
 	ot_buf_putc(b, '}');
 }
@@ -141,7 +141,7 @@ static void op(ot_buf *b, int ind, const ot_trace *tr)
 			key(b, in + 6, false, "file");
 			str(b, s->file);
 			key(b, in + 6, false, "line");
-			ot_buf_printf(b, "%u", s->line);
+			ot_buf_put_int(b, s->line);
 			newline(b, in + 4);
 			ot_buf_putc(b, '}');
 		}
