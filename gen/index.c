@@ -21,6 +21,7 @@ struct ot_index {
 	ot_map *cdefs, *stubs, *pydefs, *decomps, *docs;
 	const char **pynames;
 	size_t npynames;
+	ot_map *call_names; /* every name called in a C++ body (value unused) */
 	ot_index_stats stats;
 };
 
@@ -206,8 +207,13 @@ static void merge(ot_index *ix)
 	for (uint32_t i = 0; i < ix->nfiles; i++) {
 		ot_scan_result *r = &ix->results[i];
 		ot_map_put(ix->file_ids, ix->files[i].path, (void *)(uintptr_t)(i + 1));
-		for (size_t k = 0; k < r->cdefs.len; k++)
-			LINK(ix->cdefs, t_c, r->cdefs.items[k].name, &r->cdefs.items[k], ot_ix_cdef);
+		for (size_t k = 0; k < r->cdefs.len; k++) {
+			const ot_ix_cdef *d = &r->cdefs.items[k];
+			LINK(ix->cdefs, t_c, d->name, &r->cdefs.items[k], ot_ix_cdef);
+			for (uint32_t m = 0; m < d->ncalls; m++)
+				if (!ot_map_get(ix->call_names, d->calls[m].name))
+					ot_map_put(ix->call_names, d->calls[m].name, (void *)1);
+		}
 		for (size_t k = 0; k < r->stubs.len; k++)
 			LINK(ix->stubs, t_s, r->stubs.items[k].stub, &r->stubs.items[k], ot_ix_stub);
 		for (size_t k = 0; k < r->pydefs.len; k++) {
@@ -261,6 +267,7 @@ int ot_index_build(ot_index **out, ot_source *src, int threads)
 	ix->pydefs = ot_map_new();
 	ix->decomps = ot_map_new();
 	ix->docs = ot_map_new();
+	ix->call_names = ot_map_new();
 
 	if ((rc = ot_source_list(&list, ix->arena, src, prefixes, keep_file, NULL)) < 0)
 		goto done;
@@ -338,6 +345,7 @@ void ot_index_free(ot_index *ix)
 	ot_map_free(ix->pydefs);
 	ot_map_free(ix->decomps);
 	ot_map_free(ix->docs);
+	ot_map_free(ix->call_names);
 	ot_arena_free(ix->arena);
 	free(ix);
 }
@@ -407,6 +415,16 @@ const ot_ix_decomp *ot_index_decomps(const ot_index *ix, const char *base)
 const ot_ix_doc *ot_index_docs(const ot_index *ix, const char *name)
 {
 	return ot_map_get(ix->docs, name);
+}
+
+size_t ot_index_call_name_count(const ot_index *ix)
+{
+	return ot_map_len(ix->call_names);
+}
+
+const char *ot_index_call_name_at(const ot_index *ix, size_t i)
+{
+	return ot_map_key_at(ix->call_names, i);
 }
 
 size_t ot_index_pynames(const ot_index *ix, const char ***out)

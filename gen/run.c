@@ -328,17 +328,61 @@ static void check_slugs(struct run *r)
 	ot_map_free(slugs);
 }
 
-static int load_registry(ot_registry **out, const ot_index *ix)
+/*
+ * The registries are parsed on a thread of their own while the tree is
+ * indexed: they are read through their own source reader, so the two never
+ * share a libgit2 handle.
+ */
+struct registry_job {
+	ot_source *src;
+	ot_source_files files; /* native_functions.yaml, derivatives.yaml if present */
+	ot_arena *arena;
+	ot_registry *reg;
+	int rc;
+	char error[2048];
+};
+
+static void *load_registry_thread(void *arg)
 {
-	int64_t nf = ot_index_file_id(ix, OT_REGISTRY_NATIVE_PATH);
-	int64_t dv = ot_index_file_id(ix, OT_REGISTRY_DERIV_PATH);
-	const ot_ix_file *n, *d;
-	if (nf < 0)
-		return ot_error_set("%s is missing from the source tree", OT_REGISTRY_NATIVE_PATH);
-	n = ot_index_file(ix, (uint32_t)nf);
-	d = dv >= 0 ? ot_index_file(ix, (uint32_t)dv) : NULL;
-	return ot_registry_load(out, n->text, n->len, OT_REGISTRY_NATIVE_PATH, d ? d->text : NULL,
-				d ? d->len : 0, OT_REGISTRY_DERIV_PATH);
+	struct registry_job *job = arg;
+	ot_source_reader *reader = NULL;
+	ot_buf text[2] = {OT_BUF_INIT, OT_BUF_INIT};
+	const ot_source_file *nf = NULL, *dv = NULL;
+
+	for (size_t i = 0; i < job->files.len; i++) {
+		if (!strcmp(job->files.items[i].path, OT_REGISTRY_NATIVE_PATH))
+			nf = &job->files.items[i];
+		else if (!strcmp(job->files.items[i].path, OT_REGISTRY_DERIV_PATH))
+			dv = &job->files.items[i];
+	}
+	if (!nf)
+		job->rc = ot_error_set("%s is missing from the source tree", OT_REGISTRY_NATIVE_PATH);
+	else if ((job->rc = ot_source_reader_new(&reader, job->src)) == 0 &&
+		 (job->rc = ot_source_reader_read(&text[0], reader, nf)) == 0 &&
+		 (!dv || (job->rc = ot_source_reader_read(&text[1], reader, dv)) == 0))
+		job->rc = ot_registry_load(&job->reg, text[0].ptr, text[0].size, OT_REGISTRY_NATIVE_PATH,
+					   dv ? text[1].ptr : NULL, text[1].size, OT_REGISTRY_DERIV_PATH);
+	if (job->rc < 0)
+		snprintf(job->error, sizeof(job->error), "%s", ot_error_last());
+	ot_source_reader_free(reader);
+	ot_buf_free(&text[0]);
+	ot_buf_free(&text[1]);
+	return NULL;
+}
+
+/* Start parsing the registries of `src` in the background. */
+static int registry_start(struct registry_job *job, pthread_t *tid, ot_source *src)
+{
+	static const char *const paths[] = {OT_REGISTRY_NATIVE_PATH, OT_REGISTRY_DERIV_PATH, NULL};
+	job->src = src;
+	job->arena = ot_arena_new();
+	if (ot_source_list(&job->files, job->arena, src, paths, NULL, NULL) < 0)
+		return OT_ERROR;
+	if (pthread_create(tid, NULL, load_registry_thread, job) != 0)
+		load_registry_thread(job); /* no thread: do it now */
+	else
+		return 1;
+	return 0;
 }
 
 static int load_wellknown(ot_wellknown **out, const char *templates)
@@ -391,6 +435,9 @@ int ot_run(const ot_run_opts *o)
 	size_t list_errors = 0, missing_layers = 0;
 	struct progress prog = {0};
 	double t, t_start = now(), t_done = 0;
+	struct registry_job reg_job = {0};
+	pthread_t reg_tid;
+	int reg_thread = 0; /* 1 while the registry thread runs */
 	size_t nops = 0;
 	ot_run_opts opts = *o;
 
@@ -449,12 +496,16 @@ int ot_run(const ot_run_opts *o)
 		say("warning: %s is not a git checkout: its release cannot be proven; every output "
 		    "says so", ot_source_path(src));
 
-	/* 4. read and index the tree once */
-	if (ot_index_build(&ix, src, jobs) < 0) {
+	/* 4. read and index the tree once (the registries meanwhile) */
+	if ((reg_thread = registry_start(&reg_job, &reg_tid, src)) < 0) {
 		say("reading %s: %s", ot_source_path(src), ot_error_last());
 		goto done;
 	}
-	{
+	if (!o->dump_registry && ot_index_build(&ix, src, jobs) < 0) {
+		say("reading %s: %s", ot_source_path(src), ot_error_last());
+		goto done;
+	}
+	if (ix) {
 		const ot_index_stats *st = ot_index_get_stats(ix);
 		double wall = now() - t;
 		double sum = st->read_seconds + st->scan_seconds;
@@ -465,8 +516,13 @@ int ot_run(const ot_run_opts *o)
 
 	/* 5. the registries */
 	t = now();
-	if (load_registry(&reg, ix) < 0) {
-		say("%s", ot_error_last());
+	if (reg_thread == 1)
+		pthread_join(reg_tid, NULL);
+	reg_thread = 0;
+	reg = reg_job.reg;
+	reg_job.reg = NULL;
+	if (reg_job.rc < 0) {
+		say("%s", reg_job.error);
 		goto done;
 	}
 	if (o->dump_registry) {
@@ -627,6 +683,11 @@ int ot_run(const ot_run_opts *o)
 			status = OT_EXIT_PARTIAL;
 
 done:
+	if (reg_thread == 1)
+		pthread_join(reg_tid, NULL);
+	ot_registry_free(reg_job.reg);
+	ot_vec_free(&reg_job.files);
+	ot_arena_free(reg_job.arena);
 	ot_pages_free(r.pages);
 	ot_output_free(r.out);
 	for (size_t i = 0; r.traces && i < r.ops.len; i++)

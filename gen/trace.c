@@ -29,6 +29,17 @@ struct ot_tracer {
 	ot_arena *arena;
 	/* suggestion candidates per strategy, as the user would write them */
 	ot_strvec cand[OT_STRAT_COUNT];
+	ot_map *calls; /* call name -> struct call_info, for every name called in C++ */
+};
+
+/* What a name called in a C++ body is, worked out once per tracer (explore
+ * looks at every call of every body it follows). */
+struct call_info {
+	bool selection;     /* a runtime selection point: use_cudnn(...) */
+	const char *op;     /* the registry op it names (at::_foo_symint -> _foo), or NULL;
+			       metadata queries (size, dim...) are not ops here */
+	bool op_method;     /* that op has a Tensor method variant */
+	bool stub;          /* a DispatchStub */
 };
 
 /* ---- names ----------------------------------------------------------------- */
@@ -728,24 +739,15 @@ static void explore_stub(struct ctx *c, const char *stub, const char *op, int de
 	}
 }
 
-/* The registry op a C++ call names: at::mm(...), at::_foo(...), x.mm(...),
- * at::_cudnn_rnn_symint(...) (the SymInt spelling of _cudnn_rnn). Returns
- * the op's name (in the arena) or NULL. */
-static const char *call_op(struct ctx *c, const ot_ix_call *call)
+/* The registry op a C++ call names: at::mm(...), at::_foo_symint(...) (the
+ * SymInt spelling of _foo), x.mm(...) for a method. NULL when none. */
+static const char *call_op(const struct call_info *ci, const ot_ix_call *call)
 {
-	size_t n;
-	const char *name = call->name;
-	if (call->kind == OT_CALL_LAUNCH)
+	if (!ci || !ci->op || call->kind == OT_CALL_LAUNCH)
 		return NULL;
-	if (call->kind != OT_CALL_MEMBER && strcmp(call->qual, "at") && strcmp(call->qual, "::at"))
-		return NULL;
-	if (ot_ends_with(name, "_symint") && !ot_registry_overloads(c->t->reg, name, &n))
-		name = ot_arena_strndup(c->a, name, strlen(name) - strlen("_symint"));
-	if (is_metadata_method(name) || !ot_registry_overloads(c->t->reg, name, &n))
-		return NULL;
-	if (call->kind == OT_CALL_MEMBER && !has_variant(c->t->reg, name, true))
-		return NULL;
-	return name;
+	if (call->kind == OT_CALL_MEMBER)
+		return ci->op_method ? ci->op : NULL;
+	return !strcmp(call->qual, "at") || !strcmp(call->qual, "::at") ? ci->op : NULL;
 }
 
 /*
@@ -809,10 +811,10 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 		strvec_add_unique(c, &c->tr->gpu_libs, "cuDNN");
 	for (uint32_t i = 0; i < d->ncalls; i++) {
 		const ot_ix_call *call = &d->calls[i];
+		const struct call_info *ci = ot_map_get(c->t->calls, call->name);
 		const char *lib, *branch;
-		const ot_ix_stub *st;
 
-		if (is_selection_point(call->name)) {
+		if (ci && ci->selection) {
 			ot_selection sel = {ot_arena_strdup(c->a, call->name), path, call->line};
 			bool dup = false;
 			for (size_t k = 0; k < c->tr->selection.len; k++)
@@ -824,7 +826,7 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 			*interesting = true;
 			continue;
 		}
-		branch = call_op(c, call);
+		branch = call_op(ci, call);
 		if (branch) {
 			if (!strcmp(branch, c->tr->target.name) && depth == 0)
 				continue;
@@ -875,8 +877,7 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 			}
 			continue;
 		}
-		st = ot_index_stubs(c->ix, call->name);
-		if (st && call->kind == OT_CALL_PLAIN) {
+		if (ci && ci->stub && call->kind == OT_CALL_PLAIN) {
 			char note[200];
 			snprintf(note, sizeof(note), "calls DispatchStub %s (picks the kernel by device)", call->name);
 			explore_stub(c, call->name, op, depth, level,
@@ -1533,6 +1534,26 @@ static void build_candidates(ot_tracer *t)
 	ot_map_free(seen);
 }
 
+static void build_call_infos(ot_tracer *t)
+{
+	size_t n = ot_index_call_name_count(t->ix), nov;
+	struct call_info *infos = ot_arena_alloc(t->arena, (n ? n : 1) * sizeof(*infos));
+	t->calls = ot_map_new();
+	for (size_t i = 0; i < n; i++) {
+		const char *name = ot_index_call_name_at(t->ix, i), *op = name;
+		struct call_info *ci = &infos[i];
+		ci->selection = is_selection_point(name);
+		ci->stub = ot_index_stubs(t->ix, name) != NULL;
+		if (ot_ends_with(name, "_symint") && !ot_registry_overloads(t->reg, name, &nov))
+			op = ot_arena_strndup(t->arena, name, strlen(name) - strlen("_symint"));
+		if (!is_metadata_method(op) && ot_registry_overloads(t->reg, op, &nov)) {
+			ci->op = op;
+			ci->op_method = has_variant(t->reg, op, true);
+		}
+		ot_map_put(t->calls, name, ci);
+	}
+}
+
 ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_wellknown *wk,
 			 const ot_tracer_opts *opts)
 {
@@ -1553,6 +1574,7 @@ ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_we
 	t->f_functional = ot_index_file_id(ix, "torch/nn/functional.py");
 	t->f_torch_functional = ot_index_file_id(ix, "torch/functional.py");
 	build_candidates(t);
+	build_call_infos(t);
 	return t;
 }
 
@@ -1562,6 +1584,7 @@ void ot_tracer_free(ot_tracer *t)
 		return;
 	for (int s = 0; s < OT_STRAT_COUNT; s++)
 		ot_vec_free(&t->cand[s]);
+	ot_map_free(t->calls);
 	ot_arena_free(t->arena);
 	free(t);
 }

@@ -20,13 +20,21 @@ static void newline(ot_buf *b, int ind)
 	b->ptr[b->size] = '\0';
 }
 
-static void key(ot_buf *b, int ind, bool first, const char *k)
+/* `,` (unless first), a newline with indentation, then the key: keys are
+ * literals, written as they are (sizeof gives their length). */
+#define key(b, ind, first, k) put_key(b, ind, first, "\"" k "\": ", sizeof("\"" k "\": ") - 1)
+
+static void put_key(ot_buf *b, int ind, bool first, const char *quoted, size_t len)
 {
+	ot_buf_grow_by(b, (size_t)ind + len + 2);
 	if (!first)
-		ot_buf_putc(b, ',');
-	newline(b, ind);
-	ot_json_escape(b, k, strlen(k));
-	ot_buf_puts(b, ": ");
+		b->ptr[b->size++] = ',';
+	b->ptr[b->size++] = '\n';
+	memset(b->ptr + b->size, ' ', (size_t)ind);
+	b->size += (size_t)ind;
+	memcpy(b->ptr + b->size, quoted, len);
+	b->size += len;
+	b->ptr[b->size] = '\0';
 }
 
 static void str(ot_buf *b, const char *s)
