@@ -554,7 +554,13 @@ static bool call_follows(const char *code, size_t len, size_t end, uint8_t *kind
 		if (j >= limit)
 			return false;
 		j++;
-		if (!skip_space(code, len, &j) || code[j] != '(')
+		if (!skip_space(code, len, &j))
+			return false;
+		if (j + 2 < len && code[j] == '<' && code[j + 1] == '<' && code[j + 2] == '<') {
+			*kind = OT_CALL_LAUNCH; /* kernel<float><<<grid, block>>>(...) */
+			return true;
+		}
+		if (code[j] != '(')
 			return false;
 		*kind = OT_CALL_PLAIN;
 		return true;

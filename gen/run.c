@@ -447,14 +447,17 @@ int ot_run(const ot_run_opts *o)
 	pthread_mutex_init(&r.phase_lock, NULL);
 	pthread_mutex_init(&prog.lock, NULL);
 
-	/* 1. the op list */
-	if (o->ops_list_given || !o->all || access(ops_path, F_OK) == 0) {
+	/* 1. the op list. Without one named, ./ops.list is read when it exists;
+	 * a run that needs no ops from it (--all, --dump-registry,
+	 * --print-version) goes on without it, and --all only takes its pin. */
+	if (o->ops_list_given || access(ops_path, F_OK) == 0 ||
+	    !(o->all || o->dump_registry || o->print_version)) {
 		if (ot_opslist_load(&list, ops_path) < 0) {
 			say("%s", ot_error_last());
 			goto done;
 		}
 		for (size_t i = 0; i < list->diags.len; i++)
-			fprintf(stderr, "%s\n", list->diags.items[i].message);
+			say("%s", list->diags.items[i].message);
 		list_errors = ot_opslist_error_count(list);
 		if (list->pin)
 			snprintf(pin_origin, sizeof(pin_origin), "ops.list pin (%s:%d)", ops_path,
@@ -591,7 +594,8 @@ int ot_run(const ot_run_opts *o)
 			say("%s: %s", tr->input, tr->messages.len ? tr->messages.items[0] : "error");
 	}
 
-	r.rel.version = ot_source_version(src);
+	/* a nightly is named as installed (2.7.0a0+gitabc1234), not as a release */
+	r.rel.version = ver.nightly ? ver.raw : ot_source_version(src);
 	r.rel.tag = ot_source_tag(src);
 	r.rel.commit = ot_source_commit(src);
 	r.rel.verified = ot_source_verified(src);

@@ -138,8 +138,12 @@ static int add_step(struct ctx *c, int parent, ot_layer layer, uint32_t file, ui
 
 	for (size_t i = 0; i < tr->steps.len; i++) {
 		const ot_step *o = &tr->steps.items[i];
+		/* the same code line for another op (mm.out's kernel, seen before as a
+		 * helper of mm) is a fact of its own; a registry entry is one fact
+		 * however it was reached (as _softmax's delegate or on its own) */
 		if (o->found && o->layer == layer && o->line == line && !strcmp(o->file, path) &&
-		    !strcmp(o->symbol, symbol))
+		    !strcmp(o->symbol, symbol) &&
+		    (layer == OT_LAYER_YAML || !strcmp(o->op, op ? op : "")))
 			return (int)i;
 	}
 	if (!ot_index_line_has(c->ix, file, line, symbol)) {
@@ -1069,8 +1073,9 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 		}
 	}
 
-	/* group dispatch keys by kernel */
-	if (!eff->has_dispatch) {
+	/* group dispatch keys by kernel (an entry with a ufunc inner loop and no
+	 * table has only generated kernels: nothing hand-written to look for) */
+	if (!eff->has_dispatch && !eff->nufunc_inner_loop) {
 		/* torchgen names the kernel after the C++ API: add_out for add.out */
 		uses[nuses].kernel = eff->schema.is_out
 					     ? ot_arena_printf(c->a, "%s_out", eff->schema.name)
@@ -1210,11 +1215,19 @@ static void add_deriv_step(struct ctx *c, const ot_reg_deriv *dv, const char *op
 			formula_helpers(c, dv->dispatch[k].formulas[i].formula, op, depth, at);
 }
 
+static bool has_tensor(const ot_reg_arg *args, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ot_starts_with(args[i].type, "Tensor"))
+			return true;
+	return false;
+}
+
 static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_func *eff, int depth,
 			   int parent)
 {
 	const char *op = f->schema.full;
-	bool implicit = !eff->has_dispatch;
+	bool implicit = !eff->has_dispatch && !eff->nufunc_inner_loop;
 	for (size_t i = 0; i < eff->ndispatch; i++)
 		if (!strcmp(eff->dispatch[i].key, "CompositeImplicitAutograd"))
 			implicit = true;
@@ -1246,6 +1259,19 @@ static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_fun
 			 "differentiates the ops it is built from",
 			 op, NULL, depth);
 		return;
+	}
+	{
+		/* nothing to differentiate: no Tensor in, or no Tensor out */
+		const char *why = !has_tensor(f->schema.args, f->schema.nargs)
+					  ? "not differentiable: it takes no Tensor"
+				  : !has_tensor(f->schema.returns, f->schema.nreturns)
+					  ? "not differentiable: it returns no Tensor"
+					  : NULL;
+		if (why) {
+			add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)c->t->f_native,
+				 (uint32_t)f->line, op, why, op, NULL, depth);
+			return;
+		}
 	}
 	add_missing(c, parent, OT_LAYER_BACKWARD,
 		    ot_arena_printf(c->a, "derivatives.yaml entry for %s", op), OT_REGISTRY_DERIV_PATH,
@@ -1624,12 +1650,22 @@ ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full)
 	    ot_wellknown_lookup(&tr->wellknown, t->wk, input)) {
 		size_t n;
 		const ot_reg_func *const *ov;
+		const ot_reg_func *entry = NULL;
 		tr->is_wellknown = true;
 		tr->status = OT_STATUS_WELLKNOWN;
-		if (tr->wellknown.aten && (ov = ot_registry_overloads(t->reg, tr->wellknown.aten, &n))) {
-			strvec_add_unique(&c, &tr->aten, ov[0]->schema.full);
-			add_step(&c, -1, OT_LAYER_YAML, (uint32_t)t->f_native, (uint32_t)ov[0]->line,
-				 ov[0]->schema.full, ov[0]->func, ov[0]->schema.full, NULL, 0);
+		/* the entry to link: the overload named (aten::mm.out), else the
+		 * first overload of the reference's aten name */
+		if (tr->target.strategy == OT_STRAT_ATEN && tr->target.overload[0])
+			entry = ot_registry_find(t->reg, ot_arena_printf(tr->arena, "%s.%s",
+									 tr->target.name,
+									 tr->target.overload));
+		if (!entry && tr->wellknown.aten &&
+		    (ov = ot_registry_overloads(t->reg, tr->wellknown.aten, &n)))
+			entry = ov[0];
+		if (entry) {
+			strvec_add_unique(&c, &tr->aten, entry->schema.full);
+			add_step(&c, -1, OT_LAYER_YAML, (uint32_t)t->f_native, (uint32_t)entry->line,
+				 entry->schema.full, entry->func, entry->schema.full, NULL, 0);
 		}
 		goto done;
 	}
