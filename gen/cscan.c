@@ -360,6 +360,12 @@ struct pp_frame {
 	bool in_else;
 };
 
+/* A macro whose expansion launches a CUDA kernel (Indexing.cu's SMALL_INDEX):
+ * a call to the macro is recorded as a launch of the kernel. */
+struct launch_macro {
+	char name[64], kernel[128];
+};
+
 struct walker {
 	ot_scan_result *out;
 	ot_arena *arena;
@@ -378,6 +384,8 @@ struct walker {
 	long func;       /* index of the open function in out->cdefs, or -1 */
 	int func_depth;  /* stack depth at which that function's body opened */
 	OT_VEC(ot_ix_call) calls;
+	struct launch_macro *launch_macros; /* #define NAME(...) kernel<<<...>>> */
+	size_t nlaunch_macros;
 	const uint32_t *line_off;
 	uint32_t nlines;
 };
@@ -567,6 +575,15 @@ static bool call_follows(const char *code, size_t len, size_t end, uint8_t *kind
 	}
 }
 
+static const struct launch_macro *find_launch_macro(const struct walker *w, const char *s,
+						    size_t n)
+{
+	for (size_t i = 0; i < w->nlaunch_macros; i++)
+		if (strlen(w->launch_macros[i].name) == n && !memcmp(w->launch_macros[i].name, s, n))
+			return &w->launch_macros[i];
+	return NULL;
+}
+
 static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind)
 {
 	const char *c = w->code;
@@ -575,8 +592,17 @@ static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind
 
 	if (is_not_call(c + start, end - start))
 		return;
-	if (kind != OT_CALL_LAUNCH && is_macro_name(c + start, end - start))
+	if (kind != OT_CALL_LAUNCH && is_macro_name(c + start, end - start)) {
+		const struct launch_macro *m = find_launch_macro(w, c + start, end - start);
+		if (m) {
+			call.name = ot_arena_strdup(w->arena, m->kernel);
+			call.qual = ot_arena_strdup(w->arena, m->name);
+			call.line = line_of(w, start);
+			call.kind = OT_CALL_MACRO_LAUNCH;
+			ot_vec_push(&w->calls, call);
+		}
 		return;
+	}
 	/* look back for "x::" chains or a member access */
 	for (;;) {
 		size_t b = p;
@@ -599,7 +625,7 @@ static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind
 		}
 		if (p == start && ((b >= 1 && c[b - 1] == '.') ||
 				   (b >= 2 && c[b - 1] == '>' && c[b - 2] == '-')))
-			kind = kind == OT_CALL_LAUNCH ? kind : OT_CALL_MEMBER;
+			kind = kind == OT_CALL_LAUNCH || kind == OT_CALL_REF ? kind : OT_CALL_MEMBER;
 		break;
 	}
 	call.name = ot_arena_strndup(w->arena, c + start, end - start);
@@ -823,6 +849,8 @@ static void walk(struct walker *w)
 				i++;
 			if (w->func >= 0 && call_follows(c, w->len, i, &kind))
 				record_call(w, s, i, kind);
+			else if (w->func >= 0 && i - s > 5 && !memcmp(c + i - 5, "_stub", 5))
+				record_call(w, s, i, OT_CALL_REF); /* a stub handed to a helper */
 			else if (decl_scope(w) && paren == 0 && is_macro_name(c + s, i - s))
 				record_macro_site(w, s, i);
 			continue;
@@ -900,6 +928,96 @@ static void walk(struct walker *w)
 			break;
 		}
 		i++;
+	}
+}
+
+/* ---- kernel launches written in macros ------------------------------------------ */
+
+/* Index of the last byte before `i` that is neither space nor a line
+ * continuation, or (size_t)-1. */
+static size_t back_over_space(const char *t, size_t i)
+{
+	while (i > 0) {
+		char ch = t[i - 1];
+		if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\\')
+			i--;
+		else
+			return i - 1;
+	}
+	return (size_t)-1;
+}
+
+/* Start of the logical line (continuations joined) holding offset `i`. */
+static size_t logical_line_start(const char *t, size_t i)
+{
+	for (;;) {
+		while (i > 0 && t[i - 1] != '\n')
+			i--;
+		if (i < 2)
+			return i;
+		{
+			size_t k = i - 1; /* the '\n' */
+			if (k > 0 && t[k - 1] == '\r')
+				k--;
+			if (k == 0 || t[k - 1] != '\\')
+				return i;
+			i = k - 1;
+		}
+	}
+}
+
+/* The macros of a file that launch a kernel: "#define NAME(...) ...
+ * kernel<T...><<<grid, block>>>(...)". Read from the raw text, since the code
+ * view blanks directives. */
+static void find_launch_macros(struct walker *w, const char *text, size_t len)
+{
+	const char *q = text, *end = text + len;
+	while ((q = memmem(q, (size_t)(end - q), "<<<", 3))) {
+		size_t at = (size_t)(q - text), ls = logical_line_start(text, at), i = ls, ns, ne;
+		size_t k, ke;
+		struct launch_macro m;
+		q += 3;
+		while (i < at && (text[i] == ' ' || text[i] == '\t'))
+			i++;
+		if (text[i] != '#')
+			continue;
+		i++;
+		while (i < at && (text[i] == ' ' || text[i] == '\t'))
+			i++;
+		if (at - i < 7 || memcmp(text + i, "define", 6) || is_ident(text[i + 6]))
+			continue;
+		i += 6;
+		while (i < at && (text[i] == ' ' || text[i] == '\t'))
+			i++;
+		ns = i;
+		while (i < at && is_ident(text[i]))
+			i++;
+		ne = i;
+		/* the launched name: skip template arguments back to their '<' */
+		k = back_over_space(text, at);
+		if (k != (size_t)-1 && text[k] == '>') {
+			int depth = 0;
+			for (; k > ne; k--) {
+				if (text[k] == '>')
+					depth++;
+				else if (text[k] == '<' && --depth == 0)
+					break;
+			}
+			k = depth == 0 && k > ne ? back_over_space(text, k) : (size_t)-1;
+		}
+		if (k == (size_t)-1 || k < ne || !is_ident(text[k]))
+			continue;
+		ke = k + 1;
+		while (k > ne && is_ident(text[k - 1]))
+			k--;
+		if (ne == ns || ne - ns >= sizeof(m.name) || ke - k >= sizeof(m.kernel) ||
+		    !is_ident_start(text[k]) || find_launch_macro(w, text + ns, ne - ns))
+			continue;
+		snprintf(m.name, sizeof(m.name), "%.*s", (int)(ne - ns), text + ns);
+		snprintf(m.kernel, sizeof(m.kernel), "%.*s", (int)(ke - k), text + k);
+		w->launch_macros = ot_realloc(w->launch_macros,
+					      (w->nlaunch_macros + 1) * sizeof(*w->launch_macros));
+		w->launch_macros[w->nlaunch_macros++] = m;
 	}
 }
 
@@ -1040,7 +1158,6 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 	OT_VEC(uint32_t) lines = {0};
 	struct tok *toks = ot_malloc(MAX_HEAD_TOKENS * sizeof(struct tok));
 
-	(void)text;
 	ot_vec_push(&lines, 0);
 	for (const char *p = code, *end = code + len; (p = memchr(p, '\n', (size_t)(end - p)));) {
 		p++;
@@ -1057,6 +1174,7 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 	w.pp = ot_calloc(PP_MAX, sizeof(*w.pp));
 	w.line_off = lines.items;
 	w.nlines = (uint32_t)lines.len;
+	find_launch_macros(&w, text, len);
 	walk(&w);
 	if (w.func >= 0) {
 		/* unterminated body: close it at the end of the file */
@@ -1074,6 +1192,7 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 		}
 	}
 	free(w.pp);
+	free(w.launch_macros);
 	ot_vec_free(&w.calls);
 	ot_vec_free(&lines);
 	free(toks);

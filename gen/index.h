@@ -39,13 +39,17 @@ typedef struct {
 typedef enum {
 	OT_CALL_PLAIN,  /**< f(...), ns::f(...), f<T>(...) */
 	OT_CALL_MEMBER, /**< x.f(...), x->f(...) */
-	OT_CALL_LAUNCH  /**< f<<<grid, block>>>(...) */
+	OT_CALL_LAUNCH, /**< f<<<grid, block>>>(...) */
+	OT_CALL_REF,    /**< a stub named but not called: impl(..., cumsum_stub) */
+	OT_CALL_MACRO_LAUNCH /**< SMALL_INDEX(...), a macro of the file whose
+			          expansion launches `name`; `qual` is the macro */
 } ot_ix_call_kind;
 
 /** A call inside a function body. */
 typedef struct {
 	const char *name; /**< the called identifier, "gemm" */
-	const char *qual; /**< what precedes "::" ("at::cuda::blas"), or "" */
+	const char *qual; /**< what precedes "::" ("at::cuda::blas"), or ""; the
+			       macro's name for OT_CALL_MACRO_LAUNCH */
 	uint32_t line;
 	uint8_t kind;     /**< ot_ix_call_kind */
 } ot_ix_call;

@@ -37,7 +37,7 @@ static const char usage_text[] =
 	"What to trace:\n"
 	"      --all                every entry of native_functions.yaml (with OPS_LIST: both)\n"
 	"      --full               no well-known early exit: trace every op through the source\n"
-	"      --depth N            composite branches followed (default 1)\n"
+	"      --depth N            composite branches followed (default 3)\n"
 	"\n"
 	"Output:\n"
 	"  -o, --out DIR            output folder (default: out)\n"

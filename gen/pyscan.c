@@ -26,7 +26,8 @@ static const char *const patterns[RE_COUNT] = {
 	[RE_DEF] = "^([ \\t]*)(?:async[ \\t]+)?(def|class)[ \\t]+([A-Za-z_]\\w*)",
 	[RE_ASSIGN] = "^([A-Za-z_]\\w*)[ \\t]*(?::[^=\\n]*)?=(?!=)",
 	[RE_DECOMP] = "\\bregister_decomposition[ \\t]*\\(",
-	[RE_ATEN] = "(?<![\\w.])aten\\.([A-Za-z_]\\w*(?:\\.[A-Za-z_]\\w*)?)",
+	/* aten.x, torch.ops.aten.x, torch._ops.ops.aten.x */
+	[RE_ATEN] = "\\baten\\.([A-Za-z_]\\w*(?:\\.[A-Za-z_]\\w*)?)",
 	[RE_DOC] = "\\badd_docstr[ \\t]*\\(\\s*torch\\.([A-Za-z_]\\w*)\\s*,",
 	[RE_DOCALL] = "\\badd_docstr_all[ \\t]*\\(\\s*[\"']",
 };

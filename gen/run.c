@@ -549,7 +549,7 @@ int ot_run(const ot_run_opts *o)
 		goto done;
 	}
 	{
-		ot_tracer_opts to = {o->max_depth > 0 ? o->max_depth : 1, 3, o->full};
+		ot_tracer_opts to = {o->max_depth > 0 ? o->max_depth : 3, 3, o->full};
 		r.tracer = ot_tracer_new(reg, ix, wk, &to);
 	}
 	r.traces = ot_calloc(r.ops.len, sizeof(*r.traces));

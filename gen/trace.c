@@ -128,6 +128,10 @@ static void message(struct ctx *c, const char *fmt, ...)
  * a scanner bug, and is recorded as such rather than printed as a fact.
  * Returns false for a duplicate or a rejected step.
  */
+/* add_step's answer for a step whose file:line check failed; steps added
+ * beneath it are dropped too (a parent of -1 is the root) */
+#define STEP_DROPPED (-2)
+
 static int add_step(struct ctx *c, int parent, ot_layer layer, uint32_t file, uint32_t line,
 		    const char *symbol, const char *note, const char *op, const char *backend,
 		    int depth)
@@ -136,6 +140,8 @@ static int add_step(struct ctx *c, int parent, ot_layer layer, uint32_t file, ui
 	const char *path = fpath(c, file);
 	ot_step s;
 
+	if (parent == STEP_DROPPED)
+		return STEP_DROPPED; /* beneath a step that failed its check */
 	for (size_t i = 0; i < tr->steps.len; i++) {
 		const ot_step *o = &tr->steps.items[i];
 		/* the same code line for another op (mm.out's kernel, seen before as a
@@ -148,7 +154,7 @@ static int add_step(struct ctx *c, int parent, ot_layer layer, uint32_t file, ui
 	}
 	if (!ot_index_line_has(c->ix, file, line, symbol)) {
 		message(c, "internal: %s:%u does not contain '%s'; step dropped", path, line, symbol);
-		return -1;
+		return STEP_DROPPED;
 	}
 	s.parent = parent;
 	s.layer = layer;
@@ -169,7 +175,10 @@ static int add_missing(struct ctx *c, int parent, ot_layer layer, const char *wh
 {
 	ot_trace *tr = c->tr;
 	ot_step s = {0};
-	char *note = ot_arena_printf(c->a, "not found: %s in %s", what, where);
+	char *note;
+	if (parent == STEP_DROPPED)
+		return STEP_DROPPED;
+	note = ot_arena_printf(c->a, "not found: %s in %s", what, where);
 	for (size_t i = 0; i < tr->steps.len; i++)
 		if (!tr->steps.items[i].found && !strcmp(tr->steps.items[i].note, note))
 			return (int)i;
@@ -260,19 +269,31 @@ static bool has_variant(const ot_registry *reg, const char *name, bool method)
 	return false;
 }
 
-/* Branches that are well-known ops are listed but not followed: their pages
- * are the reference's. When the op itself was asked for in full, the
- * computing ones (math, reductions, comparisons, indexing: matmul -> mm,
- * bmm, dot) are followed; creation, shape and dtype bookkeeping never is. */
+/* The groups of the well-known reference whose ops compute (math,
+ * reductions, comparisons, indexing), as opposed to creation, shape and
+ * dtype bookkeeping. */
+static bool computing_group(const char *group)
+{
+	return !strcmp(group, "math") || !strcmp(group, "reduction") ||
+	       !strcmp(group, "comparison") || !strcmp(group, "indexing");
+}
+
+/* Branches that are well-known ops are not followed: their pages are the
+ * reference's. When the op itself was asked for in full, the computing ones
+ * (matmul -> mm, bmm, dot) are followed; bookkeeping never is. */
 static bool is_wellknown_op(const struct ctx *c, const char *name)
 {
 	ot_wellknown_match m;
 	if (!c->t->wk || !ot_wellknown_lookup(&m, c->t->wk, name))
 		return false;
-	if (!c->tr->full)
-		return true;
-	return strcmp(m.group, "math") && strcmp(m.group, "reduction") &&
-	       strcmp(m.group, "comparison") && strcmp(m.group, "indexing");
+	return !c->tr->full || !computing_group(m.group);
+}
+
+/* A well-known op that computes (shown as a branch even when not followed). */
+static bool computing_wellknown(const struct ctx *c, const char *name)
+{
+	ot_wellknown_match m;
+	return c->t->wk && ot_wellknown_lookup(&m, c->t->wk, name) && computing_group(m.group);
 }
 
 static void queue_op(struct ctx *c, const char *name, const char *overload, int depth, int parent)
@@ -397,7 +418,8 @@ static bool reach_op(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pyref *r
 	at = add_step(c, parent, OT_LAYER_BRIDGE, def->file, r->line, r->path, note, NULL, NULL, 0);
 	if (!strcmp(r->path, ot_arena_printf(c->a, "_VF.%s", name)) ||
 	    !strcmp(r->path, ot_arena_printf(c->a, "torch._VF.%s", name))) {
-		uint32_t l = find_line(c, c->t->f_vf, "_VariableFunctions");
+		/* the forwarding code, not the module docstring that mentions it */
+		uint32_t l = find_line(c, c->t->f_vf, "= torch._C._VariableFunctions");
 		if (l && at >= 0)
 			at = add_step(c, at, OT_LAYER_BRIDGE, (uint32_t)c->t->f_vf, l, "_VariableFunctions",
 				      "torch._VF is torch._C._VariableFunctions: generated C++ bindings",
@@ -562,34 +584,46 @@ static const char *file_backend(const char *path)
 	return "";
 }
 
+/* Is `n` a name of the C API whose functions start with `prefix` and go on
+ * in camelCase? */
+static bool api_prefix(const char *n, const char *prefix)
+{
+	size_t k = strlen(prefix);
+	return !strncmp(n, prefix, k) && isupper((unsigned char)n[k]);
+}
+
 static const char *gpu_lib_of(const ot_ix_call *call)
 {
 	const char *n = call->name, *q = call->qual;
-	if (call->kind == OT_CALL_LAUNCH)
+	if (call->kind == OT_CALL_LAUNCH || call->kind == OT_CALL_MACRO_LAUNCH)
 		return "custom CUDA kernel";
 	/* this runs for every call of every explored body: look at the first
 	 * letter before comparing prefixes */
 	switch (n[0]) {
 	case 'c':
-		if (ot_starts_with(n, "cudnn"))
+		/* the libraries' C APIs are camelCase (cudnnRNNForward, cublasSgemm);
+		 * cudnn_is_acceptable and cudnn_convolution are PyTorch's own */
+		if (api_prefix(n, "cudnn"))
 			return "cuDNN";
-		if (ot_starts_with(n, "cublasLt"))
+		if (api_prefix(n, "cublasLt"))
 			return "cuBLASLt";
-		if (ot_starts_with(n, "cublas"))
+		if (api_prefix(n, "cublas"))
 			return "cuBLAS";
-		if (ot_starts_with(n, "cufft"))
+		if (api_prefix(n, "cufft"))
 			return "cuFFT";
-		if (ot_starts_with(n, "cusolver"))
+		if (api_prefix(n, "cusolver"))
 			return "cuSOLVER";
-		if (ot_starts_with(n, "cusparse"))
+		if (api_prefix(n, "cusparse"))
 			return "cuSPARSE";
-		if (ot_starts_with(n, "curand"))
+		if (api_prefix(n, "curand"))
 			return "cuRAND";
 		break;
 	case 'm':
-		if (ot_starts_with(n, "magma"))
+		/* MAGMA's API is snake_case (magma_sgetrf_gpu); magma_int_cast is
+		 * PyTorch's, and its magmaLu<T>... wrappers stand for the calls */
+		if (ot_starts_with(n, "magma") && strcmp(n, "magma_int_cast") != 0)
 			return "MAGMA";
-		if (ot_starts_with(n, "miopen"))
+		if (api_prefix(n, "miopen"))
 			return "MIOpen";
 		break;
 	case 'g':
@@ -640,6 +674,37 @@ static bool in_at_native(const ot_ix_cdef *d)
 	else
 		snprintf(full, sizeof(full), "%s", d->ns);
 	return !strcmp(full, "at::native") || !strcmp(full, "::at::native");
+}
+
+/* Does definition `d` live where qualifier `qual` points ("at::native",
+ * "native", "cuda::blas", "at::cuda::blas")? Its namespace and written
+ * qualifier, joined, must end with the call's qualifier. */
+static bool qual_matches(const ot_ix_cdef *d, const char *qual)
+{
+	char full[600];
+	size_t n, m;
+	if (qual[0] == ':' && qual[1] == ':')
+		qual += 2;
+	snprintf(full, sizeof(full), "%s%s%s", d->ns, *d->ns && *d->qual ? "::" : "", d->qual);
+	n = strlen(full);
+	m = strlen(qual);
+	return m <= n && !strcmp(full + n - m, qual) && (m == n || full[n - m - 1] == ':');
+}
+
+/* Is namespace `outer` ("at::native") `inner` or one enclosing it
+ * ("at::native::(anonymous)"), where unqualified lookup from inner reaches? */
+static bool ns_encloses(const char *outer, const char *inner)
+{
+	size_t n = strlen(outer);
+	return !strncmp(outer, inner, n) && (inner[n] == '\0' || (inner[n] == ':' && n > 0));
+}
+
+static bool plain_lowercase_word(const char *name)
+{
+	for (; *name; name++)
+		if (!islower((unsigned char)*name) && !isdigit((unsigned char)*name))
+			return false;
+	return true;
 }
 
 /* Is this a definition we can follow as a C++ helper? */
@@ -747,7 +812,7 @@ static void explore_stub(struct ctx *c, const char *stub, const char *op, int de
  * SymInt spelling of _foo), x.mm(...) for a method. NULL when none. */
 static const char *call_op(const struct call_info *ci, const ot_ix_call *call)
 {
-	if (!ci || !ci->op || call->kind == OT_CALL_LAUNCH)
+	if (!ci || !ci->op || call->kind == OT_CALL_LAUNCH || call->kind == OT_CALL_MACRO_LAUNCH)
 		return NULL;
 	if (call->kind == OT_CALL_MEMBER)
 		return ci->op_method ? ci->op : NULL;
@@ -769,12 +834,17 @@ static void explore_helpers(struct ctx *c, const ot_ix_cdef *d, const ot_ix_call
 		for (const ot_ix_cdef *h = ot_index_cdefs(c->ix, call->name); h && n < 3; h = h->next) {
 			if (h == d || !helper_candidate(c, h))
 				continue;
-			/* other files: only for qualified calls, or for snake_case names
-			 * in the caller's namespace (max(a, b) is std::max, not the
-			 * max op's kernel) */
+			/* a qualified call names its namespace: c10::cuda::X::get() is
+			 * not at::native::get */
+			if (*call->qual && !qual_matches(h, call->qual))
+				continue;
+			/* other files: only for qualified calls, or in the caller's
+			 * namespace (or one enclosing it) for names that are not one plain lowercase word
+			 * (max(a, b) is std::max, not the max op's kernel;
+			 * GeluCUDAKernelImpl and gelu_kernel are helpers) */
 			if (pass == 0 ? h->file != d->file
-				      : !*call->qual && (strcmp(h->ns, d->ns) != 0 ||
-							 !strchr(call->name, '_')))
+				      : !*call->qual && (!ns_encloses(h->ns, d->ns) ||
+							 plain_lowercase_word(call->name)))
 				continue;
 			cand[n++] = h;
 		}
@@ -807,7 +877,7 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 		    int self, bool *interesting)
 {
 	const char *path = fpath(c, d->file);
-	ot_strvec libs_here = {0};
+	size_t gpu_steps = 0;
 
 	if (!first_visit(c, "cdef", d, NULL))
 		return;
@@ -819,57 +889,86 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 		const char *lib, *branch;
 
 		if (ci && ci->selection) {
-			ot_selection sel = {ot_arena_strdup(c->a, call->name), path, call->line};
+			/* a runtime choice (use_cudnn(...)); a stub can be one too
+			 * (_fused_sdp_choice_stub), so go on classifying the call */
 			bool dup = false;
 			for (size_t k = 0; k < c->tr->selection.len; k++)
-				if (c->tr->selection.items[k].line == sel.line &&
+				if (c->tr->selection.items[k].line == call->line &&
 				    !strcmp(c->tr->selection.items[k].file, path))
 					dup = true;
-			if (!dup && ot_index_line_has(c->ix, d->file, call->line, call->name))
+			if (!dup && ot_index_line_has(c->ix, d->file, call->line, call->name)) {
+				ot_selection sel = {ot_arena_strdup(c->a, call->name), path, call->line};
 				ot_vec_push(&c->tr->selection, sel);
+			}
+			*interesting = true;
+		}
+		if (ci && ci->stub && (call->kind == OT_CALL_PLAIN || call->kind == OT_CALL_REF)) {
+			char note[200];
+			if (call->kind == OT_CALL_REF)
+				snprintf(note, sizeof(note), "passes DispatchStub %s to %s, which calls it", call->name, d->name);
+			else
+				snprintf(note, sizeof(note), "calls DispatchStub %s (picks the kernel by device)", call->name);
+			explore_stub(c, call->name, op, depth, level,
+				     add_step(c, self, OT_LAYER_STUB, d->file, call->line, call->name, note,
+					      op, NULL, depth));
 			*interesting = true;
 			continue;
 		}
+		if (call->kind == OT_CALL_REF)
+			continue;
 		branch = call_op(ci, call);
 		if (branch) {
+			bool follow;
 			if (!strcmp(branch, c->tr->target.name) && depth == 0)
 				continue;
 			strvec_add_unique(c, &c->tr->calls, branch);
-			if (depth >= c->t->opts.max_depth || is_wellknown_op(c, branch))
+			if (depth >= c->t->opts.max_depth)
 				continue; /* listed in calls, not followed */
+			/* a well-known branch that computes (matmul -> mm, einsum -> bmm) is
+			 * shown but not followed; bookkeeping ops (empty, to, view) only listed */
+			follow = !is_wellknown_op(c, branch);
+			if (!follow && !computing_wellknown(c, branch))
+				continue;
 			*interesting = true;
 			/* one step per op a function calls: its first call site */
 			if (first_visit(c, "branch", d, branch)) {
 				char note[200];
 				const char *sym = call->kind == OT_CALL_MEMBER ? call->name : call_text(c, call);
 				int at;
-				snprintf(note, sizeof(note), "branch: calls aten::%s", branch);
+				snprintf(note, sizeof(note), follow ? "branch: calls aten::%s"
+								    : "branch: calls aten::%s (well-known, see its page)",
+					 branch);
 				at = add_step(c, self, OT_LAYER_CPP, d->file, call->line, sym, note, op, NULL,
 					      depth);
-				queue_op(c, branch, NULL, depth + 1, at);
+				if (follow)
+					queue_op(c, branch, NULL, depth + 1, at);
 			}
 			continue;
 		}
 		lib = gpu_lib_of(call);
 		if (lib) {
-			bool seen = false;
-			for (size_t k = 0; k < libs_here.len; k++)
-				if (!strcmp(libs_here.items[k], lib))
-					seen = true;
+			bool launch = call->kind == OT_CALL_LAUNCH || call->kind == OT_CALL_MACRO_LAUNCH;
+			const char *sym = call->kind == OT_CALL_LAUNCH	     ? call->name
+					  : call->kind == OT_CALL_MACRO_LAUNCH ? call->qual
+									       : call_text(c, call);
 			strvec_add_unique(c, &c->tr->gpu_libs, lib);
 			*interesting = true;
-			if (!seen) {
+			/* every distinct library call or launch of the body, up to a few */
+			if (gpu_steps < 8 && first_visit(c, "gpu", d, sym)) {
 				char note[200];
 				int at;
-				ot_vec_push(&libs_here, lib);
-				if (call->kind == OT_CALL_LAUNCH)
+				gpu_steps++;
+				if (call->kind == OT_CALL_MACRO_LAUNCH)
+					snprintf(note, sizeof(note),
+						 "launches the CUDA kernel %s through the macro %s", call->name,
+						 call->qual);
+				else if (launch)
 					snprintf(note, sizeof(note), "launches the CUDA kernel %s", call->name);
 				else
-					snprintf(note, sizeof(note), "%s: %s", lib, call_text(c, call));
-				at = add_step(c, self, OT_LAYER_CUDA, d->file, call->line,
-					      call->kind == OT_CALL_LAUNCH ? call->name : call_text(c, call),
-					      note, op, "CUDA", depth);
-				if (call->kind == OT_CALL_LAUNCH) {
+					snprintf(note, sizeof(note), "%s: %s", lib, sym);
+				at = add_step(c, self, OT_LAYER_CUDA, d->file, call->line, sym, note, op,
+					      "CUDA", depth);
+				if (launch) {
 					for (const ot_ix_cdef *k = ot_index_cdefs(c->ix, call->name); k; k = k->next) {
 						if (k->global) {
 							add_step(c, at, OT_LAYER_CUDA, k->file, k->line, k->name,
@@ -881,21 +980,11 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 			}
 			continue;
 		}
-		if (ci && ci->stub && call->kind == OT_CALL_PLAIN) {
-			char note[200];
-			snprintf(note, sizeof(note), "calls DispatchStub %s (picks the kernel by device)", call->name);
-			explore_stub(c, call->name, op, depth, level,
-				     add_step(c, self, OT_LAYER_STUB, d->file, call->line, call->name, note,
-					      op, NULL, depth));
-			*interesting = true;
-			continue;
-		}
 		if (level < c->t->opts.helper_depth && call->kind == OT_CALL_PLAIN &&
 		    (!*call->qual || !strcmp(call->qual, "at::native") || !strcmp(call->qual, "native") ||
 		     strstr(call->qual, "cuda") || strstr(call->qual, "cudnn")))
 			explore_helpers(c, d, call, op, depth, level, self, interesting);
 	}
-	ot_vec_free(&libs_here);
 }
 
 /* ---- native_functions.yaml entries ---------------------------------------------------------- */
@@ -958,6 +1047,65 @@ static bool main_key(const char *keys)
 			if (!strcmp(tok, main_keys[i]))
 				return true;
 	return false;
+}
+
+/* The parameter list of a definition, from its name to the matching ')',
+ * read from the indexed text (at most `n` bytes into `out`). */
+static void def_params(const struct ctx *c, const ot_ix_cdef *d, char *out, size_t n)
+{
+	const ot_ix_file *f = ot_index_file(c->ix, d->file);
+	const char *p = f->text + f->line_off[d->line - 1], *end = f->text + f->len;
+	size_t k = 0;
+	int depth = 0;
+	out[0] = '\0';
+	p = strstr(p, d->name);
+	if (!p)
+		return;
+	p = strchr(p + strlen(d->name), '(');
+	if (d->kind == OT_CDEF_IMPL && p) /* TORCH_IMPL_FUNC(name)(params) */
+		p = strchr(p + 1, '(');
+	for (; p && p < end && k + 1 < n; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && --depth == 0)
+			break;
+		if (depth > 0)
+			out[k++] = *p;
+	}
+	out[k] = '\0';
+}
+
+/* How well a C++ definition fits an overload's schema: same number of
+ * parameters, and a Dimname parameter exactly when the schema has one. A
+ * kernel name can have several C++ overloads (cumsum_out for cumsum.out and
+ * for cumsum.dimname_out); this tells them apart. */
+static int overload_fit(const struct ctx *c, const ot_ix_cdef *d, const ot_reg_func *f)
+{
+	char params[2048];
+	size_t count = 0;
+	int depth = 0, score = 0;
+	bool dimname = false, schema_dimname = false;
+	def_params(c, d, params + 0, sizeof(params));
+	if (params[0] == '(')
+		memmove(params, params + 1, strlen(params));
+	for (const char *p = params; *p; p++) {
+		if (*p == '(' || *p == '<' || *p == '[' || *p == '{')
+			depth++;
+		else if ((*p == ')' || *p == '>' || *p == ']' || *p == '}') && depth > 0)
+			depth--;
+		else if (*p == ',' && depth == 0)
+			count++;
+	}
+	if (strspn(params, " \t\n") != strlen(params))
+		count++;
+	dimname = strstr(params, "Dimname") != NULL;
+	for (size_t i = 0; i < f->schema.nargs; i++)
+		if (strstr(f->schema.args[i].type, "Dimname"))
+			schema_dimname = true;
+	if (count == f->schema.nargs)
+		score += 2;
+	score += dimname == schema_dimname ? 1 : -3;
+	return score;
 }
 
 struct kernel_use {
@@ -1117,6 +1265,20 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 			 uses[u].keys);
 		nd = kernel_defs(c, uses[u].kernel, first_key, eff->structured && eff->has_dispatch,
 				 defs, OT_ARRAY_LEN(defs));
+		if (nd > 1) {
+			/* several C++ overloads of that name: keep those that fit */
+			int fit[OT_ARRAY_LEN(defs)], best = -100;
+			size_t kept = 0;
+			for (size_t k = 0; k < nd; k++) {
+				fit[k] = overload_fit(c, defs[k], eff);
+				if (fit[k] > best)
+					best = fit[k];
+			}
+			for (size_t k = 0; k < nd; k++)
+				if (fit[k] == best)
+					defs[kept++] = defs[k];
+			nd = kept;
+		}
 		if (!nd) {
 			add_missing(c, kparent, OT_LAYER_CPP,
 				    ot_arena_printf(c->a, "C++ function `%s` (%s)", uses[u].kernel,
@@ -1181,11 +1343,23 @@ static void formula_helpers(struct ctx *c, const char *formula, const char *op, 
 				}
 			}
 			{
+				/* a backward op: its functional overload (not .grad_input,
+				 * the out= one), also when spelled name_symint */
 				size_t n;
 				const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, name, &n);
-				if (ov)
+				const ot_reg_func *pick = NULL;
+				if (!ov && ot_ends_with(name, "_symint")) {
+					name[strlen(name) - strlen("_symint")] = '\0';
+					ov = ot_registry_overloads(c->t->reg, name, &n);
+				}
+				for (size_t k = 0; ov && k < n && !pick; k++)
+					if (!ov[k]->schema.is_out)
+						pick = ov[k];
+				if (!pick && ov)
+					pick = ov[0];
+				if (pick)
 					add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)c->t->f_native,
-						 (uint32_t)ov[0]->line, name,
+						 (uint32_t)pick->line, name,
 						 "backward op (its own native_functions.yaml entry)", op,
 						 NULL, depth);
 			}
