@@ -17,12 +17,12 @@
 #include "index.h"
 #include "scan.h"
 
-static bool is_ident_start(char c)
+static inline bool is_ident_start(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
-static bool is_ident(char c)
+static inline bool is_ident(char c)
 {
 	return is_ident_start(c) || (c >= '0' && c <= '9');
 }
@@ -348,7 +348,7 @@ struct pp_state {
 	int depth, lost;
 	long func;
 	int func_depth;
-	char ns[512];
+	char *ns; /* heap copy of the walker's ns */
 	enum scope *stack;
 	bool *keeps_head;
 	size_t *ns_len;
@@ -491,6 +491,28 @@ static const char *const not_calls[] = {
 	"typeid", "noexcept", "throw", "case", "do", "else", "defined", "static_assert",
 	"alignas", "operator", "__attribute__", "template", "typename", "auto", "void"};
 
+static size_t not_call_lens[OT_ARRAY_LEN(not_calls)];
+static pthread_once_t not_call_once = PTHREAD_ONCE_INIT;
+
+static void init_not_call_lens(void)
+{
+	for (size_t i = 0; i < OT_ARRAY_LEN(not_calls); i++)
+		not_call_lens[i] = strlen(not_calls[i]);
+}
+
+/* Keywords and casts that look like calls. Lengths are compared first: this
+ * runs for every identifier followed by '(' in every function body. */
+static bool is_not_call(const char *s, size_t n)
+{
+	if (n < 2 || n > 16)
+		return false;
+	pthread_once(&not_call_once, init_not_call_lens);
+	for (size_t i = 0; i < OT_ARRAY_LEN(not_calls); i++)
+		if (not_call_lens[i] == n && s[0] == not_calls[i][0] && !memcmp(s, not_calls[i], n))
+			return true;
+	return false;
+}
+
 static bool skip_space(const char *code, size_t len, size_t *i)
 {
 	while (*i < len && (code[*i] == ' ' || code[*i] == '\t' || code[*i] == '\n' ||
@@ -532,7 +554,13 @@ static bool call_follows(const char *code, size_t len, size_t end, uint8_t *kind
 		if (j >= limit)
 			return false;
 		j++;
-		if (!skip_space(code, len, &j) || code[j] != '(')
+		if (!skip_space(code, len, &j))
+			return false;
+		if (j + 2 < len && code[j] == '<' && code[j + 1] == '<' && code[j + 2] == '<') {
+			*kind = OT_CALL_LAUNCH; /* kernel<float><<<grid, block>>>(...) */
+			return true;
+		}
+		if (code[j] != '(')
 			return false;
 		*kind = OT_CALL_PLAIN;
 		return true;
@@ -545,9 +573,8 @@ static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind
 	size_t qs = start, p = start;
 	ot_ix_call call = {0};
 
-	for (size_t i = 0; i < OT_ARRAY_LEN(not_calls); i++)
-		if (word_eq(c + start, end - start, not_calls[i]))
-			return;
+	if (is_not_call(c + start, end - start))
+		return;
 	if (kind != OT_CALL_LAUNCH && is_macro_name(c + start, end - start))
 		return;
 	/* look back for "x::" chains or a member access */
@@ -596,7 +623,8 @@ static void pp_save(const struct walker *w, struct pp_state *s)
 	s->lost = w->lost;
 	s->func = w->func;
 	s->func_depth = w->func_depth;
-	memcpy(s->ns, w->ns, sizeof(s->ns));
+	free(s->ns);
+	s->ns = ot_strdup(w->ns);
 	s->stack = ot_realloc(s->stack, (n ? n : 1) * sizeof(*s->stack));
 	s->keeps_head = ot_realloc(s->keeps_head, (n ? n : 1) * sizeof(*s->keeps_head));
 	s->ns_len = ot_realloc(s->ns_len, (n ? n : 1) * sizeof(*s->ns_len));
@@ -616,7 +644,7 @@ static void pp_restore(struct walker *w, const struct pp_state *s, bool drop_ope
 	w->lost = s->lost;
 	w->func = s->func;
 	w->func_depth = s->func_depth;
-	memcpy(w->ns, s->ns, sizeof(w->ns));
+	snprintf(w->ns, sizeof(w->ns), "%s", s->ns);
 	memcpy(w->stack, s->stack, (size_t)s->depth * sizeof(*w->stack));
 	memcpy(w->keeps_head, s->keeps_head, (size_t)s->depth * sizeof(*w->keeps_head));
 	memcpy(w->ns_len, s->ns_len, (size_t)s->depth * sizeof(*w->ns_len));
@@ -760,14 +788,34 @@ static void record_macro_site(struct walker *w, size_t name_s, size_t name_e)
 	ot_vec_push(&w->out->cdefs, d);
 }
 
+/* Bytes the walker acts on: identifiers, numbers, brackets, ';', ':' and the
+ * '#' of preprocessor markers. Everything else is skipped in runs. */
+static bool walk_class[256];
+static pthread_once_t walk_class_once = PTHREAD_ONCE_INIT;
+
+static void init_walk_class(void)
+{
+	for (int ch = 0; ch < 256; ch++)
+		walk_class[ch] = is_ident(ch) || strchr("(){};:#", ch);
+	walk_class[0] = false;
+}
+
 static void walk(struct walker *w)
 {
 	const char *c = w->code;
 	size_t i = 0, head_start = 0;
 	int paren = 0;
 
+	pthread_once(&walk_class_once, init_walk_class);
 	while (i < w->len) {
 		char ch = c[i];
+		if (!walk_class[(unsigned char)ch]) {
+			/* nothing the walker cares about: skip the run */
+			do
+				i++;
+			while (i < w->len && !walk_class[(unsigned char)c[i]]);
+			continue;
+		}
 		if (is_ident_start(ch)) {
 			size_t s = i;
 			uint8_t kind;
@@ -994,9 +1042,11 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 
 	(void)text;
 	ot_vec_push(&lines, 0);
-	for (size_t i = 0; i < len; i++)
-		if (code[i] == '\n' && i + 1 < len)
-			ot_vec_push(&lines, (uint32_t)(i + 1));
+	for (const char *p = code, *end = code + len; (p = memchr(p, '\n', (size_t)(end - p)));) {
+		p++;
+		if (p < end)
+			ot_vec_push(&lines, (uint32_t)(p - code));
+	}
 	w.out = out;
 	w.arena = arena;
 	w.code = code;
@@ -1020,6 +1070,7 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 			free(s[j]->stack);
 			free(s[j]->keeps_head);
 			free(s[j]->ns_len);
+			free(s[j]->ns);
 		}
 	}
 	free(w.pp);

@@ -175,6 +175,10 @@ const ot_ix_pydef *ot_index_pydefs(const ot_index *ix, const char *name);
 const ot_ix_decomp *ot_index_decomps(const ot_index *ix, const char *base_op);
 const ot_ix_doc *ot_index_docs(const ot_index *ix, const char *name);
 
+/** Every distinct name called in a C++/CUDA body, in first-seen (file) order. */
+size_t ot_index_call_name_count(const ot_index *ix);
+const char *ot_index_call_name_at(const ot_index *ix, size_t i);
+
 /** Every Python class name, module-level def and assignment name (for "did you mean"). */
 size_t ot_index_pynames(const ot_index *ix, const char ***out);
 

@@ -127,6 +127,8 @@ static bool parse_formats(const char *s, unsigned *out)
 	if (strlen(s) >= sizeof(buf))
 		return false;
 	strcpy(buf, s);
+	if (!*s || s[0] == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,"))
+		return false; /* an empty format name */
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "md"))
 			*out |= OT_FORMAT_MD;

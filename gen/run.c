@@ -131,8 +131,10 @@ static void parallel_for(size_t n, int jobs, void (*fn)(size_t, void *), void *p
 
 /* ---- the run ------------------------------------------------------------------------ */
 
-enum phase { PH_READ, PH_INDEX, PH_TRACE, PH_RENDER, PH_LAYOUT, PH_WRITE, PH_COUNT };
-static const char *const phase_names[PH_COUNT] = {"read", "index", "trace", "render", "layout", "write"};
+/* Where the wall time goes (-v): every second of a run is in one phase. */
+enum phase { PH_SETUP, PH_READ, PH_INDEX, PH_TRACE, PH_RENDER, PH_LAYOUT, PH_WRITE, PH_CLEANUP, PH_COUNT };
+static const char *const phase_names[PH_COUNT] = {"setup", "read", "index", "trace",
+						  "render", "layout", "write", "cleanup"};
 
 struct op_in {
 	const char *input;
@@ -144,6 +146,7 @@ struct run {
 	const ot_run_opts *o;
 	OT_VEC(struct op_in) ops;
 	ot_trace **traces;
+	ot_buf *json;  /* each op's trace.json object, made by the tracing thread */
 	int *lines;
 	ot_tracer *tracer;
 	ot_pages *pages;
@@ -177,6 +180,8 @@ static void trace_one(size_t i, void *payload)
 	struct run *r = payload;
 	r->traces[i] = ot_trace_op(r->tracer, r->ops.items[i].input,
 				   r->ops.items[i].full || r->o->full);
+	if (r->json)
+		ot_tracejson_op(&r->json[i], r->traces[i]);
 }
 
 static void write_file(struct run *r, const char *path, const ot_buf *b)
@@ -273,7 +278,8 @@ static void collect_ops(struct run *r, const ot_opslist *list, const ot_registry
 			ot_arena *arena)
 {
 	ot_map *seen = ot_map_new();
-	if (list) {
+	/* with --all and no list named, ./ops.list only lends its version pin */
+	if (list && (r->o->ops_list_given || !r->o->all)) {
 		for (size_t i = 0; i < list->ops.len; i++) {
 			const ot_opslist_entry *e = &list->ops.items[i];
 			if (ot_map_get(seen, e->name))
@@ -322,17 +328,61 @@ static void check_slugs(struct run *r)
 	ot_map_free(slugs);
 }
 
-static int load_registry(ot_registry **out, const ot_index *ix)
+/*
+ * The registries are parsed on a thread of their own while the tree is
+ * indexed: they are read through their own source reader, so the two never
+ * share a libgit2 handle.
+ */
+struct registry_job {
+	ot_source *src;
+	ot_source_files files; /* native_functions.yaml, derivatives.yaml if present */
+	ot_arena *arena;
+	ot_registry *reg;
+	int rc;
+	char error[2048];
+};
+
+static void *load_registry_thread(void *arg)
 {
-	int64_t nf = ot_index_file_id(ix, OT_REGISTRY_NATIVE_PATH);
-	int64_t dv = ot_index_file_id(ix, OT_REGISTRY_DERIV_PATH);
-	const ot_ix_file *n, *d;
-	if (nf < 0)
-		return ot_error_set("%s is missing from the source tree", OT_REGISTRY_NATIVE_PATH);
-	n = ot_index_file(ix, (uint32_t)nf);
-	d = dv >= 0 ? ot_index_file(ix, (uint32_t)dv) : NULL;
-	return ot_registry_load(out, n->text, n->len, OT_REGISTRY_NATIVE_PATH, d ? d->text : NULL,
-				d ? d->len : 0, OT_REGISTRY_DERIV_PATH);
+	struct registry_job *job = arg;
+	ot_source_reader *reader = NULL;
+	ot_buf text[2] = {OT_BUF_INIT, OT_BUF_INIT};
+	const ot_source_file *nf = NULL, *dv = NULL;
+
+	for (size_t i = 0; i < job->files.len; i++) {
+		if (!strcmp(job->files.items[i].path, OT_REGISTRY_NATIVE_PATH))
+			nf = &job->files.items[i];
+		else if (!strcmp(job->files.items[i].path, OT_REGISTRY_DERIV_PATH))
+			dv = &job->files.items[i];
+	}
+	if (!nf)
+		job->rc = ot_error_set("%s is missing from the source tree", OT_REGISTRY_NATIVE_PATH);
+	else if ((job->rc = ot_source_reader_new(&reader, job->src)) == 0 &&
+		 (job->rc = ot_source_reader_read(&text[0], reader, nf)) == 0 &&
+		 (!dv || (job->rc = ot_source_reader_read(&text[1], reader, dv)) == 0))
+		job->rc = ot_registry_load(&job->reg, text[0].ptr, text[0].size, OT_REGISTRY_NATIVE_PATH,
+					   dv ? text[1].ptr : NULL, text[1].size, OT_REGISTRY_DERIV_PATH);
+	if (job->rc < 0)
+		snprintf(job->error, sizeof(job->error), "%s", ot_error_last());
+	ot_source_reader_free(reader);
+	ot_buf_free(&text[0]);
+	ot_buf_free(&text[1]);
+	return NULL;
+}
+
+/* Start parsing the registries of `src` in the background. */
+static int registry_start(struct registry_job *job, pthread_t *tid, ot_source *src)
+{
+	static const char *const paths[] = {OT_REGISTRY_NATIVE_PATH, OT_REGISTRY_DERIV_PATH, NULL};
+	job->src = src;
+	job->arena = ot_arena_new();
+	if (ot_source_list(&job->files, job->arena, src, paths, NULL, NULL) < 0)
+		return OT_ERROR;
+	if (pthread_create(tid, NULL, load_registry_thread, job) != 0)
+		load_registry_thread(job); /* no thread: do it now */
+	else
+		return 1;
+	return 0;
 }
 
 static int load_wellknown(ot_wellknown **out, const char *templates)
@@ -384,7 +434,11 @@ int ot_run(const ot_run_opts *o)
 	bool tty = isatty(2) && !o->quiet;
 	size_t list_errors = 0, missing_layers = 0;
 	struct progress prog = {0};
-	double t;
+	double t, t_start = now(), t_done = 0;
+	struct registry_job reg_job = {0};
+	pthread_t reg_tid;
+	int reg_thread = 0; /* 1 while the registry thread runs */
+	size_t nops = 0;
 	ot_run_opts opts = *o;
 
 	opts.formats = formats;
@@ -393,14 +447,17 @@ int ot_run(const ot_run_opts *o)
 	pthread_mutex_init(&r.phase_lock, NULL);
 	pthread_mutex_init(&prog.lock, NULL);
 
-	/* 1. the op list */
-	if (o->ops_list_given || !o->all || access(ops_path, F_OK) == 0) {
+	/* 1. the op list. Without one named, ./ops.list is read when it exists;
+	 * a run that needs no ops from it (--all, --dump-registry,
+	 * --print-version) goes on without it, and --all only takes its pin. */
+	if (o->ops_list_given || access(ops_path, F_OK) == 0 ||
+	    !(o->all || o->dump_registry || o->print_version)) {
 		if (ot_opslist_load(&list, ops_path) < 0) {
 			say("%s", ot_error_last());
 			goto done;
 		}
 		for (size_t i = 0; i < list->diags.len; i++)
-			fprintf(stderr, "%s\n", list->diags.items[i].message);
+			say("%s", list->diags.items[i].message);
 		list_errors = ot_opslist_error_count(list);
 		if (list->pin)
 			snprintf(pin_origin, sizeof(pin_origin), "ops.list pin (%s:%d)", ops_path,
@@ -423,6 +480,7 @@ int ot_run(const ot_run_opts *o)
 
 	/* 3. the checkout, at that release */
 	t = now();
+	r.phase[PH_SETUP] = t - t_start;
 	{
 		ot_source_opts so = {0};
 		if (!o->source)
@@ -441,12 +499,16 @@ int ot_run(const ot_run_opts *o)
 		say("warning: %s is not a git checkout: its release cannot be proven; every output "
 		    "says so", ot_source_path(src));
 
-	/* 4. read and index the tree once */
-	if (ot_index_build(&ix, src, jobs) < 0) {
+	/* 4. read and index the tree once (the registries meanwhile) */
+	if ((reg_thread = registry_start(&reg_job, &reg_tid, src)) < 0) {
 		say("reading %s: %s", ot_source_path(src), ot_error_last());
 		goto done;
 	}
-	{
+	if (!o->dump_registry && ot_index_build(&ix, src, jobs) < 0) {
+		say("reading %s: %s", ot_source_path(src), ot_error_last());
+		goto done;
+	}
+	if (ix) {
 		const ot_index_stats *st = ot_index_get_stats(ix);
 		double wall = now() - t;
 		double sum = st->read_seconds + st->scan_seconds;
@@ -457,8 +519,13 @@ int ot_run(const ot_run_opts *o)
 
 	/* 5. the registries */
 	t = now();
-	if (load_registry(&reg, ix) < 0) {
-		say("%s", ot_error_last());
+	if (reg_thread == 1)
+		pthread_join(reg_tid, NULL);
+	reg_thread = 0;
+	reg = reg_job.reg;
+	reg_job.reg = NULL;
+	if (reg_job.rc < 0) {
+		say("%s", reg_job.error);
 		goto done;
 	}
 	if (o->dump_registry) {
@@ -486,15 +553,28 @@ int ot_run(const ot_run_opts *o)
 		r.tracer = ot_tracer_new(reg, ix, wk, &to);
 	}
 	r.traces = ot_calloc(r.ops.len, sizeof(*r.traces));
+	if ((formats & OT_FORMAT_JSON) && !o->check) {
+		r.json = ot_calloc(r.ops.len, sizeof(*r.json));
+		for (size_t i = 0; i < r.ops.len; i++)
+			r.json[i] = (ot_buf)OT_BUF_INIT;
+	}
 	r.lines = ot_calloc(r.ops.len, sizeof(*r.lines));
 	for (size_t i = 0; i < r.ops.len; i++)
 		r.lines[i] = r.ops.items[i].line;
+	r.phase[PH_INDEX] += now() - t; /* the tracer's tables */
 	t = now();
 	progress_start(&prog, tty && r.ops.len > 20, "tracing", r.ops.len);
 	parallel_for(r.ops.len, jobs, trace_one, &r, &prog);
 	progress_end(&prog);
 	r.phase[PH_TRACE] = now() - t;
 	check_slugs(&r);
+	for (size_t i = 0; r.json && i < r.ops.len; i++) {
+		/* an op that check_slugs turned into an error is serialised again */
+		if (r.traces[i]->status == OT_STATUS_ERROR) {
+			ot_buf_clear(&r.json[i]);
+			ot_tracejson_op(&r.json[i], r.traces[i]);
+		}
+	}
 	for (size_t i = 0; i < r.ops.len; i++) {
 		const ot_trace *tr = r.traces[i];
 		missing_layers += ot_trace_missing(tr);
@@ -514,7 +594,8 @@ int ot_run(const ot_run_opts *o)
 			say("%s: %s", tr->input, tr->messages.len ? tr->messages.items[0] : "error");
 	}
 
-	r.rel.version = ot_source_version(src);
+	/* a nightly is named as installed (2.7.0a0+gitabc1234), not as a release */
+	r.rel.version = ver.nightly ? ver.raw : ot_source_version(src);
 	r.rel.tag = ot_source_tag(src);
 	r.rel.commit = ot_source_commit(src);
 	r.rel.verified = ot_source_verified(src);
@@ -534,7 +615,8 @@ int ot_run(const ot_run_opts *o)
 		say("%s", ot_error_last());
 		goto done;
 	}
-	if (ot_pages_new(&r.pages, &r.rel, r.traces, r.lines, r.ops.len, ix, reg, o->templates) < 0) {
+	if ((formats & (OT_FORMAT_MD | OT_FORMAT_HTML)) &&
+	    ot_pages_new(&r.pages, &r.rel, r.traces, r.lines, r.ops.len, ix, reg, o->templates) < 0) {
 		say("%s", ot_error_last());
 		goto done;
 	}
@@ -550,6 +632,7 @@ int ot_run(const ot_run_opts *o)
 		for (int p = PH_RENDER; p <= PH_WRITE && sum > 0; p++)
 			r.phase[p] = wall * r.phase[p] / sum;
 	}
+	t = now();
 	if (!atomic_load(&r.failed)) {
 		ot_buf b = OT_BUF_INIT, html = OT_BUF_INIT;
 		if (formats & (OT_FORMAT_MD | OT_FORMAT_HTML)) {
@@ -569,8 +652,10 @@ int ot_run(const ot_run_opts *o)
 			}
 		}
 		if (formats & OT_FORMAT_JSON) {
+			double tj = now();
 			ot_buf_clear(&b);
-			ot_tracejson_write(&b, &r.rel, r.traces, r.ops.len);
+			ot_tracejson_assemble(&b, &r.rel, r.json, r.ops.len);
+			r.phase[PH_RENDER] += now() - tj;
 			write_file(&r, "trace.json", &b);
 		}
 		ot_buf_free(&b);
@@ -592,27 +677,29 @@ int ot_run(const ot_run_opts *o)
 		if (!o->quiet)
 			print_summary(&r, missing_layers, &st);
 	}
+	t_done = now();
+	nops = r.ops.len;
 	status = OT_EXIT_OK;
 	if (list_errors || missing_layers)
 		status = OT_EXIT_PARTIAL;
 	for (size_t i = 0; i < r.ops.len; i++)
 		if (r.traces[i]->status >= OT_STATUS_NOTFOUND)
 			status = OT_EXIT_PARTIAL;
-	if (o->verbose && !o->quiet) {
-		double total = 0;
-		for (int p = 0; p < PH_COUNT; p++)
-			total += r.phase[p];
-		for (int p = 0; p < PH_COUNT; p++)
-			say("phase %-7s %8.3f s", phase_names[p], r.phase[p]);
-		say("phase total   %8.3f s  (%zu ops, %d jobs)", total, r.ops.len, jobs);
-	}
 
 done:
+	if (reg_thread == 1)
+		pthread_join(reg_tid, NULL);
+	ot_registry_free(reg_job.reg);
+	ot_vec_free(&reg_job.files);
+	ot_arena_free(reg_job.arena);
 	ot_pages_free(r.pages);
 	ot_output_free(r.out);
 	for (size_t i = 0; r.traces && i < r.ops.len; i++)
 		ot_trace_free(r.traces[i]);
 	free(r.traces);
+	for (size_t i = 0; r.json && i < r.ops.len; i++)
+		ot_buf_free(&r.json[i]);
+	free(r.json);
 	free(r.lines);
 	ot_vec_free(&r.ops);
 	ot_tracer_free(r.tracer);
@@ -626,5 +713,13 @@ done:
 	pthread_mutex_destroy(&r.err_lock);
 	pthread_mutex_destroy(&r.phase_lock);
 	pthread_mutex_destroy(&prog.lock);
+	if (o->verbose && !o->quiet && t_done > 0) {
+		double total = now() - t_start;
+		r.phase[PH_CLEANUP] = now() - t_done;
+		for (int p = 0; p < PH_COUNT; p++)
+			say("phase %-7s %8.3f s", phase_names[p], r.phase[p]);
+		say("phase total   %8.3f s  (%zu ops, %d jobs, %.0f ops/s)", total, nops, jobs,
+		    total > 0 ? (double)nops / total : 0.0);
+	}
 	return status;
 }

@@ -14,6 +14,7 @@
 #include "trace.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +29,17 @@ struct ot_tracer {
 	ot_arena *arena;
 	/* suggestion candidates per strategy, as the user would write them */
 	ot_strvec cand[OT_STRAT_COUNT];
+	ot_map *calls; /* call name -> struct call_info, for every name called in C++ */
+};
+
+/* What a name called in a C++ body is, worked out once per tracer (explore
+ * looks at every call of every body it follows). */
+struct call_info {
+	bool selection;     /* a runtime selection point: use_cudnn(...) */
+	const char *op;     /* the registry op it names (at::_foo_symint -> _foo), or NULL;
+			       metadata queries (size, dim...) are not ops here */
+	bool op_method;     /* that op has a Tensor method variant */
+	bool stub;          /* a DispatchStub */
 };
 
 /* ---- names ----------------------------------------------------------------- */
@@ -69,16 +81,25 @@ static const char *fpath(const struct ctx *c, uint32_t file)
 }
 
 /* First visit of `what` (a pointer or name) under `kind`? */
+/* First visit of (kind, ptr, name)? ptr and name may each be NULL. The key
+ * is built by hand: this runs for every call of every explored body. */
 static bool first_visit(struct ctx *c, const char *kind, const void *ptr, const char *name)
 {
 	char key[256];
-	if (name)
-		snprintf(key, sizeof(key), "%s:%s", kind, name);
-	else
-		snprintf(key, sizeof(key), "%s:%p", kind, ptr);
+	size_t n = strlen(kind), m = name ? strlen(name) : 0;
+	uintptr_t v = (uintptr_t)ptr;
+	if (n + m + 2 * sizeof(v) + 3 > sizeof(key))
+		m = sizeof(key) - n - 2 * sizeof(v) - 3;
+	memcpy(key, kind, n);
+	key[n++] = ':';
+	for (int shift = (int)(8 * sizeof(v)) - 4; shift >= 0; shift -= 4)
+		key[n++] = "0123456789abcdef"[(v >> shift) & 15];
+	key[n++] = ':';
+	memcpy(key + n, name ? name : "", m);
+	key[n + m] = '\0';
 	if (ot_map_get(c->seen, key))
 		return false;
-	ot_map_put(c->seen, ot_arena_strdup(c->a, key), (void *)1);
+	ot_map_put(c->seen, ot_arena_strndup(c->a, key, n + m), (void *)1);
 	return true;
 }
 
@@ -117,8 +138,12 @@ static int add_step(struct ctx *c, int parent, ot_layer layer, uint32_t file, ui
 
 	for (size_t i = 0; i < tr->steps.len; i++) {
 		const ot_step *o = &tr->steps.items[i];
+		/* the same code line for another op (mm.out's kernel, seen before as a
+		 * helper of mm) is a fact of its own; a registry entry is one fact
+		 * however it was reached (as _softmax's delegate or on its own) */
 		if (o->found && o->layer == layer && o->line == line && !strcmp(o->file, path) &&
-		    !strcmp(o->symbol, symbol))
+		    !strcmp(o->symbol, symbol) &&
+		    (layer == OT_LAYER_YAML || !strcmp(o->op, op ? op : "")))
 			return (int)i;
 	}
 	if (!ot_index_line_has(c->ix, file, line, symbol)) {
@@ -204,12 +229,25 @@ static const char *const metadata_methods[] = {
 	"tolist", "type", "suggest_memory_format", "is_non_overlapping_and_dense", "retain_grad",
 	"requires_grad_", "is_inference", "is_pinned", "sym_storage_offset"};
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp((const char *)a, *(const char *const *)b);
+}
+
+static const char *sorted_metadata[OT_ARRAY_LEN(metadata_methods)];
+static pthread_once_t metadata_once = PTHREAD_ONCE_INIT;
+
+static void sort_metadata(void)
+{
+	memcpy(sorted_metadata, metadata_methods, sizeof(sorted_metadata));
+	qsort(sorted_metadata, OT_ARRAY_LEN(sorted_metadata), sizeof(char *), ot_strptr_cmp);
+}
+
 static bool is_metadata_method(const char *name)
 {
-	for (size_t i = 0; i < OT_ARRAY_LEN(metadata_methods); i++)
-		if (!strcmp(metadata_methods[i], name))
-			return true;
-	return false;
+	pthread_once(&metadata_once, sort_metadata);
+	return bsearch(name, sorted_metadata, OT_ARRAY_LEN(sorted_metadata), sizeof(char *),
+		       cmp_str) != NULL;
 }
 
 static bool has_variant(const ot_registry *reg, const char *name, bool method)
@@ -222,12 +260,19 @@ static bool has_variant(const ot_registry *reg, const char *name, bool method)
 	return false;
 }
 
-/* Branches that are well-known ops are listed but not followed (unless the
- * op itself was asked for in full): their pages are the reference's. */
+/* Branches that are well-known ops are listed but not followed: their pages
+ * are the reference's. When the op itself was asked for in full, the
+ * computing ones (math, reductions, comparisons, indexing: matmul -> mm,
+ * bmm, dot) are followed; creation, shape and dtype bookkeeping never is. */
 static bool is_wellknown_op(const struct ctx *c, const char *name)
 {
 	ot_wellknown_match m;
-	return c->t->wk && ot_wellknown_lookup(&m, c->t->wk, name);
+	if (!c->t->wk || !ot_wellknown_lookup(&m, c->t->wk, name))
+		return false;
+	if (!c->tr->full)
+		return true;
+	return strcmp(m.group, "math") && strcmp(m.group, "reduction") &&
+	       strcmp(m.group, "comparison") && strcmp(m.group, "indexing");
 }
 
 static void queue_op(struct ctx *c, const char *name, const char *overload, int depth, int parent)
@@ -343,9 +388,9 @@ static bool reach_op(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pyref *r
 	int at;
 	if (is_metadata_method(name) || !ot_registry_overloads(c->t->reg, name, &(size_t){0}))
 		return false;
-	if (!first_visit(c, ot_arena_printf(c->a, "pyop:%p", (const void *)def), NULL, name))
+	if (!first_visit(c, "pyop", def, name))
 		return false;
-	if (is_wellknown_op(c, name) && !c->tr->full) {
+	if (is_wellknown_op(c, name)) {
 		strvec_add_unique(c, &c->tr->calls, name);
 		return false;
 	}
@@ -522,34 +567,50 @@ static const char *gpu_lib_of(const ot_ix_call *call)
 	const char *n = call->name, *q = call->qual;
 	if (call->kind == OT_CALL_LAUNCH)
 		return "custom CUDA kernel";
-	if (ot_starts_with(n, "cudnn"))
-		return "cuDNN";
-	if (ot_starts_with(n, "cublasLt"))
-		return "cuBLASLt";
-	if (ot_starts_with(n, "cublas") || strstr(q, "cuda::blas"))
+	/* this runs for every call of every explored body: look at the first
+	 * letter before comparing prefixes */
+	switch (n[0]) {
+	case 'c':
+		if (ot_starts_with(n, "cudnn"))
+			return "cuDNN";
+		if (ot_starts_with(n, "cublasLt"))
+			return "cuBLASLt";
+		if (ot_starts_with(n, "cublas"))
+			return "cuBLAS";
+		if (ot_starts_with(n, "cufft"))
+			return "cuFFT";
+		if (ot_starts_with(n, "cusolver"))
+			return "cuSOLVER";
+		if (ot_starts_with(n, "cusparse"))
+			return "cuSPARSE";
+		if (ot_starts_with(n, "curand"))
+			return "cuRAND";
+		break;
+	case 'm':
+		if (ot_starts_with(n, "magma"))
+			return "MAGMA";
+		if (ot_starts_with(n, "miopen"))
+			return "MIOpen";
+		break;
+	case 'g':
+	case 'j':
+	case 'o':
+		if (!strcmp(n, "gpu_kernel") || !strcmp(n, "gpu_kernel_with_scalars") ||
+		    !strcmp(n, "opmath_gpu_kernel_with_scalars") ||
+		    !strcmp(n, "opmath_symmetric_gpu_kernel_with_scalars") ||
+		    !strcmp(n, "jitted_gpu_kernel") || !strcmp(n, "gpu_reduce_kernel") ||
+		    !strcmp(n, "gpu_kernel_multiple_outputs"))
+			return "TensorIterator CUDA kernel";
+		break;
+	}
+	if (!*q)
+		return NULL;
+	if (strstr(q, "cuda::blas"))
 		return "cuBLAS";
-	if (ot_starts_with(n, "cufft"))
-		return "cuFFT";
-	if (ot_starts_with(n, "cusolver"))
-		return "cuSOLVER";
-	if (ot_starts_with(n, "cusparse"))
-		return "cuSPARSE";
-	if (ot_starts_with(n, "curand"))
-		return "cuRAND";
-	if (ot_starts_with(n, "magma"))
-		return "MAGMA";
-	if (ot_starts_with(n, "miopen"))
-		return "MIOpen";
 	if (ot_starts_with(q, "thrust"))
 		return "Thrust";
 	if (!strcmp(q, "cub") || ot_ends_with(q, "::cub") || ot_starts_with(q, "cub::"))
 		return "CUB";
-	if (!strcmp(n, "gpu_kernel") || !strcmp(n, "gpu_kernel_with_scalars") ||
-	    !strcmp(n, "opmath_gpu_kernel_with_scalars") ||
-	    !strcmp(n, "opmath_symmetric_gpu_kernel_with_scalars") ||
-	    !strcmp(n, "jitted_gpu_kernel") || !strcmp(n, "gpu_reduce_kernel") ||
-	    !strcmp(n, "gpu_kernel_multiple_outputs"))
-		return "TensorIterator CUDA kernel";
 	return NULL;
 }
 
@@ -682,24 +743,15 @@ static void explore_stub(struct ctx *c, const char *stub, const char *op, int de
 	}
 }
 
-/* The registry op a C++ call names: at::mm(...), at::_foo(...), x.mm(...),
- * at::_cudnn_rnn_symint(...) (the SymInt spelling of _cudnn_rnn). Returns
- * the op's name (in the arena) or NULL. */
-static const char *call_op(struct ctx *c, const ot_ix_call *call)
+/* The registry op a C++ call names: at::mm(...), at::_foo_symint(...) (the
+ * SymInt spelling of _foo), x.mm(...) for a method. NULL when none. */
+static const char *call_op(const struct call_info *ci, const ot_ix_call *call)
 {
-	size_t n;
-	const char *name = call->name;
-	if (call->kind == OT_CALL_LAUNCH)
+	if (!ci || !ci->op || call->kind == OT_CALL_LAUNCH)
 		return NULL;
-	if (call->kind != OT_CALL_MEMBER && strcmp(call->qual, "at") && strcmp(call->qual, "::at"))
-		return NULL;
-	if (ot_ends_with(name, "_symint") && !ot_registry_overloads(c->t->reg, name, &n))
-		name = ot_arena_strndup(c->a, name, strlen(name) - strlen("_symint"));
-	if (is_metadata_method(name) || !ot_registry_overloads(c->t->reg, name, &n))
-		return NULL;
-	if (call->kind == OT_CALL_MEMBER && !has_variant(c->t->reg, name, true))
-		return NULL;
-	return name;
+	if (call->kind == OT_CALL_MEMBER)
+		return ci->op_method ? ci->op : NULL;
+	return !strcmp(call->qual, "at") || !strcmp(call->qual, "::at") ? ci->op : NULL;
 }
 
 /*
@@ -717,8 +769,12 @@ static void explore_helpers(struct ctx *c, const ot_ix_cdef *d, const ot_ix_call
 		for (const ot_ix_cdef *h = ot_index_cdefs(c->ix, call->name); h && n < 3; h = h->next) {
 			if (h == d || !helper_candidate(c, h))
 				continue;
+			/* other files: only for qualified calls, or for snake_case names
+			 * in the caller's namespace (max(a, b) is std::max, not the
+			 * max op's kernel) */
 			if (pass == 0 ? h->file != d->file
-				      : !*call->qual && strcmp(h->ns, d->ns) != 0)
+				      : !*call->qual && (strcmp(h->ns, d->ns) != 0 ||
+							 !strchr(call->name, '_')))
 				continue;
 			cand[n++] = h;
 		}
@@ -759,10 +815,10 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 		strvec_add_unique(c, &c->tr->gpu_libs, "cuDNN");
 	for (uint32_t i = 0; i < d->ncalls; i++) {
 		const ot_ix_call *call = &d->calls[i];
+		const struct call_info *ci = ot_map_get(c->t->calls, call->name);
 		const char *lib, *branch;
-		const ot_ix_stub *st;
 
-		if (is_selection_point(call->name)) {
+		if (ci && ci->selection) {
 			ot_selection sel = {ot_arena_strdup(c->a, call->name), path, call->line};
 			bool dup = false;
 			for (size_t k = 0; k < c->tr->selection.len; k++)
@@ -774,16 +830,16 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 			*interesting = true;
 			continue;
 		}
-		branch = call_op(c, call);
+		branch = call_op(ci, call);
 		if (branch) {
 			if (!strcmp(branch, c->tr->target.name) && depth == 0)
 				continue;
 			strvec_add_unique(c, &c->tr->calls, branch);
-			if (depth >= c->t->opts.max_depth || (is_wellknown_op(c, branch) && !c->tr->full))
+			if (depth >= c->t->opts.max_depth || is_wellknown_op(c, branch))
 				continue; /* listed in calls, not followed */
 			*interesting = true;
 			/* one step per op a function calls: its first call site */
-			if (first_visit(c, ot_arena_printf(c->a, "branch:%p", (const void *)d), NULL, branch)) {
+			if (first_visit(c, "branch", d, branch)) {
 				char note[200];
 				const char *sym = call->kind == OT_CALL_MEMBER ? call->name : call_text(c, call);
 				int at;
@@ -825,8 +881,7 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 			}
 			continue;
 		}
-		st = ot_index_stubs(c->ix, call->name);
-		if (st && call->kind == OT_CALL_PLAIN) {
+		if (ci && ci->stub && call->kind == OT_CALL_PLAIN) {
 			char note[200];
 			snprintf(note, sizeof(note), "calls DispatchStub %s (picks the kernel by device)", call->name);
 			explore_stub(c, call->name, op, depth, level,
@@ -888,6 +943,21 @@ static size_t kernel_defs(const struct ctx *c, const char *kernel, const char *k
 		}
 	}
 	return n;
+}
+
+static bool main_key(const char *keys)
+{
+	static const char *const main_keys[] = {"CPU", "CUDA", "CompositeImplicitAutograd",
+						 "CompositeExplicitAutograd",
+						 "CompositeExplicitAutogradNonFunctional"};
+	char buf[256];
+	char *tok, *save = NULL;
+	snprintf(buf, sizeof(buf), "%s", keys);
+	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save))
+		for (size_t i = 0; i < OT_ARRAY_LEN(main_keys); i++)
+			if (!strcmp(tok, main_keys[i]))
+				return true;
+	return false;
 }
 
 struct kernel_use {
@@ -1003,8 +1073,9 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 		}
 	}
 
-	/* group dispatch keys by kernel */
-	if (!eff->has_dispatch) {
+	/* group dispatch keys by kernel (an entry with a ufunc inner loop and no
+	 * table has only generated kernels: nothing hand-written to look for) */
+	if (!eff->has_dispatch && !eff->nufunc_inner_loop) {
 		/* torchgen names the kernel after the C++ API: add_out for add.out */
 		uses[nuses].kernel = eff->schema.is_out
 					     ? ot_arena_printf(c->a, "%s_out", eff->schema.name)
@@ -1057,6 +1128,7 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 			const char *p = fpath(c, defs[k]->file);
 			const char *be = file_backend(p);
 			bool dummy = false;
+			int at;
 			ot_layer layer = *be ? OT_LAYER_KERNEL : OT_LAYER_CPP;
 			if (defs[k]->macro)
 				snprintf(n, sizeof(n), "%s for %s: generated by the macro %s",
@@ -1067,10 +1139,12 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 					 defs[k]->kind == OT_CDEF_IMPL ? "TORCH_IMPL_FUNC (structured kernel)"
 								       : "C++ implementation",
 					 uses[u].keys);
-			explore(c, defs[k], op, depth, 0,
-				add_step(c, kparent, layer, defs[k]->file, defs[k]->line, defs[k]->name, n,
-					 op, *be ? be : first_key, depth),
-				&dummy);
+			at = add_step(c, kparent, layer, defs[k]->file, defs[k]->line, defs[k]->name, n, op,
+				      *be ? be : first_key, depth);
+			/* the kernels people write against: CPU, CUDA and the composites;
+			 * sparse, quantized, mkldnn, nested, MPS... are listed, not followed */
+			if (main_key(uses[u].keys))
+				explore(c, defs[k], op, depth, 0, at, &dummy);
 		}
 	}
 
@@ -1141,11 +1215,19 @@ static void add_deriv_step(struct ctx *c, const ot_reg_deriv *dv, const char *op
 			formula_helpers(c, dv->dispatch[k].formulas[i].formula, op, depth, at);
 }
 
+static bool has_tensor(const ot_reg_arg *args, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ot_starts_with(args[i].type, "Tensor"))
+			return true;
+	return false;
+}
+
 static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_func *eff, int depth,
 			   int parent)
 {
 	const char *op = f->schema.full;
-	bool implicit = !eff->has_dispatch;
+	bool implicit = !eff->has_dispatch && !eff->nufunc_inner_loop;
 	for (size_t i = 0; i < eff->ndispatch; i++)
 		if (!strcmp(eff->dispatch[i].key, "CompositeImplicitAutograd"))
 			implicit = true;
@@ -1177,6 +1259,19 @@ static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_fun
 			 "differentiates the ops it is built from",
 			 op, NULL, depth);
 		return;
+	}
+	{
+		/* nothing to differentiate: no Tensor in, or no Tensor out */
+		const char *why = !has_tensor(f->schema.args, f->schema.nargs)
+					  ? "not differentiable: it takes no Tensor"
+				  : !has_tensor(f->schema.returns, f->schema.nreturns)
+					  ? "not differentiable: it returns no Tensor"
+					  : NULL;
+		if (why) {
+			add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)c->t->f_native,
+				 (uint32_t)f->line, op, why, op, NULL, depth);
+			return;
+		}
 	}
 	add_missing(c, parent, OT_LAYER_BACKWARD,
 		    ot_arena_printf(c->a, "derivatives.yaml entry for %s", op), OT_REGISTRY_DERIV_PATH,
@@ -1370,6 +1465,51 @@ static bool start_aten(struct ctx *c)
 	return true;
 }
 
+/* Letters and digits of `s`, lowercased: "CrossEntropyLoss" and
+ * "cross_entropy_loss" both give "crossentropyloss". */
+static void squash(char *out, size_t n, const char *s)
+{
+	size_t j = 0;
+	for (; *s && j + 1 < n; s++)
+		if (isalnum((unsigned char)*s))
+			out[j++] = (char)tolower((unsigned char)*s);
+	out[j] = '\0';
+}
+
+/* How much an aten op's name says it is the op the user asked for. */
+static int primary_score(const char *target, const char *op)
+{
+	char t[160], o[160];
+	squash(t, sizeof(t), target);
+	squash(o, sizeof(o), op);
+	if (!*t || !*o)
+		return 0;
+	if (!strcmp(t, o))
+		return 3;
+	if (ot_starts_with(o, t) || ot_starts_with(t, o))
+		return 2;
+	return strstr(o, t) || strstr(t, o) ? 1 : 0;
+}
+
+/* Put the ops the Python code reached in order of how well they match the
+ * target's name (stable): nn.LSTM's lstm comes before the
+ * _cudnn_rnn_flatten_weight its forward also reaches. */
+static void rank_primary(struct ctx *c)
+{
+	size_t n = c->queue.len;
+	struct pending_op *q = c->queue.items;
+	for (size_t i = 1; i < n; i++) {
+		struct pending_op key = q[i];
+		int ks = primary_score(c->tr->target.name, key.name);
+		size_t j = i;
+		while (j > 0 && primary_score(c->tr->target.name, q[j - 1].name) < ks) {
+			q[j] = q[j - 1];
+			j--;
+		}
+		q[j] = key;
+	}
+}
+
 /* ---- public API -------------------------------------------------------------------------------- */
 
 static void add_candidate(ot_tracer *t, ot_strategy s, ot_map *seen, const char *fmt, const char *name)
@@ -1420,6 +1560,26 @@ static void build_candidates(ot_tracer *t)
 	ot_map_free(seen);
 }
 
+static void build_call_infos(ot_tracer *t)
+{
+	size_t n = ot_index_call_name_count(t->ix), nov;
+	struct call_info *infos = ot_arena_alloc(t->arena, (n ? n : 1) * sizeof(*infos));
+	t->calls = ot_map_new();
+	for (size_t i = 0; i < n; i++) {
+		const char *name = ot_index_call_name_at(t->ix, i), *op = name;
+		struct call_info *ci = &infos[i];
+		ci->selection = is_selection_point(name);
+		ci->stub = ot_index_stubs(t->ix, name) != NULL;
+		if (ot_ends_with(name, "_symint") && !ot_registry_overloads(t->reg, name, &nov))
+			op = ot_arena_strndup(t->arena, name, strlen(name) - strlen("_symint"));
+		if (!is_metadata_method(op) && ot_registry_overloads(t->reg, op, &nov)) {
+			ci->op = op;
+			ci->op_method = has_variant(t->reg, op, true);
+		}
+		ot_map_put(t->calls, name, ci);
+	}
+}
+
 ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_wellknown *wk,
 			 const ot_tracer_opts *opts)
 {
@@ -1440,6 +1600,7 @@ ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_we
 	t->f_functional = ot_index_file_id(ix, "torch/nn/functional.py");
 	t->f_torch_functional = ot_index_file_id(ix, "torch/functional.py");
 	build_candidates(t);
+	build_call_infos(t);
 	return t;
 }
 
@@ -1449,6 +1610,7 @@ void ot_tracer_free(ot_tracer *t)
 		return;
 	for (int s = 0; s < OT_STRAT_COUNT; s++)
 		ot_vec_free(&t->cand[s]);
+	ot_map_free(t->calls);
 	ot_arena_free(t->arena);
 	free(t);
 }
@@ -1488,12 +1650,22 @@ ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full)
 	    ot_wellknown_lookup(&tr->wellknown, t->wk, input)) {
 		size_t n;
 		const ot_reg_func *const *ov;
+		const ot_reg_func *entry = NULL;
 		tr->is_wellknown = true;
 		tr->status = OT_STATUS_WELLKNOWN;
-		if (tr->wellknown.aten && (ov = ot_registry_overloads(t->reg, tr->wellknown.aten, &n))) {
-			strvec_add_unique(&c, &tr->aten, ov[0]->schema.full);
-			add_step(&c, -1, OT_LAYER_YAML, (uint32_t)t->f_native, (uint32_t)ov[0]->line,
-				 ov[0]->schema.full, ov[0]->func, ov[0]->schema.full, NULL, 0);
+		/* the entry to link: the overload named (aten::mm.out), else the
+		 * first overload of the reference's aten name */
+		if (tr->target.strategy == OT_STRAT_ATEN && tr->target.overload[0])
+			entry = ot_registry_find(t->reg, ot_arena_printf(tr->arena, "%s.%s",
+									 tr->target.name,
+									 tr->target.overload));
+		if (!entry && tr->wellknown.aten &&
+		    (ov = ot_registry_overloads(t->reg, tr->wellknown.aten, &n)))
+			entry = ov[0];
+		if (entry) {
+			strvec_add_unique(&c, &tr->aten, entry->schema.full);
+			add_step(&c, -1, OT_LAYER_YAML, (uint32_t)t->f_native, (uint32_t)entry->line,
+				 entry->schema.full, entry->func, entry->schema.full, NULL, 0);
 		}
 		goto done;
 	}
@@ -1520,6 +1692,7 @@ ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full)
 		suggest(&c);
 		goto done;
 	}
+	rank_primary(&c);
 	/* the C++ half: every op reached, in order (the queue grows as we go) */
 	for (size_t i = 0; i < c.queue.len; i++) {
 		struct pending_op p = c.queue.items[i];

@@ -29,4 +29,12 @@
 /** Serialise `n` traces (pretty-printed, 2-space indent) into `out` (appended). */
 void ot_tracejson_write(ot_buf *out, const ot_release *rel, ot_trace *const *traces, size_t n);
 
+/**
+ * The same in two steps, so ops can be serialised in parallel: one op's
+ * object as it appears in the "ops" list (appended to `out`), then the file
+ * around `n` such objects. The bytes equal ot_tracejson_write's.
+ */
+void ot_tracejson_op(ot_buf *out, const ot_trace *tr);
+void ot_tracejson_assemble(ot_buf *out, const ot_release *rel, const ot_buf *ops, size_t n);
+
 #endif
