@@ -1105,10 +1105,42 @@ static const char *fence_lang_of(const char *path)
 	return "cpp";
 }
 
+static bool span_eq(span a, span b)
+{
+	return a.len == b.len && !memcmp(a.ptr, b.ptr, a.len);
+}
+
+/*
+ * Excerpt lines ex[first, first+n) read from the file from line s0 on:
+ * each is the next file line, except after a "    ..." line, which stands
+ * for lines left out. True when all match and `line` is one of them.
+ */
+static bool excerpt_matches(const spanlist *ex, size_t first, size_t n, const source_file *f,
+			    long s0, long line)
+{
+	long fl = s0, nlines = (long)f->lines.len;
+	bool covered = false, gap = false;
+	for (size_t k = 0; k < n; k++) {
+		span a = ex->items[first + k];
+		if (span_is(a, "    ...") && k) {
+			gap = true;
+			continue;
+		}
+		while (gap && fl <= nlines && !span_eq(a, f->lines.items[fl - 1]))
+			fl++;
+		gap = false;
+		if (fl > nlines || !span_eq(a, f->lines.items[fl - 1]))
+			return false;
+		covered = covered || fl == line;
+		fl++;
+	}
+	return covered;
+}
+
 /*
  * The excerpt under a location line, if any (before the next location,
  * heading, list or table): its language must be that of the file and its
- * lines a contiguous run of the file that covers `line`.
+ * lines those of the file around `line`, in order ("    ..." for a gap).
  */
 static void check_excerpt(ot_buf *pb, source_cache *c, const char *where, const spanlist *lines,
 			  size_t at, const char *path, long line)
@@ -1138,16 +1170,9 @@ static void check_excerpt(ot_buf *pb, source_cache *c, const char *where, const 
 	f = source_get(c, path);
 	if (f->missing || !n)
 		return;
-	/* the excerpt's lines are file lines s..s+n-1 with s <= line < s+n */
-	for (long s0 = line - (long)n + 1; s0 <= line && !matched; s0++) {
-		if (s0 < 1 || (size_t)(s0 - 1 + (long)n) > f->lines.len)
-			continue;
-		matched = true;
-		for (size_t k = 0; k < n && matched; k++) {
-			span a = lines->items[first + k], b = f->lines.items[s0 - 1 + (long)k];
-			matched = a.len == b.len && !memcmp(a.ptr, b.ptr, a.len);
-		}
-	}
+	/* the excerpt starts at a file line s <= line and covers `line` */
+	for (long s0 = line; s0 >= 1 && s0 > line - 500 && !matched; s0--)
+		matched = excerpt_matches(lines, first, n, f, s0, line);
 	if (!matched)
 		problem(pb, "%s: the %zu-line excerpt is not the source around %s:%ld", where, n, path,
 			line);
