@@ -550,7 +550,8 @@ static const char *joined_codes(ot_arena *a, const ot_strvec *v, size_t max)
 	return r;
 }
 
-/* The ASCII overview: one node per layer (depth-0 facts), forks for backends. */
+/* The ASCII overview: one node per layer (the op's own fact first, else a
+ * branch's), forks for backends. */
 static const char *overview(const ot_trace *tr, ot_arena *a)
 {
 	ot_buf b = OT_BUF_INIT;
@@ -565,14 +566,16 @@ static const char *overview(const ot_trace *tr, ot_arena *a)
 		size_t count = 0, missing = 0;
 		for (size_t i = 0; i < tr->steps.len; i++) {
 			const ot_step *s = &tr->steps.items[i];
-			if ((int)s->layer != layer || s->depth)
+			if ((int)s->layer != layer)
 				continue;
+			/* branches show where the work happens, but a layer missing
+			 * in a branch is the branch's own story */
 			if (!s->found) {
-				missing++;
+				missing += !s->depth;
 				continue;
 			}
-			if (!firsts)
-				firsts = s;
+			if (!firsts || (firsts->depth && !s->depth))
+				firsts = s; /* the op's own step first */
 			count++;
 		}
 		if (!count && !missing)
@@ -593,7 +596,7 @@ static const char *overview(const ot_trace *tr, ot_arena *a)
 			size_t nb = 0, k = 0;
 			for (size_t i = 0; i < tr->steps.len; i++) {
 				const ot_step *s = &tr->steps.items[i];
-				if ((int)s->layer == layer && !s->depth && s->found && *s->backend &&
+				if ((int)s->layer == layer && s->found && *s->backend &&
 				    !strvec_has(&seen, s->backend))
 					ot_vec_push(&seen, s->backend);
 			}
@@ -602,7 +605,7 @@ static const char *overview(const ot_trace *tr, ot_arena *a)
 				const ot_step *pick = NULL;
 				for (size_t i = 0; i < tr->steps.len && !pick; i++) {
 					const ot_step *s = &tr->steps.items[i];
-					if ((int)s->layer == layer && !s->depth && s->found &&
+					if ((int)s->layer == layer && s->found &&
 					    !strcmp(s->backend, seen.items[k]))
 						pick = s;
 				}
@@ -925,7 +928,7 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 						ot_v_set(a, sm, "fence", ot_v_str_borrow(a, fence));
 						ot_v_set_str(a, sm, "lang", fence_lang(s->file));
 					}
-					if (!key && !s->depth)
+					if (!key || (key->depth && !s->depth))
 						key = s;
 					nfound++;
 				} else {
@@ -943,10 +946,14 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 				ot_value *row = ot_v_map(a);
 				ot_v_set_str(a, row, "layer", ot_layer_name((ot_layer)layer));
 				if (key) {
+					const char *cell = md_code(a, key->symbol);
+					if (key->depth && *key->op) /* a branch's fact, not the op's own */
+						cell = ot_arena_printf(a, "%s via %s", cell,
+								       md_code(a, ot_arena_printf(a, "aten::%s", key->op)));
+					if (nfound > 1)
+						cell = ot_arena_printf(a, "%s (+%zu more)", cell, nfound - 1);
 					ot_v_set(a, row, "file", ot_v_str_borrow(a, location(p, a, key->file, key->line)));
-					ot_v_set(a, row, "key", ot_v_str_borrow(a, nfound > 1
-										  ? ot_arena_printf(a, "%s (+%zu more)", md_code(a, key->symbol), nfound - 1)
-										  : md_code(a, key->symbol)));
+					ot_v_set(a, row, "key", ot_v_str_borrow(a, cell));
 				} else {
 					ot_v_set_str(a, row, "file", "not found");
 					ot_v_set_str(a, row, "key", "");

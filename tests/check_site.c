@@ -2291,7 +2291,7 @@ START_TEST(fixture_source_checkers_fail)
 		{") — `", ") — `no_such_symbol_here`, not `", "another symbol than the line holds"},
 		{".py:", ".py:1", "a link text naming another place than its URL"},
 		{"\n```cpp\n", "\n```python\n", "a wrong fence language"},
-		{"| `lstm_cudnn` |", "| `not_this_one` |", "a wrong Summary symbol"},
+		{"| `lstm_cudnn` (", "| `not_this_one` (", "a wrong Summary symbol"},
 		{"(`cudnnRNNForward`)", "(`not_this_one`)", "a wrong symbol in a GPU note"},
 		{"`use_cudnn_rnn` at [", "`not_this_one` at [", "a wrong selection symbol"},
 		{"(torch/nn/modules/rnn.py:", "(torch/nn/modules/rnn.py:1", "a wrong overview line"},
