@@ -153,10 +153,12 @@ valgrind: $(BUILD)/optrace source
 fuzz:
 	@tests/fuzz/run.sh
 
-bench: source
-	@ci/bench.sh "$(SOURCE_CACHE)"
+bench: $(BUILD)/optrace source
+	@ci/bench.sh "$(SOURCE_CACHE)" $(BUILD)/optrace
 
 clean:
 	rm -rf build build-asan build-ubsan build-fuzz build-bench out
+
+.SECONDARY:
 
 -include $(wildcard $(BUILD)/obj/*.d $(BUILD)/obj/tests/*.d)

@@ -17,12 +17,12 @@
 #include "index.h"
 #include "scan.h"
 
-static bool is_ident_start(char c)
+static inline bool is_ident_start(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
-static bool is_ident(char c)
+static inline bool is_ident(char c)
 {
 	return is_ident_start(c) || (c >= '0' && c <= '9');
 }
@@ -348,7 +348,7 @@ struct pp_state {
 	int depth, lost;
 	long func;
 	int func_depth;
-	char ns[512];
+	char *ns; /* heap copy of the walker's ns */
 	enum scope *stack;
 	bool *keeps_head;
 	size_t *ns_len;
@@ -358,6 +358,12 @@ struct pp_frame {
 	struct pp_state at_if;     /* state at #if */
 	struct pp_state first_end; /* state at the end of the first branch */
 	bool in_else;
+};
+
+/* A macro whose expansion launches a CUDA kernel (Indexing.cu's SMALL_INDEX):
+ * a call to the macro is recorded as a launch of the kernel. */
+struct launch_macro {
+	char name[64], kernel[128];
 };
 
 struct walker {
@@ -378,6 +384,8 @@ struct walker {
 	long func;       /* index of the open function in out->cdefs, or -1 */
 	int func_depth;  /* stack depth at which that function's body opened */
 	OT_VEC(ot_ix_call) calls;
+	struct launch_macro *launch_macros; /* #define NAME(...) kernel<<<...>>> */
+	size_t nlaunch_macros;
 	const uint32_t *line_off;
 	uint32_t nlines;
 };
@@ -491,6 +499,28 @@ static const char *const not_calls[] = {
 	"typeid", "noexcept", "throw", "case", "do", "else", "defined", "static_assert",
 	"alignas", "operator", "__attribute__", "template", "typename", "auto", "void"};
 
+static size_t not_call_lens[OT_ARRAY_LEN(not_calls)];
+static pthread_once_t not_call_once = PTHREAD_ONCE_INIT;
+
+static void init_not_call_lens(void)
+{
+	for (size_t i = 0; i < OT_ARRAY_LEN(not_calls); i++)
+		not_call_lens[i] = strlen(not_calls[i]);
+}
+
+/* Keywords and casts that look like calls. Lengths are compared first: this
+ * runs for every identifier followed by '(' in every function body. */
+static bool is_not_call(const char *s, size_t n)
+{
+	if (n < 2 || n > 16)
+		return false;
+	pthread_once(&not_call_once, init_not_call_lens);
+	for (size_t i = 0; i < OT_ARRAY_LEN(not_calls); i++)
+		if (not_call_lens[i] == n && s[0] == not_calls[i][0] && !memcmp(s, not_calls[i], n))
+			return true;
+	return false;
+}
+
 static bool skip_space(const char *code, size_t len, size_t *i)
 {
 	while (*i < len && (code[*i] == ' ' || code[*i] == '\t' || code[*i] == '\n' ||
@@ -532,11 +562,26 @@ static bool call_follows(const char *code, size_t len, size_t end, uint8_t *kind
 		if (j >= limit)
 			return false;
 		j++;
-		if (!skip_space(code, len, &j) || code[j] != '(')
+		if (!skip_space(code, len, &j))
+			return false;
+		if (j + 2 < len && code[j] == '<' && code[j + 1] == '<' && code[j + 2] == '<') {
+			*kind = OT_CALL_LAUNCH; /* kernel<float><<<grid, block>>>(...) */
+			return true;
+		}
+		if (code[j] != '(')
 			return false;
 		*kind = OT_CALL_PLAIN;
 		return true;
 	}
+}
+
+static const struct launch_macro *find_launch_macro(const struct walker *w, const char *s,
+						    size_t n)
+{
+	for (size_t i = 0; i < w->nlaunch_macros; i++)
+		if (strlen(w->launch_macros[i].name) == n && !memcmp(w->launch_macros[i].name, s, n))
+			return &w->launch_macros[i];
+	return NULL;
 }
 
 static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind)
@@ -545,11 +590,19 @@ static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind
 	size_t qs = start, p = start;
 	ot_ix_call call = {0};
 
-	for (size_t i = 0; i < OT_ARRAY_LEN(not_calls); i++)
-		if (word_eq(c + start, end - start, not_calls[i]))
-			return;
-	if (kind != OT_CALL_LAUNCH && is_macro_name(c + start, end - start))
+	if (is_not_call(c + start, end - start))
 		return;
+	if (kind != OT_CALL_LAUNCH && is_macro_name(c + start, end - start)) {
+		const struct launch_macro *m = find_launch_macro(w, c + start, end - start);
+		if (m) {
+			call.name = ot_arena_strdup(w->arena, m->kernel);
+			call.qual = ot_arena_strdup(w->arena, m->name);
+			call.line = line_of(w, start);
+			call.kind = OT_CALL_MACRO_LAUNCH;
+			ot_vec_push(&w->calls, call);
+		}
+		return;
+	}
 	/* look back for "x::" chains or a member access */
 	for (;;) {
 		size_t b = p;
@@ -572,7 +625,7 @@ static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind
 		}
 		if (p == start && ((b >= 1 && c[b - 1] == '.') ||
 				   (b >= 2 && c[b - 1] == '>' && c[b - 2] == '-')))
-			kind = kind == OT_CALL_LAUNCH ? kind : OT_CALL_MEMBER;
+			kind = kind == OT_CALL_LAUNCH || kind == OT_CALL_REF ? kind : OT_CALL_MEMBER;
 		break;
 	}
 	call.name = ot_arena_strndup(w->arena, c + start, end - start);
@@ -596,7 +649,8 @@ static void pp_save(const struct walker *w, struct pp_state *s)
 	s->lost = w->lost;
 	s->func = w->func;
 	s->func_depth = w->func_depth;
-	memcpy(s->ns, w->ns, sizeof(s->ns));
+	free(s->ns);
+	s->ns = ot_strdup(w->ns);
 	s->stack = ot_realloc(s->stack, (n ? n : 1) * sizeof(*s->stack));
 	s->keeps_head = ot_realloc(s->keeps_head, (n ? n : 1) * sizeof(*s->keeps_head));
 	s->ns_len = ot_realloc(s->ns_len, (n ? n : 1) * sizeof(*s->ns_len));
@@ -616,7 +670,7 @@ static void pp_restore(struct walker *w, const struct pp_state *s, bool drop_ope
 	w->lost = s->lost;
 	w->func = s->func;
 	w->func_depth = s->func_depth;
-	memcpy(w->ns, s->ns, sizeof(w->ns));
+	snprintf(w->ns, sizeof(w->ns), "%s", s->ns);
 	memcpy(w->stack, s->stack, (size_t)s->depth * sizeof(*w->stack));
 	memcpy(w->keeps_head, s->keeps_head, (size_t)s->depth * sizeof(*w->keeps_head));
 	memcpy(w->ns_len, s->ns_len, (size_t)s->depth * sizeof(*w->ns_len));
@@ -760,14 +814,34 @@ static void record_macro_site(struct walker *w, size_t name_s, size_t name_e)
 	ot_vec_push(&w->out->cdefs, d);
 }
 
+/* Bytes the walker acts on: identifiers, numbers, brackets, ';', ':' and the
+ * '#' of preprocessor markers. Everything else is skipped in runs. */
+static bool walk_class[256];
+static pthread_once_t walk_class_once = PTHREAD_ONCE_INIT;
+
+static void init_walk_class(void)
+{
+	for (int ch = 0; ch < 256; ch++)
+		walk_class[ch] = is_ident(ch) || strchr("(){};:#", ch);
+	walk_class[0] = false;
+}
+
 static void walk(struct walker *w)
 {
 	const char *c = w->code;
 	size_t i = 0, head_start = 0;
 	int paren = 0;
 
+	pthread_once(&walk_class_once, init_walk_class);
 	while (i < w->len) {
 		char ch = c[i];
+		if (!walk_class[(unsigned char)ch]) {
+			/* nothing the walker cares about: skip the run */
+			do
+				i++;
+			while (i < w->len && !walk_class[(unsigned char)c[i]]);
+			continue;
+		}
 		if (is_ident_start(ch)) {
 			size_t s = i;
 			uint8_t kind;
@@ -775,6 +849,8 @@ static void walk(struct walker *w)
 				i++;
 			if (w->func >= 0 && call_follows(c, w->len, i, &kind))
 				record_call(w, s, i, kind);
+			else if (w->func >= 0 && i - s > 5 && !memcmp(c + i - 5, "_stub", 5))
+				record_call(w, s, i, OT_CALL_REF); /* a stub handed to a helper */
 			else if (decl_scope(w) && paren == 0 && is_macro_name(c + s, i - s))
 				record_macro_site(w, s, i);
 			continue;
@@ -852,6 +928,96 @@ static void walk(struct walker *w)
 			break;
 		}
 		i++;
+	}
+}
+
+/* ---- kernel launches written in macros ------------------------------------------ */
+
+/* Index of the last byte before `i` that is neither space nor a line
+ * continuation, or (size_t)-1. */
+static size_t back_over_space(const char *t, size_t i)
+{
+	while (i > 0) {
+		char ch = t[i - 1];
+		if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\\')
+			i--;
+		else
+			return i - 1;
+	}
+	return (size_t)-1;
+}
+
+/* Start of the logical line (continuations joined) holding offset `i`. */
+static size_t logical_line_start(const char *t, size_t i)
+{
+	for (;;) {
+		while (i > 0 && t[i - 1] != '\n')
+			i--;
+		if (i < 2)
+			return i;
+		{
+			size_t k = i - 1; /* the '\n' */
+			if (k > 0 && t[k - 1] == '\r')
+				k--;
+			if (k == 0 || t[k - 1] != '\\')
+				return i;
+			i = k - 1;
+		}
+	}
+}
+
+/* The macros of a file that launch a kernel: "#define NAME(...) ...
+ * kernel<T...><<<grid, block>>>(...)". Read from the raw text, since the code
+ * view blanks directives. */
+static void find_launch_macros(struct walker *w, const char *text, size_t len)
+{
+	const char *q = text, *end = text + len;
+	while ((q = memmem(q, (size_t)(end - q), "<<<", 3))) {
+		size_t at = (size_t)(q - text), ls = logical_line_start(text, at), i = ls, ns, ne;
+		size_t k, ke;
+		struct launch_macro m;
+		q += 3;
+		while (i < at && (text[i] == ' ' || text[i] == '\t'))
+			i++;
+		if (text[i] != '#')
+			continue;
+		i++;
+		while (i < at && (text[i] == ' ' || text[i] == '\t'))
+			i++;
+		if (at - i < 7 || memcmp(text + i, "define", 6) || is_ident(text[i + 6]))
+			continue;
+		i += 6;
+		while (i < at && (text[i] == ' ' || text[i] == '\t'))
+			i++;
+		ns = i;
+		while (i < at && is_ident(text[i]))
+			i++;
+		ne = i;
+		/* the launched name: skip template arguments back to their '<' */
+		k = back_over_space(text, at);
+		if (k != (size_t)-1 && text[k] == '>') {
+			int depth = 0;
+			for (; k > ne; k--) {
+				if (text[k] == '>')
+					depth++;
+				else if (text[k] == '<' && --depth == 0)
+					break;
+			}
+			k = depth == 0 && k > ne ? back_over_space(text, k) : (size_t)-1;
+		}
+		if (k == (size_t)-1 || k < ne || !is_ident(text[k]))
+			continue;
+		ke = k + 1;
+		while (k > ne && is_ident(text[k - 1]))
+			k--;
+		if (ne == ns || ne - ns >= sizeof(m.name) || ke - k >= sizeof(m.kernel) ||
+		    !is_ident_start(text[k]) || find_launch_macro(w, text + ns, ne - ns))
+			continue;
+		snprintf(m.name, sizeof(m.name), "%.*s", (int)(ne - ns), text + ns);
+		snprintf(m.kernel, sizeof(m.kernel), "%.*s", (int)(ke - k), text + k);
+		w->launch_macros = ot_realloc(w->launch_macros,
+					      (w->nlaunch_macros + 1) * sizeof(*w->launch_macros));
+		w->launch_macros[w->nlaunch_macros++] = m;
 	}
 }
 
@@ -992,11 +1158,12 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 	OT_VEC(uint32_t) lines = {0};
 	struct tok *toks = ot_malloc(MAX_HEAD_TOKENS * sizeof(struct tok));
 
-	(void)text;
 	ot_vec_push(&lines, 0);
-	for (size_t i = 0; i < len; i++)
-		if (code[i] == '\n' && i + 1 < len)
-			ot_vec_push(&lines, (uint32_t)(i + 1));
+	for (const char *p = code, *end = code + len; (p = memchr(p, '\n', (size_t)(end - p)));) {
+		p++;
+		if (p < end)
+			ot_vec_push(&lines, (uint32_t)(p - code));
+	}
 	w.out = out;
 	w.arena = arena;
 	w.code = code;
@@ -1007,6 +1174,7 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 	w.pp = ot_calloc(PP_MAX, sizeof(*w.pp));
 	w.line_off = lines.items;
 	w.nlines = (uint32_t)lines.len;
+	find_launch_macros(&w, text, len);
 	walk(&w);
 	if (w.func >= 0) {
 		/* unterminated body: close it at the end of the file */
@@ -1020,9 +1188,11 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 			free(s[j]->stack);
 			free(s[j]->keeps_head);
 			free(s[j]->ns_len);
+			free(s[j]->ns);
 		}
 	}
 	free(w.pp);
+	free(w.launch_macros);
 	ot_vec_free(&w.calls);
 	ot_vec_free(&lines);
 	free(toks);

@@ -1647,13 +1647,13 @@ static bool is_file_arg(const char *arg)
 	return strchr(arg, '/') || ot_ends_with(arg, ".json");
 }
 
-/* The traces of a release, as a document (the same objects trace.json holds). */
+/* The traces of a release, as a document (what trace.json would hold of them). */
 static int trace_side(ot_tj_doc **out, const ot_diff_opts *o, const ot_version *v,
 		      const ot_opslist *list)
 {
 	ot_run_opts ro = {0};
 	ot_run_traces *t = NULL;
-	ot_tj_doc *doc = NULL;
+	ot_tj_doc *doc;
 	int rc;
 
 	ro.source = o->source;
@@ -1663,6 +1663,8 @@ static int trace_side(ot_tj_doc **out, const ot_diff_opts *o, const ot_version *
 	ro.max_depth = o->max_depth;
 	ro.full = true; /* comparing reference text says nothing */
 	ro.all = o->all;
+	/* the list was chosen already (ot_diff_run): with --all, both are traced */
+	ro.ops_list_given = list != NULL;
 	ro.quiet = o->quiet;
 	ro.verbose = o->verbose;
 	*out = NULL;
@@ -1673,24 +1675,16 @@ static int trace_side(ot_tj_doc **out, const ot_diff_opts *o, const ot_version *
 		return ot_error_set("a plain directory cannot prove which release it holds: give a git "
 				    "checkout with both tags");
 	}
-	doc = ot_tracejson_doc_new(&t->rel);
+	/* the document takes the registry: its ops point at the entries */
+	doc = ot_tracejson_doc_new(&t->rel, t->reg);
+	t->reg = NULL;
 	for (size_t i = 0; i < t->n; i++) {
-		ot_arena *a = ot_arena_new();
-		char where[300];
-		snprintf(where, sizeof(where), "%s: %s", t->rel.version, t->traces[i]->input);
-		rc = ot_tracejson_doc_add(doc, ot_tracejson_op(a, t->traces[i], t->reg), where);
-		ot_arena_free(a);
+		ot_tracejson_doc_add_trace(doc, t->traces[i]);
 		/* the document holds what the diff needs: free each trace at once */
 		ot_trace_free(t->traces[i]);
 		t->traces[i] = NULL;
-		if (rc < 0)
-			break;
 	}
 	ot_run_traces_free(t);
-	if (rc < 0) {
-		ot_tracejson_doc_free(doc);
-		return rc;
-	}
 	*out = doc;
 	return 0;
 }

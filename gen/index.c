@@ -21,14 +21,26 @@ struct ot_index {
 	ot_map *cdefs, *stubs, *pydefs, *decomps, *docs;
 	const char **pynames;
 	size_t npynames;
+	ot_map *call_names; /* every name called in a C++ body (value unused) */
 	ot_index_stats stats;
 };
 
 /* ---- which files matter ---------------------------------------------------- */
 
+/* What a trace can reach, and nothing more: reading is the main cost of a run. */
 static const char *const python_dirs[] = {"torch/nn/", "torch/_decomp/", "torch/_refs/",
 					  "torch/linalg/", "torch/fft/", "torch/special/",
 					  "torch/nested/", "torch/sparse/"};
+/* the top-level modules that define or bridge ops (the other top-level modules
+ * is tooling: overrides, meta registrations, serialisation...) */
+static const char *const python_files[] = {"torch/__init__.py", "torch/_VF.py",
+					   "torch/_tensor.py", "torch/_torch_docs.py",
+					   "torch/_tensor_docs.py", "torch/functional.py"};
+/* the kernel folders of ATen: native/ and the GPU libraries' wrappers
+ * (core/, cpu/vec/, functorch/, templates/ hold no op kernels) */
+static const char *const aten_dirs[] = {"aten/src/ATen/native/", "aten/src/ATen/cuda/",
+					"aten/src/ATen/cudnn/", "aten/src/ATen/miopen/",
+					"aten/src/ATen/mps/", "aten/src/ATen/mkl/"};
 
 static bool keep_file(const char *path, void *payload)
 {
@@ -37,14 +49,21 @@ static bool keep_file(const char *path, void *payload)
 	/* the registries are kept as text: steps point into them */
 	if (!strcmp(path, OT_REGISTRY_NATIVE_PATH) || !strcmp(path, OT_REGISTRY_DERIV_PATH))
 		return true;
-	if (ot_starts_with(path, "aten/src/ATen/"))
-		return lang == OT_LANG_C && !strstr(path, "/test/");
+	if (ot_starts_with(path, "aten/src/ATen/")) {
+		if (lang != OT_LANG_C || strstr(path, "/test/"))
+			return false;
+		for (size_t i = 0; i < OT_ARRAY_LEN(aten_dirs); i++)
+			if (ot_starts_with(path, aten_dirs[i]))
+				return true;
+		return false;
+	}
 	if (ot_starts_with(path, "torch/csrc/autograd/"))
 		return lang == OT_LANG_C;
 	if (lang != OT_LANG_PYTHON || !ot_ends_with(path, ".py"))
 		return false;
-	if (ot_starts_with(path, "torch/") && !strchr(path + 6, '/'))
-		return true; /* a top-level torch module */
+	for (size_t i = 0; i < OT_ARRAY_LEN(python_files); i++)
+		if (!strcmp(path, python_files[i]))
+			return true;
 	for (size_t i = 0; i < OT_ARRAY_LEN(python_dirs); i++)
 		if (ot_starts_with(path, python_dirs[i]))
 			return true;
@@ -100,31 +119,34 @@ static void index_one(struct worker *w, ot_source_reader *reader, size_t i, ot_b
 	t1 = now();
 	w->read_s += t1 - t0;
 	w->bytes += data->size;
-	text = ot_arena_strndup(w->arena, data->ptr, data->size);
+	/* keep the buffer the blob was read into: no copy of ~40 MB of text */
+	f->len = data->size;
+	text = ot_buf_detach(data);
 	f->path = sf->path;
 	f->text = text;
-	f->len = data->size;
 	f->lang = ot_lex_lang(sf->path);
 	ot_vec_push(&lines, 0);
-	for (size_t k = 0; k < data->size; k++)
-		if (text[k] == '\n' && k + 1 < data->size)
-			ot_vec_push(&lines, (uint32_t)(k + 1));
+	for (const char *p = text, *end = text + f->len; (p = memchr(p, '\n', (size_t)(end - p)));) {
+		p++;
+		if (p < end)
+			ot_vec_push(&lines, (uint32_t)(p - text));
+	}
 	{
 		uint32_t *lo = ot_arena_alloc(w->arena, lines.len * sizeof(uint32_t));
 		memcpy(lo, lines.items, lines.len * sizeof(uint32_t));
 		f->line_off = lo;
-		f->nlines = data->size ? (uint32_t)lines.len : 0;
+		f->nlines = f->len ? (uint32_t)lines.len : 0;
 	}
 	ot_vec_free(&lines);
 
 	ot_buf_clear(code);
-	ot_buf_grow_by(code, data->size);
-	ot_lex_code_view(code->ptr, text, data->size, f->lang);
-	code->ptr[data->size] = '\0';
+	ot_buf_grow_by(code, f->len);
+	ot_lex_code_view(code->ptr, text, f->len, f->lang);
+	code->ptr[f->len] = '\0';
 	if (f->lang == OT_LANG_C)
-		ot_scan_c(&ix->results[i], w->arena, code->ptr, text, data->size, (uint32_t)i);
+		ot_scan_c(&ix->results[i], w->arena, code->ptr, text, f->len, (uint32_t)i);
 	else if (f->lang == OT_LANG_PYTHON)
-		ot_scan_python(&ix->results[i], w->arena, code->ptr, text, data->size,
+		ot_scan_python(&ix->results[i], w->arena, code->ptr, text, f->len,
 			       (uint32_t)i, sf->path);
 	w->scan_s += now() - t1;
 }
@@ -185,8 +207,13 @@ static void merge(ot_index *ix)
 	for (uint32_t i = 0; i < ix->nfiles; i++) {
 		ot_scan_result *r = &ix->results[i];
 		ot_map_put(ix->file_ids, ix->files[i].path, (void *)(uintptr_t)(i + 1));
-		for (size_t k = 0; k < r->cdefs.len; k++)
-			LINK(ix->cdefs, t_c, r->cdefs.items[k].name, &r->cdefs.items[k], ot_ix_cdef);
+		for (size_t k = 0; k < r->cdefs.len; k++) {
+			const ot_ix_cdef *d = &r->cdefs.items[k];
+			LINK(ix->cdefs, t_c, d->name, &r->cdefs.items[k], ot_ix_cdef);
+			for (uint32_t m = 0; m < d->ncalls; m++)
+				if (!ot_map_get(ix->call_names, d->calls[m].name))
+					ot_map_put(ix->call_names, d->calls[m].name, (void *)1);
+		}
 		for (size_t k = 0; k < r->stubs.len; k++)
 			LINK(ix->stubs, t_s, r->stubs.items[k].stub, &r->stubs.items[k], ot_ix_stub);
 		for (size_t k = 0; k < r->pydefs.len; k++) {
@@ -240,6 +267,7 @@ int ot_index_build(ot_index **out, ot_source *src, int threads)
 	ix->pydefs = ot_map_new();
 	ix->decomps = ot_map_new();
 	ix->docs = ot_map_new();
+	ix->call_names = ot_map_new();
 
 	if ((rc = ot_source_list(&list, ix->arena, src, prefixes, keep_file, NULL)) < 0)
 		goto done;
@@ -301,8 +329,10 @@ void ot_index_free(ot_index *ix)
 {
 	if (!ix)
 		return;
-	for (uint32_t i = 0; i < ix->nfiles; i++)
+	for (uint32_t i = 0; i < ix->nfiles; i++) {
 		ot_scan_result_free(&ix->results[i]);
+		free((char *)ix->files[i].text);
+	}
 	for (int t = 0; t < ix->narenas; t++)
 		ot_arena_free(ix->arenas[t]);
 	free(ix->arenas);
@@ -315,6 +345,7 @@ void ot_index_free(ot_index *ix)
 	ot_map_free(ix->pydefs);
 	ot_map_free(ix->decomps);
 	ot_map_free(ix->docs);
+	ot_map_free(ix->call_names);
 	ot_arena_free(ix->arena);
 	free(ix);
 }
@@ -384,6 +415,16 @@ const ot_ix_decomp *ot_index_decomps(const ot_index *ix, const char *base)
 const ot_ix_doc *ot_index_docs(const ot_index *ix, const char *name)
 {
 	return ot_map_get(ix->docs, name);
+}
+
+size_t ot_index_call_name_count(const ot_index *ix)
+{
+	return ot_map_len(ix->call_names);
+}
+
+const char *ot_index_call_name_at(const ot_index *ix, size_t i)
+{
+	return ot_map_key_at(ix->call_names, i);
 }
 
 size_t ot_index_pynames(const ot_index *ix, const char ***out)

@@ -39,13 +39,17 @@ typedef struct {
 typedef enum {
 	OT_CALL_PLAIN,  /**< f(...), ns::f(...), f<T>(...) */
 	OT_CALL_MEMBER, /**< x.f(...), x->f(...) */
-	OT_CALL_LAUNCH  /**< f<<<grid, block>>>(...) */
+	OT_CALL_LAUNCH, /**< f<<<grid, block>>>(...) */
+	OT_CALL_REF,    /**< a stub named but not called: impl(..., cumsum_stub) */
+	OT_CALL_MACRO_LAUNCH /**< SMALL_INDEX(...), a macro of the file whose
+			          expansion launches `name`; `qual` is the macro */
 } ot_ix_call_kind;
 
 /** A call inside a function body. */
 typedef struct {
 	const char *name; /**< the called identifier, "gemm" */
-	const char *qual; /**< what precedes "::" ("at::cuda::blas"), or "" */
+	const char *qual; /**< what precedes "::" ("at::cuda::blas"), or ""; the
+			       macro's name for OT_CALL_MACRO_LAUNCH */
 	uint32_t line;
 	uint8_t kind;     /**< ot_ix_call_kind */
 } ot_ix_call;
@@ -174,6 +178,10 @@ const ot_ix_stub *ot_index_stubs(const ot_index *ix, const char *stub);
 const ot_ix_pydef *ot_index_pydefs(const ot_index *ix, const char *name);
 const ot_ix_decomp *ot_index_decomps(const ot_index *ix, const char *base_op);
 const ot_ix_doc *ot_index_docs(const ot_index *ix, const char *name);
+
+/** Every distinct name called in a C++/CUDA body, in first-seen (file) order. */
+size_t ot_index_call_name_count(const ot_index *ix);
+const char *ot_index_call_name_at(const ot_index *ix, size_t i);
 
 /** Every Python class name, module-level def and assignment name (for "did you mean"). */
 size_t ot_index_pynames(const ot_index *ix, const char ***out);

@@ -39,7 +39,7 @@ static const char usage_text[] =
 	"What to trace:\n"
 	"      --all                every entry of native_functions.yaml (with OPS_LIST: both)\n"
 	"      --full               no well-known early exit: trace every op through the source\n"
-	"      --depth N            composite branches followed (default 1)\n"
+	"      --depth N            composite branches followed (default 3)\n"
 	"\n"
 	"Output:\n"
 	"  -o, --out DIR            output folder (default: out)\n"
@@ -132,6 +132,8 @@ static bool parse_formats(const char *s, unsigned *out)
 	if (strlen(s) >= sizeof(buf))
 		return false;
 	strcpy(buf, s);
+	if (!*s || s[0] == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,"))
+		return false; /* an empty format name */
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "md"))
 			*out |= OT_FORMAT_MD;
@@ -170,7 +172,7 @@ static const char diff_usage_text[] =
 	"      --all                every entry of both releases' native_functions.yaml\n"
 	"                           (with OPS_LIST, or when ./ops.list exists: both)\n"
 	"      --full               accepted for symmetry: a diff always traces in full\n"
-	"      --depth N            composite branches followed (default 1)\n"
+	"      --depth N            composite branches followed (default 3)\n"
 	"      --templates DIR      where wellknown.yaml is looked up first\n"
 	"  -o, --out FILE           the Markdown report (default: out/diff-OLD-NEW.md;\n"
 	"                           '-' writes it to stdout)\n"

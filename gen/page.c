@@ -27,7 +27,7 @@ struct ot_pages {
 	ot_buf partials[OT_ARRAY_LEN(partial_names)];
 	ot_buf css;
 	/* related ops: for each trace, indices of traces it reaches / is reached from */
-	OT_VEC(size_t) *reaches, *reached_by;
+	OT_VEC(size_t) *reaches, *reached_by, *same_op;
 };
 
 /* ---- Markdown text helpers ------------------------------------------------------ */
@@ -194,14 +194,72 @@ static uint32_t definition_end(const ot_pages *p, uint32_t file, uint32_t line, 
 	return 0;
 }
 
-#define EXCERPT_MAX_LINES 10
+#define EXCERPT_MAX_LINES 6
+
+static bool starts_docstring(const char *t, size_t len)
+{
+	size_t i = 0;
+	while (i < len && (t[i] == ' ' || t[i] == '\t'))
+		i++;
+	if (i < len && (t[i] == 'r' || t[i] == 'R' || t[i] == 'u' || t[i] == 'U'))
+		i++;
+	return i + 2 < len && (t[i] == '"' || t[i] == '\'') && t[i + 1] == t[i] && t[i + 2] == t[i];
+}
+
+typedef OT_VEC(uint32_t) line_list;
+
+/* Lines [first, last] of a short excerpt around a step: the line itself for a
+ * call site; for a definition its signature and first lines (a Python
+ * docstring skipped); for a registry entry the entry; a class line alone. */
+static void excerpt_lines(const ot_pages *p, uint32_t fid, const ot_step *s, line_list *out)
+{
+	uint32_t end = definition_end(p, fid, s->line, s->symbol), l;
+	size_t len;
+	const char *t;
+
+	if (ot_ends_with(s->file, ".yaml")) {
+		for (l = s->line; l < s->line + EXCERPT_MAX_LINES + 2; l++) {
+			t = ot_index_line(p->ix, fid, l, &len);
+			if (!t || (l > s->line && (!len || t[0] == '-')))
+				break;
+			ot_vec_push(out, l);
+		}
+		return;
+	}
+	ot_vec_push(out, s->line);
+	if (!end || ot_starts_with(s->symbol, "class "))
+		return;
+	for (l = s->line + 1; l <= end && out->len < EXCERPT_MAX_LINES; l++) {
+		t = ot_index_line(p->ix, fid, l, &len);
+		if (!t)
+			break;
+		if (ot_ends_with(s->file, ".py") && starts_docstring(t, len)) {
+			/* skip to the line that closes the docstring */
+			char q[4] = {0};
+			const char *open = t;
+			while (*open == ' ' || *open == '\t' || *open == 'r' || *open == 'R' ||
+			       *open == 'u' || *open == 'U')
+				open++;
+			memcpy(q, open, 3);
+			if (memmem(open + 3, len - (size_t)(open + 3 - t), q, 3))
+				continue; /* one-line docstring */
+			for (l++; l <= end; l++) {
+				t = ot_index_line(p->ix, fid, l, &len);
+				if (!t || memmem(t, len, q, 3))
+					break;
+			}
+			continue;
+		}
+		ot_vec_push(out, l);
+	}
+}
 
 /* A short excerpt around a step, read from the indexed source. */
 static void excerpt(const ot_pages *p, ot_arena *a, const ot_step *s, const char **text,
 		    const char **fence)
 {
 	int64_t fid = ot_index_file_id(p->ix, s->file);
-	uint32_t first = s->line, last = s->line, end;
+	line_list lines = {0};
 	ot_buf b = OT_BUF_INIT;
 	size_t run = 0, longest = 0;
 
@@ -209,29 +267,16 @@ static void excerpt(const ot_pages *p, ot_arena *a, const ot_step *s, const char
 	*fence = NULL;
 	if (fid < 0)
 		return;
-	end = definition_end(p, (uint32_t)fid, s->line, s->symbol);
-	if (ot_ends_with(s->file, ".yaml")) {
-		/* the entry up to the next blank line */
-		for (last = s->line; last < s->line + EXCERPT_MAX_LINES - 1; last++) {
-			size_t len;
-			const char *l = ot_index_line(p->ix, (uint32_t)fid, last + 1, &len);
-			if (!l || !len || (len && l[0] == '-'))
-				break;
-		}
-	} else if (end) {
-		last = end < s->line + EXCERPT_MAX_LINES - 1 ? end : s->line + EXCERPT_MAX_LINES - 1;
-	} else {
-		first = s->line > 1 ? s->line - 1 : 1;
-		last = s->line + 1;
-	}
-	for (uint32_t l = first; l <= last; l++) {
+	excerpt_lines(p, (uint32_t)fid, s, &lines);
+	for (size_t k = 0; k < lines.len; k++) {
 		size_t len;
-		const char *t = ot_index_line(p->ix, (uint32_t)fid, l, &len);
-		if (!t)
-			break;
+		const char *t = ot_index_line(p->ix, (uint32_t)fid, lines.items[k], &len);
+		if (k && lines.items[k] != lines.items[k - 1] + 1)
+			ot_buf_puts(&b, "    ...\n");
 		ot_buf_put(&b, t, len);
 		ot_buf_putc(&b, '\n');
 	}
+	ot_vec_free(&lines);
 	while (b.size && b.ptr[b.size - 1] == '\n')
 		b.size--;
 	if (!b.size) {
@@ -287,35 +332,92 @@ static void base_of(char *out, size_t n, const char *full)
 		out[len - 1] = '\0';
 }
 
-static bool trace_has_base(const ot_trace *tr, const char *base)
+static int cmp_size(const void *a, const void *b)
 {
-	char b[160];
-	for (size_t k = 0; k < tr->aten.len; k++) {
-		base_of(b, sizeof(b), tr->aten.items[k]);
-		if (!strcmp(b, base))
-			return true;
-	}
-	return false;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
 }
 
+/* The op a trace is about: the base name of its first aten overload (the
+ * tracer puts the best match of the user's name first), or "". */
+static void primary_of(char *out, size_t n, const ot_trace *tr)
+{
+	if (tr->aten.len)
+		base_of(out, n, tr->aten.items[0]);
+	else
+		out[0] = '\0';
+}
+
+static void link_related(ot_pages *p, ot_map *by_primary, char (*primary)[160], size_t i,
+			 const char *base)
+{
+	size_t *js = ot_map_get(by_primary, base);
+	if (!js || !strcmp(base, primary[i]))
+		return;
+	for (size_t k = 1; k <= js[0]; k++) {
+		size_t j = js[k];
+		bool seen = false;
+		for (size_t m = 0; m < p->reaches[i].len && !seen; m++)
+			seen = p->reaches[i].items[m] == j;
+		if (seen || j == i)
+			continue;
+		ot_vec_push(&p->reaches[i], j);
+		ot_vec_push(&p->reached_by[j], i);
+	}
+}
+
+/*
+ * Related ops: trace i reaches trace j when j's primary op is one of the ops
+ * i calls or one of i's own overloads other than its primary one; i and j
+ * are the same op when their primary ops are equal. Linear in the number of
+ * calls, through a map from primary op to the traces about it.
+ */
 static void compute_related(ot_pages *p)
 {
+	char (*primary)[160] = ot_calloc(p->n ? p->n : 1, sizeof(*primary));
+	ot_map *by_primary = ot_map_new();
+	ot_arena *a = ot_arena_new();
+	char b[160];
+
 	p->reaches = ot_calloc(p->n ? p->n : 1, sizeof(*p->reaches));
 	p->reached_by = ot_calloc(p->n ? p->n : 1, sizeof(*p->reached_by));
+	p->same_op = ot_calloc(p->n ? p->n : 1, sizeof(*p->same_op));
 	for (size_t i = 0; i < p->n; i++) {
-		const ot_trace *ti = p->traces[i];
-		for (size_t j = 0; j < p->n; j++) {
-			bool hit = false;
-			if (i == j)
-				continue;
-			for (size_t k = 0; k < ti->calls.len && !hit; k++)
-				hit = trace_has_base(p->traces[j], ti->calls.items[k]);
-			if (hit) {
-				ot_vec_push(&p->reaches[i], j);
-				ot_vec_push(&p->reached_by[j], i);
-			}
+		size_t *old, *js, n;
+		primary_of(primary[i], sizeof(primary[i]), p->traces[i]);
+		if (!primary[i][0])
+			continue;
+		/* js[0] counts, js[1..] are trace indices, in input order */
+		old = ot_map_get(by_primary, primary[i]);
+		n = old ? old[0] : 0;
+		js = ot_realloc(old, (n + 2) * sizeof(size_t));
+		js[0] = n + 1;
+		js[n + 1] = i;
+		/* an existing key keeps its (arena) string; only the value changes */
+		ot_map_put(by_primary, old ? primary[i] : ot_arena_strdup(a, primary[i]), js);
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		const ot_trace *tr = p->traces[i];
+		size_t *same = primary[i][0] ? ot_map_get(by_primary, primary[i]) : NULL;
+		for (size_t k = 1; same && k <= same[0]; k++)
+			if (same[k] != i)
+				ot_vec_push(&p->same_op[i], same[k]);
+		for (size_t k = 0; k < tr->calls.len; k++)
+			link_related(p, by_primary, primary, i, tr->calls.items[k]);
+		for (size_t k = 0; k < tr->aten.len; k++) {
+			base_of(b, sizeof(b), tr->aten.items[k]);
+			link_related(p, by_primary, primary, i, b);
 		}
 	}
+	for (size_t i = 0; i < p->n; i++) {
+		qsort(p->reaches[i].items, p->reaches[i].len, sizeof(size_t), cmp_size);
+		qsort(p->reached_by[i].items, p->reached_by[i].len, sizeof(size_t), cmp_size);
+	}
+	for (size_t k = 0; k < ot_map_len(by_primary); k++)
+		free(ot_map_value_at(by_primary, k));
+	ot_map_free(by_primary);
+	ot_arena_free(a);
+	free(primary);
 }
 
 int ot_pages_new(ot_pages **out, const ot_release *rel, ot_trace *const *traces,
@@ -371,9 +473,11 @@ void ot_pages_free(ot_pages *p)
 	for (size_t i = 0; i < p->n && p->reaches; i++) {
 		ot_vec_free(&p->reaches[i]);
 		ot_vec_free(&p->reached_by[i]);
+		ot_vec_free(&p->same_op[i]);
 	}
 	free(p->reaches);
 	free(p->reached_by);
+	free(p->same_op);
 	free(p);
 }
 
@@ -446,7 +550,8 @@ static const char *joined_codes(ot_arena *a, const ot_strvec *v, size_t max)
 	return r;
 }
 
-/* The ASCII overview: one node per layer (depth-0 facts), forks for backends. */
+/* The ASCII overview: one node per layer (the op's own fact first, else a
+ * branch's), forks for backends. */
 static const char *overview(const ot_trace *tr, ot_arena *a)
 {
 	ot_buf b = OT_BUF_INIT;
@@ -461,27 +566,29 @@ static const char *overview(const ot_trace *tr, ot_arena *a)
 		size_t count = 0, missing = 0;
 		for (size_t i = 0; i < tr->steps.len; i++) {
 			const ot_step *s = &tr->steps.items[i];
-			if ((int)s->layer != layer || s->depth)
+			if ((int)s->layer != layer)
 				continue;
+			/* branches show where the work happens, but a layer missing
+			 * in a branch is the branch's own story */
 			if (!s->found) {
-				missing++;
+				missing += !s->depth;
 				continue;
 			}
-			if (!firsts)
-				firsts = s;
+			if (!firsts || (firsts->depth && !s->depth))
+				firsts = s; /* the op's own step first */
 			count++;
 		}
 		if (!count && !missing)
 			continue;
 		if (!first)
-			ot_buf_puts(&b, "        │\n        ▼\n");
+			ot_buf_puts(&b, "          │\n          ▼\n");
 		first = false;
 		if (firsts)
-			ot_buf_printf(&b, "%-8s%s  (%s:%u)%s", short_names[layer], firsts->symbol,
+			ot_buf_printf(&b, "%-9s %s  (%s:%u)%s", short_names[layer], firsts->symbol,
 				      firsts->file, firsts->line,
 				      count > 1 ? ot_arena_printf(a, "  +%zu more", count - 1) : "");
 		else
-			ot_buf_printf(&b, "%-8snot found", short_names[layer]);
+			ot_buf_printf(&b, "%-9s not found", short_names[layer]);
 		ot_buf_putc(&b, '\n');
 		if (layer == OT_LAYER_KERNEL || layer == OT_LAYER_CUDA) {
 			/* one branch per backend */
@@ -489,7 +596,7 @@ static const char *overview(const ot_trace *tr, ot_arena *a)
 			size_t nb = 0, k = 0;
 			for (size_t i = 0; i < tr->steps.len; i++) {
 				const ot_step *s = &tr->steps.items[i];
-				if ((int)s->layer == layer && !s->depth && s->found && *s->backend &&
+				if ((int)s->layer == layer && s->found && *s->backend &&
 				    !strvec_has(&seen, s->backend))
 					ot_vec_push(&seen, s->backend);
 			}
@@ -498,11 +605,11 @@ static const char *overview(const ot_trace *tr, ot_arena *a)
 				const ot_step *pick = NULL;
 				for (size_t i = 0; i < tr->steps.len && !pick; i++) {
 					const ot_step *s = &tr->steps.items[i];
-					if ((int)s->layer == layer && !s->depth && s->found &&
+					if ((int)s->layer == layer && s->found &&
 					    !strcmp(s->backend, seen.items[k]))
 						pick = s;
 				}
-				ot_buf_printf(&b, "        %s── %s path: %s  (%s:%u)\n",
+				ot_buf_printf(&b, "          %s── %s path: %s  (%s:%u)\n",
 					      k + 1 < nb ? "├" : "└", seen.items[k], pick->symbol,
 					      pick->file, pick->line);
 			}
@@ -788,7 +895,7 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 
 	{
 		ot_value *t = ot_v_map(a), *layers = ot_v_list(a), *summary = ot_v_list(a);
-		ot_value *reaches = ot_v_list(a), *reached_by = ot_v_list(a);
+		ot_value *reaches = ot_v_list(a), *reached_by = ot_v_list(a), *same = ot_v_list(a);
 		ot_v_set(a, ctx, "traced", t);
 		ot_v_set(a, t, "overview", ot_v_str_borrow(a, overview(tr, a)));
 		if (diagram_file)
@@ -813,13 +920,15 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 						ot_v_set_str(a, sm, "backend", s->backend);
 					if (s->depth && *s->op)
 						ot_v_set_str(a, sm, "via", ot_arena_printf(a, "aten::%s", s->op));
-					excerpt(p, a, s, &text, &fence);
+					text = NULL;
+					if (!s->depth)
+						excerpt(p, a, s, &text, &fence);
 					if (text) {
 						ot_v_set(a, sm, "excerpt", ot_v_str_borrow(a, text));
 						ot_v_set(a, sm, "fence", ot_v_str_borrow(a, fence));
 						ot_v_set_str(a, sm, "lang", fence_lang(s->file));
 					}
-					if (!key && !s->depth)
+					if (!key || (key->depth && !s->depth))
 						key = s;
 					nfound++;
 				} else {
@@ -837,10 +946,14 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 				ot_value *row = ot_v_map(a);
 				ot_v_set_str(a, row, "layer", ot_layer_name((ot_layer)layer));
 				if (key) {
+					const char *cell = md_code(a, key->symbol);
+					if (key->depth && *key->op) /* a branch's fact, not the op's own */
+						cell = ot_arena_printf(a, "%s via %s", cell,
+								       md_code(a, ot_arena_printf(a, "aten::%s", key->op)));
+					if (nfound > 1)
+						cell = ot_arena_printf(a, "%s (+%zu more)", cell, nfound - 1);
 					ot_v_set(a, row, "file", ot_v_str_borrow(a, location(p, a, key->file, key->line)));
-					ot_v_set(a, row, "key", ot_v_str_borrow(a, nfound > 1
-										  ? ot_arena_printf(a, "%s (+%zu more)", md_code(a, key->symbol), nfound - 1)
-										  : md_code(a, key->symbol)));
+					ot_v_set(a, row, "key", ot_v_str_borrow(a, cell));
 				} else {
 					ot_v_set_str(a, row, "file", "not found");
 					ot_v_set_str(a, row, "key", "");
@@ -856,9 +969,13 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 			ot_v_push(a, reaches, ot_v_str_borrow(a, op_link(p, a, p->reaches[idx].items[k], "")));
 		for (size_t k = 0; k < p->reached_by[idx].len; k++)
 			ot_v_push(a, reached_by, ot_v_str_borrow(a, op_link(p, a, p->reached_by[idx].items[k], "")));
+		for (size_t k = 0; k < p->same_op[idx].len; k++)
+			ot_v_push(a, same, ot_v_str_borrow(a, op_link(p, a, p->same_op[idx].items[k], "")));
 		ot_v_set(a, t, "reaches", reaches);
 		ot_v_set(a, t, "reached_by", reached_by);
-		ot_v_set_bool(a, t, "has_related", ot_v_len(reaches) || ot_v_len(reached_by));
+		ot_v_set(a, t, "same_op", same);
+		ot_v_set_bool(a, t, "has_related",
+			      ot_v_len(reaches) || ot_v_len(reached_by) || ot_v_len(same));
 	}
 	return ctx;
 }

@@ -76,7 +76,9 @@ typedef struct ot_run_held ot_run_held;
 /** The traces of one release, kept in memory (for optrace diff). */
 typedef struct {
 	ot_release rel;          /**< the release traced; strings owned by this struct */
-	const ot_registry *reg;  /**< the registry the traces were made from */
+	ot_registry *reg;        /**< the registry the traces were made from; owned
+				      by this struct, a caller may take it (and set
+				      this to NULL): it outlives the traces */
 	ot_trace **traces;       /**< sorted by input, each op once */
 	size_t n;
 	ot_run_held *held;       /**< source, index, tracer the traces borrow */
@@ -95,6 +97,7 @@ typedef struct {
 int ot_run_trace_release(ot_run_traces **out, const ot_run_opts *o, const char *version,
 			 const char *commit_hint, const ot_opslist *list);
 
+/** Free the traces, what they borrow, and the registry unless taken. */
 void ot_run_traces_free(ot_run_traces *t);
 
 #endif

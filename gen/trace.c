@@ -14,6 +14,7 @@
 #include "trace.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +29,17 @@ struct ot_tracer {
 	ot_arena *arena;
 	/* suggestion candidates per strategy, as the user would write them */
 	ot_strvec cand[OT_STRAT_COUNT];
+	ot_map *calls; /* call name -> struct call_info, for every name called in C++ */
+};
+
+/* What a name called in a C++ body is, worked out once per tracer (explore
+ * looks at every call of every body it follows). */
+struct call_info {
+	bool selection;     /* a runtime selection point: use_cudnn(...) */
+	const char *op;     /* the registry op it names (at::_foo_symint -> _foo), or NULL;
+			       metadata queries (size, dim...) are not ops here */
+	bool op_method;     /* that op has a Tensor method variant */
+	bool stub;          /* a DispatchStub */
 };
 
 /* ---- names ----------------------------------------------------------------- */
@@ -69,16 +81,25 @@ static const char *fpath(const struct ctx *c, uint32_t file)
 }
 
 /* First visit of `what` (a pointer or name) under `kind`? */
+/* First visit of (kind, ptr, name)? ptr and name may each be NULL. The key
+ * is built by hand: this runs for every call of every explored body. */
 static bool first_visit(struct ctx *c, const char *kind, const void *ptr, const char *name)
 {
 	char key[256];
-	if (name)
-		snprintf(key, sizeof(key), "%s:%s", kind, name);
-	else
-		snprintf(key, sizeof(key), "%s:%p", kind, ptr);
+	size_t n = strlen(kind), m = name ? strlen(name) : 0;
+	uintptr_t v = (uintptr_t)ptr;
+	if (n + m + 2 * sizeof(v) + 3 > sizeof(key))
+		m = sizeof(key) - n - 2 * sizeof(v) - 3;
+	memcpy(key, kind, n);
+	key[n++] = ':';
+	for (int shift = (int)(8 * sizeof(v)) - 4; shift >= 0; shift -= 4)
+		key[n++] = "0123456789abcdef"[(v >> shift) & 15];
+	key[n++] = ':';
+	memcpy(key + n, name ? name : "", m);
+	key[n + m] = '\0';
 	if (ot_map_get(c->seen, key))
 		return false;
-	ot_map_put(c->seen, ot_arena_strdup(c->a, key), (void *)1);
+	ot_map_put(c->seen, ot_arena_strndup(c->a, key, n + m), (void *)1);
 	return true;
 }
 
@@ -107,6 +128,10 @@ static void message(struct ctx *c, const char *fmt, ...)
  * a scanner bug, and is recorded as such rather than printed as a fact.
  * Returns false for a duplicate or a rejected step.
  */
+/* add_step's answer for a step whose file:line check failed; steps added
+ * beneath it are dropped too (a parent of -1 is the root) */
+#define STEP_DROPPED (-2)
+
 static int add_step(struct ctx *c, int parent, ot_layer layer, uint32_t file, uint32_t line,
 		    const char *symbol, const char *note, const char *op, const char *backend,
 		    int depth)
@@ -115,15 +140,21 @@ static int add_step(struct ctx *c, int parent, ot_layer layer, uint32_t file, ui
 	const char *path = fpath(c, file);
 	ot_step s;
 
+	if (parent == STEP_DROPPED)
+		return STEP_DROPPED; /* beneath a step that failed its check */
 	for (size_t i = 0; i < tr->steps.len; i++) {
 		const ot_step *o = &tr->steps.items[i];
+		/* the same code line for another op (mm.out's kernel, seen before as a
+		 * helper of mm) is a fact of its own; a registry entry is one fact
+		 * however it was reached (as _softmax's delegate or on its own) */
 		if (o->found && o->layer == layer && o->line == line && !strcmp(o->file, path) &&
-		    !strcmp(o->symbol, symbol))
+		    !strcmp(o->symbol, symbol) &&
+		    (layer == OT_LAYER_YAML || !strcmp(o->op, op ? op : "")))
 			return (int)i;
 	}
 	if (!ot_index_line_has(c->ix, file, line, symbol)) {
 		message(c, "internal: %s:%u does not contain '%s'; step dropped", path, line, symbol);
-		return -1;
+		return STEP_DROPPED;
 	}
 	s.parent = parent;
 	s.layer = layer;
@@ -144,7 +175,10 @@ static int add_missing(struct ctx *c, int parent, ot_layer layer, const char *wh
 {
 	ot_trace *tr = c->tr;
 	ot_step s = {0};
-	char *note = ot_arena_printf(c->a, "not found: %s in %s", what, where);
+	char *note;
+	if (parent == STEP_DROPPED)
+		return STEP_DROPPED;
+	note = ot_arena_printf(c->a, "not found: %s in %s", what, where);
 	for (size_t i = 0; i < tr->steps.len; i++)
 		if (!tr->steps.items[i].found && !strcmp(tr->steps.items[i].note, note))
 			return (int)i;
@@ -204,12 +238,25 @@ static const char *const metadata_methods[] = {
 	"tolist", "type", "suggest_memory_format", "is_non_overlapping_and_dense", "retain_grad",
 	"requires_grad_", "is_inference", "is_pinned", "sym_storage_offset"};
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp((const char *)a, *(const char *const *)b);
+}
+
+static const char *sorted_metadata[OT_ARRAY_LEN(metadata_methods)];
+static pthread_once_t metadata_once = PTHREAD_ONCE_INIT;
+
+static void sort_metadata(void)
+{
+	memcpy(sorted_metadata, metadata_methods, sizeof(sorted_metadata));
+	qsort(sorted_metadata, OT_ARRAY_LEN(sorted_metadata), sizeof(char *), ot_strptr_cmp);
+}
+
 static bool is_metadata_method(const char *name)
 {
-	for (size_t i = 0; i < OT_ARRAY_LEN(metadata_methods); i++)
-		if (!strcmp(metadata_methods[i], name))
-			return true;
-	return false;
+	pthread_once(&metadata_once, sort_metadata);
+	return bsearch(name, sorted_metadata, OT_ARRAY_LEN(sorted_metadata), sizeof(char *),
+		       cmp_str) != NULL;
 }
 
 static bool has_variant(const ot_registry *reg, const char *name, bool method)
@@ -222,12 +269,31 @@ static bool has_variant(const ot_registry *reg, const char *name, bool method)
 	return false;
 }
 
-/* Branches that are well-known ops are listed but not followed (unless the
- * op itself was asked for in full): their pages are the reference's. */
+/* The groups of the well-known reference whose ops compute (math,
+ * reductions, comparisons, indexing), as opposed to creation, shape and
+ * dtype bookkeeping. */
+static bool computing_group(const char *group)
+{
+	return !strcmp(group, "math") || !strcmp(group, "reduction") ||
+	       !strcmp(group, "comparison") || !strcmp(group, "indexing");
+}
+
+/* Branches that are well-known ops are not followed: their pages are the
+ * reference's. When the op itself was asked for in full, the computing ones
+ * (matmul -> mm, bmm, dot) are followed; bookkeeping never is. */
 static bool is_wellknown_op(const struct ctx *c, const char *name)
 {
 	ot_wellknown_match m;
-	return c->t->wk && ot_wellknown_lookup(&m, c->t->wk, name);
+	if (!c->t->wk || !ot_wellknown_lookup(&m, c->t->wk, name))
+		return false;
+	return !c->tr->full || !computing_group(m.group);
+}
+
+/* A well-known op that computes (shown as a branch even when not followed). */
+static bool computing_wellknown(const struct ctx *c, const char *name)
+{
+	ot_wellknown_match m;
+	return c->t->wk && ot_wellknown_lookup(&m, c->t->wk, name) && computing_group(m.group);
 }
 
 static void queue_op(struct ctx *c, const char *name, const char *overload, int depth, int parent)
@@ -343,16 +409,17 @@ static bool reach_op(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pyref *r
 	int at;
 	if (is_metadata_method(name) || !ot_registry_overloads(c->t->reg, name, &(size_t){0}))
 		return false;
-	if (!first_visit(c, ot_arena_printf(c->a, "pyop:%p", (const void *)def), NULL, name))
+	if (!first_visit(c, "pyop", def, name))
 		return false;
-	if (is_wellknown_op(c, name) && !c->tr->full) {
+	if (is_wellknown_op(c, name)) {
 		strvec_add_unique(c, &c->tr->calls, name);
 		return false;
 	}
 	at = add_step(c, parent, OT_LAYER_BRIDGE, def->file, r->line, r->path, note, NULL, NULL, 0);
 	if (!strcmp(r->path, ot_arena_printf(c->a, "_VF.%s", name)) ||
 	    !strcmp(r->path, ot_arena_printf(c->a, "torch._VF.%s", name))) {
-		uint32_t l = find_line(c, c->t->f_vf, "_VariableFunctions");
+		/* the forwarding code, not the module docstring that mentions it */
+		uint32_t l = find_line(c, c->t->f_vf, "= torch._C._VariableFunctions");
 		if (l && at >= 0)
 			at = add_step(c, at, OT_LAYER_BRIDGE, (uint32_t)c->t->f_vf, l, "_VariableFunctions",
 				      "torch._VF is torch._C._VariableFunctions: generated C++ bindings",
@@ -517,39 +584,67 @@ static const char *file_backend(const char *path)
 	return "";
 }
 
+/* Is `n` a name of the C API whose functions start with `prefix` and go on
+ * in camelCase? */
+static bool api_prefix(const char *n, const char *prefix)
+{
+	size_t k = strlen(prefix);
+	return !strncmp(n, prefix, k) && isupper((unsigned char)n[k]);
+}
+
 static const char *gpu_lib_of(const ot_ix_call *call)
 {
 	const char *n = call->name, *q = call->qual;
-	if (call->kind == OT_CALL_LAUNCH)
+	if (call->kind == OT_CALL_LAUNCH || call->kind == OT_CALL_MACRO_LAUNCH)
 		return "custom CUDA kernel";
-	if (ot_starts_with(n, "cudnn"))
-		return "cuDNN";
-	if (ot_starts_with(n, "cublasLt"))
-		return "cuBLASLt";
-	if (ot_starts_with(n, "cublas") || strstr(q, "cuda::blas"))
+	/* this runs for every call of every explored body: look at the first
+	 * letter before comparing prefixes */
+	switch (n[0]) {
+	case 'c':
+		/* the libraries' C APIs are camelCase (cudnnRNNForward, cublasSgemm);
+		 * cudnn_is_acceptable and cudnn_convolution are PyTorch's own */
+		if (api_prefix(n, "cudnn"))
+			return "cuDNN";
+		if (api_prefix(n, "cublasLt"))
+			return "cuBLASLt";
+		if (api_prefix(n, "cublas"))
+			return "cuBLAS";
+		if (api_prefix(n, "cufft"))
+			return "cuFFT";
+		if (api_prefix(n, "cusolver"))
+			return "cuSOLVER";
+		if (api_prefix(n, "cusparse"))
+			return "cuSPARSE";
+		if (api_prefix(n, "curand"))
+			return "cuRAND";
+		break;
+	case 'm':
+		/* MAGMA's API is snake_case (magma_sgetrf_gpu); magma_int_cast is
+		 * PyTorch's, and its magmaLu<T>... wrappers stand for the calls */
+		if (ot_starts_with(n, "magma") && strcmp(n, "magma_int_cast") != 0)
+			return "MAGMA";
+		if (api_prefix(n, "miopen"))
+			return "MIOpen";
+		break;
+	case 'g':
+	case 'j':
+	case 'o':
+		if (!strcmp(n, "gpu_kernel") || !strcmp(n, "gpu_kernel_with_scalars") ||
+		    !strcmp(n, "opmath_gpu_kernel_with_scalars") ||
+		    !strcmp(n, "opmath_symmetric_gpu_kernel_with_scalars") ||
+		    !strcmp(n, "jitted_gpu_kernel") || !strcmp(n, "gpu_reduce_kernel") ||
+		    !strcmp(n, "gpu_kernel_multiple_outputs"))
+			return "TensorIterator CUDA kernel";
+		break;
+	}
+	if (!*q)
+		return NULL;
+	if (strstr(q, "cuda::blas"))
 		return "cuBLAS";
-	if (ot_starts_with(n, "cufft"))
-		return "cuFFT";
-	if (ot_starts_with(n, "cusolver"))
-		return "cuSOLVER";
-	if (ot_starts_with(n, "cusparse"))
-		return "cuSPARSE";
-	if (ot_starts_with(n, "curand"))
-		return "cuRAND";
-	if (ot_starts_with(n, "magma"))
-		return "MAGMA";
-	if (ot_starts_with(n, "miopen"))
-		return "MIOpen";
 	if (ot_starts_with(q, "thrust"))
 		return "Thrust";
 	if (!strcmp(q, "cub") || ot_ends_with(q, "::cub") || ot_starts_with(q, "cub::"))
 		return "CUB";
-	if (!strcmp(n, "gpu_kernel") || !strcmp(n, "gpu_kernel_with_scalars") ||
-	    !strcmp(n, "opmath_gpu_kernel_with_scalars") ||
-	    !strcmp(n, "opmath_symmetric_gpu_kernel_with_scalars") ||
-	    !strcmp(n, "jitted_gpu_kernel") || !strcmp(n, "gpu_reduce_kernel") ||
-	    !strcmp(n, "gpu_kernel_multiple_outputs"))
-		return "TensorIterator CUDA kernel";
 	return NULL;
 }
 
@@ -579,6 +674,37 @@ static bool in_at_native(const ot_ix_cdef *d)
 	else
 		snprintf(full, sizeof(full), "%s", d->ns);
 	return !strcmp(full, "at::native") || !strcmp(full, "::at::native");
+}
+
+/* Does definition `d` live where qualifier `qual` points ("at::native",
+ * "native", "cuda::blas", "at::cuda::blas")? Its namespace and written
+ * qualifier, joined, must end with the call's qualifier. */
+static bool qual_matches(const ot_ix_cdef *d, const char *qual)
+{
+	char full[600];
+	size_t n, m;
+	if (qual[0] == ':' && qual[1] == ':')
+		qual += 2;
+	snprintf(full, sizeof(full), "%s%s%s", d->ns, *d->ns && *d->qual ? "::" : "", d->qual);
+	n = strlen(full);
+	m = strlen(qual);
+	return m <= n && !strcmp(full + n - m, qual) && (m == n || full[n - m - 1] == ':');
+}
+
+/* Is namespace `outer` ("at::native") `inner` or one enclosing it
+ * ("at::native::(anonymous)"), where unqualified lookup from inner reaches? */
+static bool ns_encloses(const char *outer, const char *inner)
+{
+	size_t n = strlen(outer);
+	return !strncmp(outer, inner, n) && (inner[n] == '\0' || (inner[n] == ':' && n > 0));
+}
+
+static bool plain_lowercase_word(const char *name)
+{
+	for (; *name; name++)
+		if (!islower((unsigned char)*name) && !isdigit((unsigned char)*name))
+			return false;
+	return true;
 }
 
 /* Is this a definition we can follow as a C++ helper? */
@@ -682,24 +808,15 @@ static void explore_stub(struct ctx *c, const char *stub, const char *op, int de
 	}
 }
 
-/* The registry op a C++ call names: at::mm(...), at::_foo(...), x.mm(...),
- * at::_cudnn_rnn_symint(...) (the SymInt spelling of _cudnn_rnn). Returns
- * the op's name (in the arena) or NULL. */
-static const char *call_op(struct ctx *c, const ot_ix_call *call)
+/* The registry op a C++ call names: at::mm(...), at::_foo_symint(...) (the
+ * SymInt spelling of _foo), x.mm(...) for a method. NULL when none. */
+static const char *call_op(const struct call_info *ci, const ot_ix_call *call)
 {
-	size_t n;
-	const char *name = call->name;
-	if (call->kind == OT_CALL_LAUNCH)
+	if (!ci || !ci->op || call->kind == OT_CALL_LAUNCH || call->kind == OT_CALL_MACRO_LAUNCH)
 		return NULL;
-	if (call->kind != OT_CALL_MEMBER && strcmp(call->qual, "at") && strcmp(call->qual, "::at"))
-		return NULL;
-	if (ot_ends_with(name, "_symint") && !ot_registry_overloads(c->t->reg, name, &n))
-		name = ot_arena_strndup(c->a, name, strlen(name) - strlen("_symint"));
-	if (is_metadata_method(name) || !ot_registry_overloads(c->t->reg, name, &n))
-		return NULL;
-	if (call->kind == OT_CALL_MEMBER && !has_variant(c->t->reg, name, true))
-		return NULL;
-	return name;
+	if (call->kind == OT_CALL_MEMBER)
+		return ci->op_method ? ci->op : NULL;
+	return !strcmp(call->qual, "at") || !strcmp(call->qual, "::at") ? ci->op : NULL;
 }
 
 /*
@@ -717,8 +834,17 @@ static void explore_helpers(struct ctx *c, const ot_ix_cdef *d, const ot_ix_call
 		for (const ot_ix_cdef *h = ot_index_cdefs(c->ix, call->name); h && n < 3; h = h->next) {
 			if (h == d || !helper_candidate(c, h))
 				continue;
+			/* a qualified call names its namespace: c10::cuda::X::get() is
+			 * not at::native::get */
+			if (*call->qual && !qual_matches(h, call->qual))
+				continue;
+			/* other files: only for qualified calls, or in the caller's
+			 * namespace (or one enclosing it) for names that are not one plain lowercase word
+			 * (max(a, b) is std::max, not the max op's kernel;
+			 * GeluCUDAKernelImpl and gelu_kernel are helpers) */
 			if (pass == 0 ? h->file != d->file
-				      : !*call->qual && strcmp(h->ns, d->ns) != 0)
+				      : !*call->qual && (!ns_encloses(h->ns, d->ns) ||
+							 plain_lowercase_word(call->name)))
 				continue;
 			cand[n++] = h;
 		}
@@ -751,7 +877,7 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 		    int self, bool *interesting)
 {
 	const char *path = fpath(c, d->file);
-	ot_strvec libs_here = {0};
+	size_t gpu_steps = 0;
 
 	if (!first_visit(c, "cdef", d, NULL))
 		return;
@@ -759,61 +885,90 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 		strvec_add_unique(c, &c->tr->gpu_libs, "cuDNN");
 	for (uint32_t i = 0; i < d->ncalls; i++) {
 		const ot_ix_call *call = &d->calls[i];
+		const struct call_info *ci = ot_map_get(c->t->calls, call->name);
 		const char *lib, *branch;
-		const ot_ix_stub *st;
 
-		if (is_selection_point(call->name)) {
-			ot_selection sel = {ot_arena_strdup(c->a, call->name), path, call->line};
+		if (ci && ci->selection) {
+			/* a runtime choice (use_cudnn(...)); a stub can be one too
+			 * (_fused_sdp_choice_stub), so go on classifying the call */
 			bool dup = false;
 			for (size_t k = 0; k < c->tr->selection.len; k++)
-				if (c->tr->selection.items[k].line == sel.line &&
+				if (c->tr->selection.items[k].line == call->line &&
 				    !strcmp(c->tr->selection.items[k].file, path))
 					dup = true;
-			if (!dup && ot_index_line_has(c->ix, d->file, call->line, call->name))
+			if (!dup && ot_index_line_has(c->ix, d->file, call->line, call->name)) {
+				ot_selection sel = {ot_arena_strdup(c->a, call->name), path, call->line};
 				ot_vec_push(&c->tr->selection, sel);
+			}
+			*interesting = true;
+		}
+		if (ci && ci->stub && (call->kind == OT_CALL_PLAIN || call->kind == OT_CALL_REF)) {
+			char note[200];
+			if (call->kind == OT_CALL_REF)
+				snprintf(note, sizeof(note), "passes DispatchStub %s to %s, which calls it", call->name, d->name);
+			else
+				snprintf(note, sizeof(note), "calls DispatchStub %s (picks the kernel by device)", call->name);
+			explore_stub(c, call->name, op, depth, level,
+				     add_step(c, self, OT_LAYER_STUB, d->file, call->line, call->name, note,
+					      op, NULL, depth));
 			*interesting = true;
 			continue;
 		}
-		branch = call_op(c, call);
+		if (call->kind == OT_CALL_REF)
+			continue;
+		branch = call_op(ci, call);
 		if (branch) {
+			bool follow;
 			if (!strcmp(branch, c->tr->target.name) && depth == 0)
 				continue;
 			strvec_add_unique(c, &c->tr->calls, branch);
-			if (depth >= c->t->opts.max_depth || (is_wellknown_op(c, branch) && !c->tr->full))
+			if (depth >= c->t->opts.max_depth)
 				continue; /* listed in calls, not followed */
+			/* a well-known branch that computes (matmul -> mm, einsum -> bmm) is
+			 * shown but not followed; bookkeeping ops (empty, to, view) only listed */
+			follow = !is_wellknown_op(c, branch);
+			if (!follow && !computing_wellknown(c, branch))
+				continue;
 			*interesting = true;
 			/* one step per op a function calls: its first call site */
-			if (first_visit(c, ot_arena_printf(c->a, "branch:%p", (const void *)d), NULL, branch)) {
+			if (first_visit(c, "branch", d, branch)) {
 				char note[200];
 				const char *sym = call->kind == OT_CALL_MEMBER ? call->name : call_text(c, call);
 				int at;
-				snprintf(note, sizeof(note), "branch: calls aten::%s", branch);
+				snprintf(note, sizeof(note), follow ? "branch: calls aten::%s"
+								    : "branch: calls aten::%s (well-known, see its page)",
+					 branch);
 				at = add_step(c, self, OT_LAYER_CPP, d->file, call->line, sym, note, op, NULL,
 					      depth);
-				queue_op(c, branch, NULL, depth + 1, at);
+				if (follow)
+					queue_op(c, branch, NULL, depth + 1, at);
 			}
 			continue;
 		}
 		lib = gpu_lib_of(call);
 		if (lib) {
-			bool seen = false;
-			for (size_t k = 0; k < libs_here.len; k++)
-				if (!strcmp(libs_here.items[k], lib))
-					seen = true;
+			bool launch = call->kind == OT_CALL_LAUNCH || call->kind == OT_CALL_MACRO_LAUNCH;
+			const char *sym = call->kind == OT_CALL_LAUNCH	     ? call->name
+					  : call->kind == OT_CALL_MACRO_LAUNCH ? call->qual
+									       : call_text(c, call);
 			strvec_add_unique(c, &c->tr->gpu_libs, lib);
 			*interesting = true;
-			if (!seen) {
+			/* every distinct library call or launch of the body, up to a few */
+			if (gpu_steps < 8 && first_visit(c, "gpu", d, sym)) {
 				char note[200];
 				int at;
-				ot_vec_push(&libs_here, lib);
-				if (call->kind == OT_CALL_LAUNCH)
+				gpu_steps++;
+				if (call->kind == OT_CALL_MACRO_LAUNCH)
+					snprintf(note, sizeof(note),
+						 "launches the CUDA kernel %s through the macro %s", call->name,
+						 call->qual);
+				else if (launch)
 					snprintf(note, sizeof(note), "launches the CUDA kernel %s", call->name);
 				else
-					snprintf(note, sizeof(note), "%s: %s", lib, call_text(c, call));
-				at = add_step(c, self, OT_LAYER_CUDA, d->file, call->line,
-					      call->kind == OT_CALL_LAUNCH ? call->name : call_text(c, call),
-					      note, op, "CUDA", depth);
-				if (call->kind == OT_CALL_LAUNCH) {
+					snprintf(note, sizeof(note), "%s: %s", lib, sym);
+				at = add_step(c, self, OT_LAYER_CUDA, d->file, call->line, sym, note, op,
+					      "CUDA", depth);
+				if (launch) {
 					for (const ot_ix_cdef *k = ot_index_cdefs(c->ix, call->name); k; k = k->next) {
 						if (k->global) {
 							add_step(c, at, OT_LAYER_CUDA, k->file, k->line, k->name,
@@ -825,22 +980,11 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 			}
 			continue;
 		}
-		st = ot_index_stubs(c->ix, call->name);
-		if (st && call->kind == OT_CALL_PLAIN) {
-			char note[200];
-			snprintf(note, sizeof(note), "calls DispatchStub %s (picks the kernel by device)", call->name);
-			explore_stub(c, call->name, op, depth, level,
-				     add_step(c, self, OT_LAYER_STUB, d->file, call->line, call->name, note,
-					      op, NULL, depth));
-			*interesting = true;
-			continue;
-		}
 		if (level < c->t->opts.helper_depth && call->kind == OT_CALL_PLAIN &&
 		    (!*call->qual || !strcmp(call->qual, "at::native") || !strcmp(call->qual, "native") ||
 		     strstr(call->qual, "cuda") || strstr(call->qual, "cudnn")))
 			explore_helpers(c, d, call, op, depth, level, self, interesting);
 	}
-	ot_vec_free(&libs_here);
 }
 
 /* ---- native_functions.yaml entries ---------------------------------------------------------- */
@@ -888,6 +1032,80 @@ static size_t kernel_defs(const struct ctx *c, const char *kernel, const char *k
 		}
 	}
 	return n;
+}
+
+static bool main_key(const char *keys)
+{
+	static const char *const main_keys[] = {"CPU", "CUDA", "CompositeImplicitAutograd",
+						 "CompositeExplicitAutograd",
+						 "CompositeExplicitAutogradNonFunctional"};
+	char buf[256];
+	char *tok, *save = NULL;
+	snprintf(buf, sizeof(buf), "%s", keys);
+	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save))
+		for (size_t i = 0; i < OT_ARRAY_LEN(main_keys); i++)
+			if (!strcmp(tok, main_keys[i]))
+				return true;
+	return false;
+}
+
+/* The parameter list of a definition, from its name to the matching ')',
+ * read from the indexed text (at most `n` bytes into `out`). */
+static void def_params(const struct ctx *c, const ot_ix_cdef *d, char *out, size_t n)
+{
+	const ot_ix_file *f = ot_index_file(c->ix, d->file);
+	const char *p = f->text + f->line_off[d->line - 1], *end = f->text + f->len;
+	size_t k = 0;
+	int depth = 0;
+	out[0] = '\0';
+	p = strstr(p, d->name);
+	if (!p)
+		return;
+	p = strchr(p + strlen(d->name), '(');
+	if (d->kind == OT_CDEF_IMPL && p) /* TORCH_IMPL_FUNC(name)(params) */
+		p = strchr(p + 1, '(');
+	for (; p && p < end && k + 1 < n; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && --depth == 0)
+			break;
+		if (depth > 0)
+			out[k++] = *p;
+	}
+	out[k] = '\0';
+}
+
+/* How well a C++ definition fits an overload's schema: same number of
+ * parameters, and a Dimname parameter exactly when the schema has one. A
+ * kernel name can have several C++ overloads (cumsum_out for cumsum.out and
+ * for cumsum.dimname_out); this tells them apart. */
+static int overload_fit(const struct ctx *c, const ot_ix_cdef *d, const ot_reg_func *f)
+{
+	char params[2048];
+	size_t count = 0;
+	int depth = 0, score = 0;
+	bool dimname = false, schema_dimname = false;
+	def_params(c, d, params + 0, sizeof(params));
+	if (params[0] == '(')
+		memmove(params, params + 1, strlen(params));
+	for (const char *p = params; *p; p++) {
+		if (*p == '(' || *p == '<' || *p == '[' || *p == '{')
+			depth++;
+		else if ((*p == ')' || *p == '>' || *p == ']' || *p == '}') && depth > 0)
+			depth--;
+		else if (*p == ',' && depth == 0)
+			count++;
+	}
+	if (strspn(params, " \t\n") != strlen(params))
+		count++;
+	dimname = strstr(params, "Dimname") != NULL;
+	for (size_t i = 0; i < f->schema.nargs; i++)
+		if (strstr(f->schema.args[i].type, "Dimname"))
+			schema_dimname = true;
+	if (count == f->schema.nargs)
+		score += 2;
+	score += dimname == schema_dimname ? 1 : -3;
+	return score;
 }
 
 struct kernel_use {
@@ -1003,8 +1221,9 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 		}
 	}
 
-	/* group dispatch keys by kernel */
-	if (!eff->has_dispatch) {
+	/* group dispatch keys by kernel (an entry with a ufunc inner loop and no
+	 * table has only generated kernels: nothing hand-written to look for) */
+	if (!eff->has_dispatch && !eff->nufunc_inner_loop) {
 		/* torchgen names the kernel after the C++ API: add_out for add.out */
 		uses[nuses].kernel = eff->schema.is_out
 					     ? ot_arena_printf(c->a, "%s_out", eff->schema.name)
@@ -1046,6 +1265,20 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 			 uses[u].keys);
 		nd = kernel_defs(c, uses[u].kernel, first_key, eff->structured && eff->has_dispatch,
 				 defs, OT_ARRAY_LEN(defs));
+		if (nd > 1) {
+			/* several C++ overloads of that name: keep those that fit */
+			int fit[OT_ARRAY_LEN(defs)], best = -100;
+			size_t kept = 0;
+			for (size_t k = 0; k < nd; k++) {
+				fit[k] = overload_fit(c, defs[k], eff);
+				if (fit[k] > best)
+					best = fit[k];
+			}
+			for (size_t k = 0; k < nd; k++)
+				if (fit[k] == best)
+					defs[kept++] = defs[k];
+			nd = kept;
+		}
 		if (!nd) {
 			add_missing(c, kparent, OT_LAYER_CPP,
 				    ot_arena_printf(c->a, "C++ function `%s` (%s)", uses[u].kernel,
@@ -1057,6 +1290,7 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 			const char *p = fpath(c, defs[k]->file);
 			const char *be = file_backend(p);
 			bool dummy = false;
+			int at;
 			ot_layer layer = *be ? OT_LAYER_KERNEL : OT_LAYER_CPP;
 			if (defs[k]->macro)
 				snprintf(n, sizeof(n), "%s for %s: generated by the macro %s",
@@ -1067,10 +1301,12 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 					 defs[k]->kind == OT_CDEF_IMPL ? "TORCH_IMPL_FUNC (structured kernel)"
 								       : "C++ implementation",
 					 uses[u].keys);
-			explore(c, defs[k], op, depth, 0,
-				add_step(c, kparent, layer, defs[k]->file, defs[k]->line, defs[k]->name, n,
-					 op, *be ? be : first_key, depth),
-				&dummy);
+			at = add_step(c, kparent, layer, defs[k]->file, defs[k]->line, defs[k]->name, n, op,
+				      *be ? be : first_key, depth);
+			/* the kernels people write against: CPU, CUDA and the composites;
+			 * sparse, quantized, mkldnn, nested, MPS... are listed, not followed */
+			if (main_key(uses[u].keys))
+				explore(c, defs[k], op, depth, 0, at, &dummy);
 		}
 	}
 
@@ -1107,11 +1343,23 @@ static void formula_helpers(struct ctx *c, const char *formula, const char *op, 
 				}
 			}
 			{
+				/* a backward op: its functional overload (not .grad_input,
+				 * the out= one), also when spelled name_symint */
 				size_t n;
 				const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, name, &n);
-				if (ov)
+				const ot_reg_func *pick = NULL;
+				if (!ov && ot_ends_with(name, "_symint")) {
+					name[strlen(name) - strlen("_symint")] = '\0';
+					ov = ot_registry_overloads(c->t->reg, name, &n);
+				}
+				for (size_t k = 0; ov && k < n && !pick; k++)
+					if (!ov[k]->schema.is_out)
+						pick = ov[k];
+				if (!pick && ov)
+					pick = ov[0];
+				if (pick)
 					add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)c->t->f_native,
-						 (uint32_t)ov[0]->line, name,
+						 (uint32_t)pick->line, name,
 						 "backward op (its own native_functions.yaml entry)", op,
 						 NULL, depth);
 			}
@@ -1141,11 +1389,19 @@ static void add_deriv_step(struct ctx *c, const ot_reg_deriv *dv, const char *op
 			formula_helpers(c, dv->dispatch[k].formulas[i].formula, op, depth, at);
 }
 
+static bool has_tensor(const ot_reg_arg *args, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ot_starts_with(args[i].type, "Tensor"))
+			return true;
+	return false;
+}
+
 static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_func *eff, int depth,
 			   int parent)
 {
 	const char *op = f->schema.full;
-	bool implicit = !eff->has_dispatch;
+	bool implicit = !eff->has_dispatch && !eff->nufunc_inner_loop;
 	for (size_t i = 0; i < eff->ndispatch; i++)
 		if (!strcmp(eff->dispatch[i].key, "CompositeImplicitAutograd"))
 			implicit = true;
@@ -1177,6 +1433,19 @@ static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_fun
 			 "differentiates the ops it is built from",
 			 op, NULL, depth);
 		return;
+	}
+	{
+		/* nothing to differentiate: no Tensor in, or no Tensor out */
+		const char *why = !has_tensor(f->schema.args, f->schema.nargs)
+					  ? "not differentiable: it takes no Tensor"
+				  : !has_tensor(f->schema.returns, f->schema.nreturns)
+					  ? "not differentiable: it returns no Tensor"
+					  : NULL;
+		if (why) {
+			add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)c->t->f_native,
+				 (uint32_t)f->line, op, why, op, NULL, depth);
+			return;
+		}
 	}
 	add_missing(c, parent, OT_LAYER_BACKWARD,
 		    ot_arena_printf(c->a, "derivatives.yaml entry for %s", op), OT_REGISTRY_DERIV_PATH,
@@ -1370,6 +1639,51 @@ static bool start_aten(struct ctx *c)
 	return true;
 }
 
+/* Letters and digits of `s`, lowercased: "CrossEntropyLoss" and
+ * "cross_entropy_loss" both give "crossentropyloss". */
+static void squash(char *out, size_t n, const char *s)
+{
+	size_t j = 0;
+	for (; *s && j + 1 < n; s++)
+		if (isalnum((unsigned char)*s))
+			out[j++] = (char)tolower((unsigned char)*s);
+	out[j] = '\0';
+}
+
+/* How much an aten op's name says it is the op the user asked for. */
+static int primary_score(const char *target, const char *op)
+{
+	char t[160], o[160];
+	squash(t, sizeof(t), target);
+	squash(o, sizeof(o), op);
+	if (!*t || !*o)
+		return 0;
+	if (!strcmp(t, o))
+		return 3;
+	if (ot_starts_with(o, t) || ot_starts_with(t, o))
+		return 2;
+	return strstr(o, t) || strstr(t, o) ? 1 : 0;
+}
+
+/* Put the ops the Python code reached in order of how well they match the
+ * target's name (stable): nn.LSTM's lstm comes before the
+ * _cudnn_rnn_flatten_weight its forward also reaches. */
+static void rank_primary(struct ctx *c)
+{
+	size_t n = c->queue.len;
+	struct pending_op *q = c->queue.items;
+	for (size_t i = 1; i < n; i++) {
+		struct pending_op key = q[i];
+		int ks = primary_score(c->tr->target.name, key.name);
+		size_t j = i;
+		while (j > 0 && primary_score(c->tr->target.name, q[j - 1].name) < ks) {
+			q[j] = q[j - 1];
+			j--;
+		}
+		q[j] = key;
+	}
+}
+
 /* ---- public API -------------------------------------------------------------------------------- */
 
 static void add_candidate(ot_tracer *t, ot_strategy s, ot_map *seen, const char *fmt, const char *name)
@@ -1420,6 +1734,26 @@ static void build_candidates(ot_tracer *t)
 	ot_map_free(seen);
 }
 
+static void build_call_infos(ot_tracer *t)
+{
+	size_t n = ot_index_call_name_count(t->ix), nov;
+	struct call_info *infos = ot_arena_alloc(t->arena, (n ? n : 1) * sizeof(*infos));
+	t->calls = ot_map_new();
+	for (size_t i = 0; i < n; i++) {
+		const char *name = ot_index_call_name_at(t->ix, i), *op = name;
+		struct call_info *ci = &infos[i];
+		ci->selection = is_selection_point(name);
+		ci->stub = ot_index_stubs(t->ix, name) != NULL;
+		if (ot_ends_with(name, "_symint") && !ot_registry_overloads(t->reg, name, &nov))
+			op = ot_arena_strndup(t->arena, name, strlen(name) - strlen("_symint"));
+		if (!is_metadata_method(op) && ot_registry_overloads(t->reg, op, &nov)) {
+			ci->op = op;
+			ci->op_method = has_variant(t->reg, op, true);
+		}
+		ot_map_put(t->calls, name, ci);
+	}
+}
+
 ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_wellknown *wk,
 			 const ot_tracer_opts *opts)
 {
@@ -1440,6 +1774,7 @@ ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_we
 	t->f_functional = ot_index_file_id(ix, "torch/nn/functional.py");
 	t->f_torch_functional = ot_index_file_id(ix, "torch/functional.py");
 	build_candidates(t);
+	build_call_infos(t);
 	return t;
 }
 
@@ -1449,6 +1784,7 @@ void ot_tracer_free(ot_tracer *t)
 		return;
 	for (int s = 0; s < OT_STRAT_COUNT; s++)
 		ot_vec_free(&t->cand[s]);
+	ot_map_free(t->calls);
 	ot_arena_free(t->arena);
 	free(t);
 }
@@ -1488,12 +1824,22 @@ ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full)
 	    ot_wellknown_lookup(&tr->wellknown, t->wk, input)) {
 		size_t n;
 		const ot_reg_func *const *ov;
+		const ot_reg_func *entry = NULL;
 		tr->is_wellknown = true;
 		tr->status = OT_STATUS_WELLKNOWN;
-		if (tr->wellknown.aten && (ov = ot_registry_overloads(t->reg, tr->wellknown.aten, &n))) {
-			strvec_add_unique(&c, &tr->aten, ov[0]->schema.full);
-			add_step(&c, -1, OT_LAYER_YAML, (uint32_t)t->f_native, (uint32_t)ov[0]->line,
-				 ov[0]->schema.full, ov[0]->func, ov[0]->schema.full, NULL, 0);
+		/* the entry to link: the overload named (aten::mm.out), else the
+		 * first overload of the reference's aten name */
+		if (tr->target.strategy == OT_STRAT_ATEN && tr->target.overload[0])
+			entry = ot_registry_find(t->reg, ot_arena_printf(tr->arena, "%s.%s",
+									 tr->target.name,
+									 tr->target.overload));
+		if (!entry && tr->wellknown.aten &&
+		    (ov = ot_registry_overloads(t->reg, tr->wellknown.aten, &n)))
+			entry = ov[0];
+		if (entry) {
+			strvec_add_unique(&c, &tr->aten, entry->schema.full);
+			add_step(&c, -1, OT_LAYER_YAML, (uint32_t)t->f_native, (uint32_t)entry->line,
+				 entry->schema.full, entry->func, entry->schema.full, NULL, 0);
 		}
 		goto done;
 	}
@@ -1520,6 +1866,7 @@ ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full)
 		suggest(&c);
 		goto done;
 	}
+	rank_primary(&c);
 	/* the C++ half: every op reached, in order (the queue grows as we go) */
 	for (size_t i = 0; i < c.queue.len; i++) {
 		struct pending_op p = c.queue.items[i];

@@ -4,191 +4,411 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "value.h"
 #include "yamldoc.h"
 
-static ot_value *strings(ot_arena *a, const ot_strvec *v)
+/*
+ * trace.json is written straight from the traces (no intermediate value
+ * tree): a run of every op of a release produces tens of megabytes, and
+ * building a tree first cost more than tracing. The format is fixed by
+ * tracejson.h; `ind` is the current indentation in spaces.
+ */
+
+static void newline(ot_buf *b, int ind)
 {
-	ot_value *l = ot_v_list(a);
-	for (size_t i = 0; i < v->len; i++)
-		ot_v_push(a, l, ot_v_str_borrow(a, v->items[i]));
-	return l;
+	ot_buf_grow_by(b, (size_t)ind + 1);
+	b->ptr[b->size++] = '\n';
+	memset(b->ptr + b->size, ' ', (size_t)ind);
+	b->size += (size_t)ind;
+	b->ptr[b->size] = '\0';
 }
 
-static ot_value *step_value(ot_arena *a, const ot_step *s)
+/* `,` (unless first), a newline with indentation, then the key: keys are
+ * literals, written as they are (sizeof gives their length). */
+#define key(b, ind, first, k) put_key(b, ind, first, "\"" k "\": ", sizeof("\"" k "\": ") - 1)
+
+static void put_key(ot_buf *b, int ind, bool first, const char *quoted, size_t len)
 {
-	ot_value *m = ot_v_map(a);
-	ot_v_set_str(a, m, "layer", ot_layer_name(s->layer));
-	ot_v_set(a, m, "file", s->found ? ot_v_str_borrow(a, s->file) : ot_v_null(a));
-	ot_v_set(a, m, "line", s->found ? ot_v_int(a, s->line) : ot_v_null(a));
-	ot_v_set(a, m, "symbol", ot_v_str_borrow(a, s->symbol));
-	ot_v_set(a, m, "note", ot_v_str_borrow(a, s->note));
-	ot_v_set(a, m, "op", ot_v_str_borrow(a, s->op));
-	ot_v_set(a, m, "backend", ot_v_str_borrow(a, s->backend));
-	ot_v_set_int(a, m, "depth", s->depth);
-	ot_v_set_int(a, m, "parent", s->parent);
-	return m;
+	ot_buf_grow_by(b, (size_t)ind + len + 2);
+	if (!first)
+		b->ptr[b->size++] = ',';
+	b->ptr[b->size++] = '\n';
+	memset(b->ptr + b->size, ' ', (size_t)ind);
+	b->size += (size_t)ind;
+	memcpy(b->ptr + b->size, quoted, len);
+	b->size += len;
+	b->ptr[b->size] = '\0';
 }
 
-static ot_value *str_list(ot_arena *a, const char *const *items, size_t n)
+static void str(ot_buf *b, const char *s)
 {
-	ot_value *l = ot_v_list(a);
-	for (size_t i = 0; i < n; i++)
-		ot_v_push(a, l, ot_v_str_borrow(a, items[i]));
-	return l;
+	if (s)
+		ot_json_escape(b, s, strlen(s));
+	else
+		ot_buf_puts(b, "null");
 }
 
-static ot_value *formulas_value(ot_arena *a, const ot_reg_formula *fs, size_t n)
+/* Lists and objects: an opening bracket, then each member after item() (a
+ * comma unless first, a newline at ind + 2), then end(): a newline at ind
+ * before the closing bracket, unless the list is empty ("[]"). */
+static void item(ot_buf *b, int ind, size_t i)
 {
-	ot_value *l = ot_v_list(a);
+	if (i)
+		ot_buf_putc(b, ',');
+	newline(b, ind + 2);
+}
+
+static void end(ot_buf *b, int ind, size_t n, char bracket)
+{
+	if (n)
+		newline(b, ind);
+	ot_buf_putc(b, bracket);
+}
+
+static void str_list(ot_buf *b, int ind, const char *const *items, size_t n)
+{
+	ot_buf_putc(b, '[');
 	for (size_t i = 0; i < n; i++) {
-		ot_value *f = ot_v_map(a);
-		ot_v_set(a, f, "inputs", ot_v_str_borrow(a, fs[i].inputs));
-		ot_v_set(a, f, "formula", ot_v_str_borrow(a, fs[i].formula));
-		ot_v_set_int(a, f, "line", fs[i].line);
-		ot_v_set_bool(a, f, "forward", fs[i].forward);
-		ot_v_push(a, l, f);
+		item(b, ind, i);
+		str(b, items[i]);
 	}
-	return l;
+	end(b, ind, n, ']');
 }
 
-static ot_value *deriv_value(ot_arena *a, const ot_reg_deriv *d)
+static void strings(ot_buf *b, int ind, const ot_strvec *v)
 {
-	ot_value *m = ot_v_map(a), *blocks = ot_v_list(a);
-	ot_v_set(a, m, "name", ot_v_str_borrow(a, d->name));
-	ot_v_set_int(a, m, "line", d->line);
-	ot_v_set(a, m, "output_differentiability", ot_v_str_borrow(a, d->output_differentiability));
-	ot_v_set(a, m, "formulas", formulas_value(a, d->formulas, d->nformulas));
-	for (size_t i = 0; i < d->ndispatch; i++) {
-		ot_value *b = ot_v_map(a);
-		ot_v_set(a, b, "key", ot_v_str_borrow(a, d->dispatch[i].key));
-		ot_v_set_int(a, b, "line", d->dispatch[i].line);
-		ot_v_set(a, b, "formulas",
-			 formulas_value(a, d->dispatch[i].formulas, d->dispatch[i].nformulas));
-		ot_v_push(a, blocks, b);
-	}
-	ot_v_set(a, m, "dispatch", blocks);
-	return m;
+	str_list(b, ind, v->items, v->len);
 }
 
-static ot_value *entry_value(ot_arena *a, const ot_reg_func *f)
+static void boolean(ot_buf *b, bool v)
 {
-	ot_value *m = ot_v_map(a), *table = ot_v_null(a);
-	ot_v_set(a, m, "name", ot_v_str_borrow(a, f->schema.full));
-	ot_v_set_int(a, m, "line", f->line);
-	ot_v_set(a, m, "func", ot_v_str_borrow(a, f->func));
-	ot_v_set(a, m, "variants", ot_v_str_borrow(a, f->variants));
-	ot_v_set(a, m, "python_module", ot_v_str_borrow(a, f->python_module));
-	if (f->has_dispatch) {
-		table = ot_v_list(a);
-		for (size_t i = 0; i < f->ndispatch; i++) {
-			ot_value *d = ot_v_map(a);
-			ot_v_set(a, d, "key", ot_v_str_borrow(a, f->dispatch[i].key));
-			ot_v_set(a, d, "kernel", ot_v_str_borrow(a, f->dispatch[i].kernel));
-			ot_v_set_int(a, d, "line", f->dispatch[i].line);
-			ot_v_push(a, table, d);
+	ot_buf_puts(b, v ? "true" : "false");
+}
+
+static void step(ot_buf *b, int ind, const ot_step *s)
+{
+	ot_buf_putc(b, '{');
+	key(b, ind + 2, true, "layer");
+	str(b, ot_layer_name(s->layer));
+	key(b, ind + 2, false, "file");
+	str(b, s->found ? s->file : NULL);
+	key(b, ind + 2, false, "line");
+	if (s->found)
+		ot_buf_put_int(b, s->line);
+	else
+		ot_buf_puts(b, "null");
+	key(b, ind + 2, false, "symbol");
+	str(b, s->symbol);
+	key(b, ind + 2, false, "note");
+	str(b, s->note);
+	key(b, ind + 2, false, "op");
+	str(b, s->op);
+	key(b, ind + 2, false, "backend");
+	str(b, s->backend);
+	key(b, ind + 2, false, "depth");
+	ot_buf_put_int(b, s->depth);
+	key(b, ind + 2, false, "parent");
+	ot_buf_put_int(b, s->parent);
+	end(b, ind, 1, '}');
+}
+
+static void op(ot_buf *b, int ind, const ot_trace *tr, const ot_tj_entries *entries)
+{
+	bool named = tr->target.canonical[0] != '\0';
+	int in = ind + 2;
+
+	ot_buf_putc(b, '{');
+	key(b, in, true, "input");
+	str(b, tr->input);
+	key(b, in, false, "name");
+	str(b, named ? tr->target.canonical : NULL);
+	key(b, in, false, "slug");
+	str(b, named ? tr->target.slug : NULL);
+	key(b, in, false, "page");
+	if (named)
+		ot_buf_printf(b, "\"ops/%s.md\"", tr->target.slug); /* slugs need no escaping */
+	else
+		ot_buf_puts(b, "null");
+	key(b, in, false, "status");
+	str(b, ot_status_name(tr->status));
+	key(b, in, false, "strategy");
+	str(b, named ? ot_strategy_id(tr->target.strategy) : NULL);
+	key(b, in, false, "aten");
+	strings(b, in, &tr->aten);
+	key(b, in, false, "steps");
+	ot_buf_putc(b, '[');
+	for (size_t i = 0; i < tr->steps.len; i++) {
+		item(b, in, i);
+		step(b, in + 2, &tr->steps.items[i]);
+	}
+	end(b, in, tr->steps.len, ']');
+	key(b, in, false, "backends");
+	ot_buf_putc(b, '{');
+	key(b, in + 2, true, "keys");
+	strings(b, in + 2, &tr->backends);
+	key(b, in + 2, false, "gpu");
+	strings(b, in + 2, &tr->gpu_libs);
+	key(b, in + 2, false, "selection");
+	ot_buf_putc(b, '[');
+	for (size_t i = 0; i < tr->selection.len; i++) {
+		const ot_selection *s = &tr->selection.items[i];
+		item(b, in + 2, i);
+		ot_buf_putc(b, '{');
+		key(b, in + 6, true, "symbol");
+		str(b, s->symbol);
+		key(b, in + 6, false, "file");
+		str(b, s->file);
+		key(b, in + 6, false, "line");
+		ot_buf_put_int(b, s->line);
+		end(b, in + 4, 1, '}');
+	}
+	end(b, in + 2, tr->selection.len, ']');
+	end(b, in, 1, '}');
+	key(b, in, false, "calls");
+	strings(b, in, &tr->calls);
+	key(b, in, false, "messages");
+	strings(b, in, &tr->messages);
+	key(b, in, false, "suggestions");
+	strings(b, in, &tr->suggestions);
+	if (entries) {
+		key(b, in, false, "registry");
+		ot_buf_putc(b, '[');
+		for (size_t i = 0; i < entries->len; i++) {
+			item(b, in, i);
+			str(b, entries->items[i]->schema.full);
 		}
+		end(b, in, entries->len, ']');
 	}
-	ot_v_set(a, m, "dispatch", table);
-	ot_v_set_bool(a, m, "structured", f->structured);
-	ot_v_set(a, m, "structured_delegate", ot_v_str_borrow(a, f->structured_delegate));
-	ot_v_set(a, m, "structured_inherits", ot_v_str_borrow(a, f->structured_inherits));
-	ot_v_set(a, m, "ufunc_inner_loop", str_list(a, f->ufunc_inner_loop, f->nufunc_inner_loop));
-	ot_v_set(a, m, "autogen", str_list(a, f->autogen, f->nautogen));
-	ot_v_set(a, m, "derivative", f->deriv ? deriv_value(a, f->deriv) : ot_v_null(a));
-	return m;
+	end(b, ind, 1, '}');
 }
 
-/* Every overload of every name the op reaches itself, then their delegates:
- * what a diff needs to tell an overload that is new from one not reached. */
-static ot_value *registry_value(ot_arena *a, const ot_trace *tr, const ot_registry *reg)
+static void formulas(ot_buf *b, int ind, const ot_reg_formula *fs, size_t n)
 {
-	ot_value *l = ot_v_list(a);
-	ot_map *seen = ot_map_new(), *names = ot_map_new();
-	OT_VEC(const ot_reg_func *) fams = {0};
+	ot_buf_putc(b, '[');
+	for (size_t i = 0; i < n; i++) {
+		item(b, ind, i);
+		ot_buf_putc(b, '{');
+		key(b, ind + 4, true, "inputs");
+		str(b, fs[i].inputs);
+		key(b, ind + 4, false, "formula");
+		str(b, fs[i].formula);
+		key(b, ind + 4, false, "line");
+		ot_buf_put_int(b, fs[i].line);
+		key(b, ind + 4, false, "forward");
+		boolean(b, fs[i].forward);
+		end(b, ind + 2, 1, '}');
+	}
+	end(b, ind, n, ']');
+}
 
-	for (size_t i = 0; i < tr->aten.len; i++) {
-		const ot_reg_func *f = ot_registry_find(reg, tr->aten.items[i]);
+static void derivative(ot_buf *b, int ind, const ot_reg_deriv *d)
+{
+	ot_buf_putc(b, '{');
+	key(b, ind + 2, true, "name");
+	str(b, d->name);
+	key(b, ind + 2, false, "line");
+	ot_buf_put_int(b, d->line);
+	key(b, ind + 2, false, "output_differentiability");
+	str(b, d->output_differentiability);
+	key(b, ind + 2, false, "formulas");
+	formulas(b, ind + 2, d->formulas, d->nformulas);
+	key(b, ind + 2, false, "dispatch");
+	ot_buf_putc(b, '[');
+	for (size_t i = 0; i < d->ndispatch; i++) {
+		const ot_reg_deriv_dispatch *dd = &d->dispatch[i];
+		item(b, ind + 2, i);
+		ot_buf_putc(b, '{');
+		key(b, ind + 6, true, "key");
+		str(b, dd->key);
+		key(b, ind + 6, false, "line");
+		ot_buf_put_int(b, dd->line);
+		key(b, ind + 6, false, "formulas");
+		formulas(b, ind + 6, dd->formulas, dd->nformulas);
+		end(b, ind + 4, 1, '}');
+	}
+	end(b, ind + 2, d->ndispatch, ']');
+	end(b, ind, 1, '}');
+}
+
+static void entry(ot_buf *b, int ind, const ot_reg_func *f)
+{
+	int in = ind + 2;
+
+	ot_buf_putc(b, '{');
+	key(b, in, true, "name");
+	str(b, f->schema.full);
+	key(b, in, false, "line");
+	ot_buf_put_int(b, f->line);
+	key(b, in, false, "func");
+	str(b, f->func);
+	key(b, in, false, "variants");
+	str(b, f->variants);
+	key(b, in, false, "python_module");
+	str(b, f->python_module);
+	key(b, in, false, "dispatch");
+	if (f->has_dispatch) {
+		ot_buf_putc(b, '[');
+		for (size_t i = 0; i < f->ndispatch; i++) {
+			item(b, in, i);
+			ot_buf_putc(b, '{');
+			key(b, in + 4, true, "key");
+			str(b, f->dispatch[i].key);
+			key(b, in + 4, false, "kernel");
+			str(b, f->dispatch[i].kernel);
+			key(b, in + 4, false, "line");
+			ot_buf_put_int(b, f->dispatch[i].line);
+			end(b, in + 2, 1, '}');
+		}
+		end(b, in, f->ndispatch, ']');
+	} else {
+		ot_buf_puts(b, "null");
+	}
+	key(b, in, false, "structured");
+	boolean(b, f->structured);
+	key(b, in, false, "structured_delegate");
+	str(b, f->structured_delegate);
+	key(b, in, false, "structured_inherits");
+	str(b, f->structured_inherits);
+	key(b, in, false, "ufunc_inner_loop");
+	str_list(b, in, f->ufunc_inner_loop, f->nufunc_inner_loop);
+	key(b, in, false, "autogen");
+	str_list(b, in, f->autogen, f->nautogen);
+	key(b, in, false, "derivative");
+	if (f->deriv)
+		derivative(b, in, f->deriv);
+	else
+		ot_buf_puts(b, "null");
+	end(b, ind, 1, '}');
+}
+
+/* An overload list is short (a handful, a few dozen at most): linear
+ * membership tests beat a hash map built per op. */
+static bool listed(const ot_tj_entries *v, const ot_reg_func *f)
+{
+	for (size_t i = 0; i < v->len; i++)
+		if (v->items[i] == f)
+			return true;
+	return false;
+}
+
+void ot_tracejson_select(ot_tj_entries *out, const ot_registry *reg, const ot_strvec *aten)
+{
+	size_t nfams;
+
+	out->len = 0;
+	for (size_t i = 0; i < aten->len; i++) {
+		const ot_reg_func *f = ot_registry_find(reg, aten->items[i]);
 		const ot_reg_func *const *ov;
 		size_t n;
-		if (!f || ot_map_get(names, f->schema.name))
+		/* a name seen before brought all its overloads, f among them */
+		if (!f || listed(out, f))
 			continue;
-		ot_map_put(names, f->schema.name, (void *)f);
 		ov = ot_registry_overloads(reg, f->schema.name, &n);
-		for (size_t k = 0; k < n; k++) {
-			if (ot_map_get(seen, ov[k]->schema.full))
-				continue;
-			ot_map_put(seen, ov[k]->schema.full, (void *)ov[k]);
-			ot_vec_push(&fams, ov[k]);
-		}
+		for (size_t k = 0; k < n; k++)
+			ot_vec_push(out, ov[k]);
 	}
-	for (size_t i = 0, n = fams.len; i < n; i++) {
-		const ot_reg_func *d = fams.items[i]->delegate;
-		if (d && !ot_map_get(seen, d->schema.full)) {
-			ot_map_put(seen, d->schema.full, (void *)d);
-			ot_vec_push(&fams, d);
-		}
+	nfams = out->len;
+	for (size_t i = 0; i < nfams; i++) {
+		const ot_reg_func *d = out->items[i]->delegate;
+		if (d && !listed(out, d))
+			ot_vec_push(out, d);
 	}
-	for (size_t i = 0; i < fams.len; i++)
-		ot_v_push(a, l, entry_value(a, fams.items[i]));
-	ot_vec_free(&fams);
-	ot_map_free(seen);
-	ot_map_free(names);
-	return l;
 }
 
-ot_value *ot_tracejson_op(ot_arena *a, const ot_trace *tr, const ot_registry *reg)
+void ot_tracejson_op(ot_buf *out, const ot_trace *tr, const ot_tj_entries *entries)
 {
-	ot_value *m = ot_v_map(a), *steps = ot_v_list(a), *be = ot_v_map(a), *sel = ot_v_list(a);
-	bool named = tr->target.canonical[0] != '\0';
-	ot_v_set_str(a, m, "input", tr->input);
-	ot_v_set(a, m, "name", named ? ot_v_str(a, tr->target.canonical) : ot_v_null(a));
-	ot_v_set(a, m, "slug", named ? ot_v_str(a, tr->target.slug) : ot_v_null(a));
-	ot_v_set(a, m, "page", named ? ot_v_strf(a, "ops/%s.md", tr->target.slug) : ot_v_null(a));
-	ot_v_set_str(a, m, "status", ot_status_name(tr->status));
-	ot_v_set(a, m, "strategy", named ? ot_v_str(a, ot_strategy_id(tr->target.strategy)) : ot_v_null(a));
-	ot_v_set(a, m, "aten", strings(a, &tr->aten));
-	for (size_t i = 0; i < tr->steps.len; i++)
-		ot_v_push(a, steps, step_value(a, &tr->steps.items[i]));
-	ot_v_set(a, m, "steps", steps);
-	ot_v_set(a, be, "keys", strings(a, &tr->backends));
-	ot_v_set(a, be, "gpu", strings(a, &tr->gpu_libs));
-	for (size_t i = 0; i < tr->selection.len; i++) {
-		ot_value *s = ot_v_map(a);
-		ot_v_set_str(a, s, "symbol", tr->selection.items[i].symbol);
-		ot_v_set_str(a, s, "file", tr->selection.items[i].file);
-		ot_v_set_int(a, s, "line", tr->selection.items[i].line);
-		ot_v_push(a, sel, s);
+	op(out, 4, tr, entries);
+}
+
+/* The top-level "registry": the ops' entries, each once, in first-reference
+ * order (the ops' order is fixed, so the section is the same for any -j). */
+static void registry_section(ot_buf *out, const ot_tj_entries *entries, size_t n)
+{
+	size_t top = 0, count = 0;
+	bool *seen;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < entries[i].len; k++)
+			if (entries[i].items[k]->index >= top)
+				top = entries[i].items[k]->index + 1;
+	seen = ot_calloc(top ? top : 1, sizeof(*seen));
+	ot_buf_putc(out, '[');
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < entries[i].len; k++) {
+			const ot_reg_func *f = entries[i].items[k];
+			if (seen[f->index])
+				continue;
+			seen[f->index] = true;
+			item(out, 2, count++);
+			entry(out, 4, f);
+		}
 	}
-	ot_v_set(a, be, "selection", sel);
-	ot_v_set(a, m, "backends", be);
-	ot_v_set(a, m, "calls", strings(a, &tr->calls));
-	ot_v_set(a, m, "messages", strings(a, &tr->messages));
-	ot_v_set(a, m, "suggestions", strings(a, &tr->suggestions));
-	if (reg)
-		ot_v_set(a, m, "registry", registry_value(a, tr, reg));
-	return m;
+	end(out, 2, count, ']');
+	free(seen);
+}
+
+void ot_tracejson_assemble(ot_buf *out, const ot_release *rel, const ot_buf *ops, size_t n,
+			   const ot_tj_entries *entries)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += ops[i].size + 6;
+	ot_buf_grow_by(out, total + 512);
+	ot_buf_putc(out, '{');
+	key(out, 2, true, "schema_version");
+	ot_buf_printf(out, "%d", OT_TRACEJSON_SCHEMA);
+	key(out, 2, false, "tool");
+	ot_buf_putc(out, '{');
+	key(out, 4, true, "name");
+	str(out, "optrace");
+	key(out, 4, false, "version");
+	str(out, OPTRACE_VERSION);
+	end(out, 2, 1, '}');
+	key(out, 2, false, "pytorch");
+	ot_buf_putc(out, '{');
+	key(out, 4, true, "version");
+	str(out, rel->version);
+	key(out, 4, false, "tag");
+	str(out, rel->tag);
+	key(out, 4, false, "commit");
+	str(out, rel->commit);
+	key(out, 4, false, "verified");
+	boolean(out, rel->verified);
+	end(out, 2, 1, '}');
+	key(out, 2, false, "ops");
+	ot_buf_putc(out, '[');
+	for (size_t i = 0; i < n; i++) {
+		item(out, 2, i);
+		ot_buf_put(out, ops[i].ptr, ops[i].size);
+	}
+	end(out, 2, n, ']');
+	if (entries) {
+		key(out, 2, false, "registry");
+		registry_section(out, entries, n);
+	}
+	newline(out, 0);
+	ot_buf_puts(out, "}\n");
 }
 
 void ot_tracejson_write(ot_buf *out, const ot_release *rel, const ot_registry *reg,
 			ot_trace *const *traces, size_t n)
 {
-	ot_arena *a = ot_arena_new();
-	ot_value *root = ot_v_map(a), *tool = ot_v_map(a), *pt = ot_v_map(a), *ops = ot_v_list(a);
-
-	ot_v_set_int(a, root, "schema_version", OT_TRACEJSON_SCHEMA);
-	ot_v_set_str(a, tool, "name", "optrace");
-	ot_v_set_str(a, tool, "version", OPTRACE_VERSION);
-	ot_v_set(a, root, "tool", tool);
-	ot_v_set_str(a, pt, "version", rel->version);
-	ot_v_set(a, pt, "tag", rel->tag ? ot_v_str(a, rel->tag) : ot_v_null(a));
-	ot_v_set_str(a, pt, "commit", rel->commit);
-	ot_v_set_bool(a, pt, "verified", rel->verified);
-	ot_v_set(a, root, "pytorch", pt);
-	for (size_t i = 0; i < n; i++)
-		ot_v_push(a, ops, ot_tracejson_op(a, traces[i], reg));
-	ot_v_set(a, root, "ops", ops);
-	ot_v_to_json(out, root, 2);
-	ot_arena_free(a);
+	ot_buf *ops = ot_calloc(n ? n : 1, sizeof(*ops));
+	ot_tj_entries *entries = reg ? ot_calloc(n ? n : 1, sizeof(*entries)) : NULL;
+	for (size_t i = 0; i < n; i++) {
+		ops[i] = (ot_buf)OT_BUF_INIT;
+		if (entries)
+			ot_tracejson_select(&entries[i], reg, &traces[i]->aten);
+		ot_tracejson_op(&ops[i], traces[i], entries ? &entries[i] : NULL);
+	}
+	ot_tracejson_assemble(out, rel, ops, n, entries);
+	for (size_t i = 0; i < n; i++) {
+		ot_buf_free(&ops[i]);
+		if (entries)
+			ot_vec_free(&entries[i]);
+	}
+	free(ops);
+	free(entries);
 }
 
 /* ---- reading ---------------------------------------------------------------------------- */
@@ -461,18 +681,19 @@ done:
 	return rc;
 }
 
-static int read_registry(struct rd *r, ot_tj_op *op, const ot_value *l)
+/* The top-level "registry" (schema 2): every entry once; *out maps each
+ * full name to its entry. Delegates resolve among these entries; one
+ * outside them stays NULL, as in a registry that names an entry it lacks. */
+static int read_registry(struct rd *r, ot_map **out, const ot_value *l)
 {
 	ot_map *by_name = ot_map_new();
-	ot_reg_func *entries;
+	size_t n = ot_v_len(l);
+	ot_reg_func *entries = ot_arena_alloc(r->a, (n + 1) * sizeof(*entries));
 	int rc = 0;
 
-	op->nregistry = ot_v_len(l);
-	entries = ot_arena_alloc(r->a, (op->nregistry + 1) * sizeof(*entries));
-	op->registry = ot_arena_alloc(r->a, (op->nregistry + 1) * sizeof(*op->registry));
-	for (size_t i = 0; i < op->nregistry; i++) {
+	for (size_t i = 0; i < n; i++) {
 		size_t mark;
-		push_where(r, &mark, ".registry[%zu]", i);
+		push_where(r, &mark, ": registry[%zu]", i);
 		entries[i].index = i;
 		rc = read_entry(r, &entries[i], ot_v_at(l, i));
 		if (rc == 0 && ot_map_put(by_name, entries[i].schema.full, &entries[i]))
@@ -480,19 +701,39 @@ static int read_registry(struct rd *r, ot_tj_op *op, const ot_value *l)
 		ot_buf_truncate(&r->where, mark);
 		if (rc < 0)
 			goto done;
-		op->registry[i] = &entries[i];
 	}
-	/* a delegate outside the list stays unresolved (NULL), as in a registry
-	 * that names an entry it does not have */
-	for (size_t i = 0; i < op->nregistry; i++)
+	for (size_t i = 0; i < n; i++)
 		if (entries[i].structured_delegate)
 			entries[i].delegate = ot_map_get(by_name, entries[i].structured_delegate);
 done:
-	ot_map_free(by_name);
+	if (rc < 0) {
+		ot_map_free(by_name);
+		by_name = NULL;
+	}
+	*out = by_name;
 	return rc;
 }
 
-int ot_tracejson_doc_add(ot_tj_doc *doc, const ot_value *v, const char *where)
+/* An op's "registry": names of entries of the top-level section. */
+static int read_op_registry(struct rd *r, ot_tj_op *op, const ot_value *l, const ot_map *entries)
+{
+	op->nregistry = ot_v_len(l);
+	op->registry = ot_arena_alloc(r->a, (op->nregistry + 1) * sizeof(*op->registry));
+	for (size_t i = 0; i < op->nregistry; i++) {
+		const ot_value *v = ot_v_at(l, i);
+		if (v->type != OT_V_STR)
+			return bad(r, "registry", "must be a list of entry names");
+		op->registry[i] = ot_map_get(entries, v->u.str.ptr);
+		if (!op->registry[i])
+			return ot_error_set("%s: 'registry' names '%s', which the top-level 'registry' "
+					    "does not hold", r->where.ptr, v->u.str.ptr);
+	}
+	return 0;
+}
+
+/* One object of "ops"; `entries` is the top-level registry (NULL: the file
+ * has no registry data, and an op's "registry" key is not read). */
+static int read_op(ot_tj_doc *doc, const ot_value *v, const char *where, const ot_map *entries)
 {
 	struct rd r = {doc, doc->arena, OT_BUF_INIT};
 	ot_tj_op op = {0};
@@ -546,11 +787,13 @@ int ot_tracejson_doc_add(ot_tj_doc *doc, const ot_value *v, const char *where)
 		if (rc < 0)
 			goto done;
 	}
-	if ((rc = get_list(&r, v, "registry", false, &list)) < 0)
-		goto done;
-	op.has_registry = list != NULL;
-	if (list && (rc = read_registry(&r, &op, list)) < 0)
-		goto done;
+	if (entries) {
+		if ((rc = get_list(&r, v, "registry", false, &list)) < 0)
+			goto done;
+		op.has_registry = list != NULL;
+		if (list && (rc = read_op_registry(&r, &op, list, entries)) < 0)
+			goto done;
+	}
 	op.nsteps = steps.len;
 	op.steps = ot_arena_alloc(r.a, (steps.len + 1) * sizeof(*op.steps));
 	if (steps.len)
@@ -572,7 +815,67 @@ done:
 	return rc;
 }
 
-ot_tj_doc *ot_tracejson_doc_new(const ot_release *rel)
+/* ---- documents made from traces ----------------------------------------------------------- */
+
+static const char *dup_or(ot_arena *a, const char *s, const char *none)
+{
+	return s ? ot_arena_strdup(a, s) : none;
+}
+
+static void copy_strings(ot_arena *a, ot_strvec *out, const ot_strvec *v)
+{
+	out->len = out->cap = v->len;
+	out->items = ot_arena_alloc(a, (v->len + 1) * sizeof(*out->items));
+	for (size_t i = 0; i < v->len; i++)
+		out->items[i] = ot_arena_strdup(a, v->items[i]);
+}
+
+void ot_tracejson_doc_add_trace(ot_tj_doc *doc, const ot_trace *tr)
+{
+	ot_arena *a = doc->arena;
+	bool named = tr->target.canonical[0] != '\0';
+	ot_tj_op op = {0};
+
+	/* what the writer puts in the file and the reader takes back, no more */
+	op.input = ot_arena_strdup(a, tr->input);
+	op.name = named ? ot_arena_strdup(a, tr->target.canonical) : NULL;
+	op.status = tr->status;
+	op.strategy = named ? dup_or(a, ot_strategy_id(tr->target.strategy), NULL) : NULL;
+	copy_strings(a, &op.aten, &tr->aten);
+	copy_strings(a, &op.keys, &tr->backends);
+	copy_strings(a, &op.gpu, &tr->gpu_libs);
+	copy_strings(a, &op.messages, &tr->messages);
+	op.nsteps = tr->steps.len;
+	op.steps = ot_arena_alloc(a, (op.nsteps + 1) * sizeof(*op.steps));
+	for (size_t i = 0; i < op.nsteps; i++) {
+		const ot_step *s = &tr->steps.items[i];
+		ot_step *d = &op.steps[i];
+		memset(d, 0, sizeof(*d));
+		d->layer = s->layer;
+		d->found = s->found && s->file;
+		d->file = d->found ? ot_arena_strdup(a, s->file) : NULL;
+		d->line = d->found ? s->line : 0;
+		d->symbol = dup_or(a, s->symbol, "");
+		d->note = dup_or(a, s->note, "");
+		d->op = dup_or(a, s->op, "");
+		d->backend = dup_or(a, s->backend, "");
+		d->depth = s->depth;
+		d->parent = s->parent;
+	}
+	if (doc->registry) {
+		ot_tj_entries sel = {0};
+		ot_tracejson_select(&sel, doc->registry, &tr->aten);
+		op.has_registry = true;
+		op.nregistry = sel.len;
+		op.registry = ot_arena_alloc(a, (sel.len + 1) * sizeof(*op.registry));
+		if (sel.len)
+			memcpy(op.registry, sel.items, sel.len * sizeof(*op.registry));
+		ot_vec_free(&sel);
+	}
+	ot_vec_push(&doc->ops, op);
+}
+
+ot_tj_doc *ot_tracejson_doc_new(const ot_release *rel, ot_registry *reg)
 {
 	ot_tj_doc *doc = ot_calloc(1, sizeof(*doc));
 	doc->arena = ot_arena_new();
@@ -580,6 +883,7 @@ ot_tj_doc *ot_tracejson_doc_new(const ot_release *rel)
 	doc->tag = rel->tag ? ot_arena_strdup(doc->arena, rel->tag) : NULL;
 	doc->commit = ot_arena_strdup(doc->arena, rel->commit ? rel->commit : "");
 	doc->verified = rel->verified;
+	doc->registry = reg;
 	return doc;
 }
 
@@ -588,6 +892,7 @@ void ot_tracejson_doc_free(ot_tj_doc *doc)
 	if (!doc)
 		return;
 	ot_vec_free(&doc->ops);
+	ot_registry_free(doc->registry);
 	ot_arena_free(doc->arena);
 	free(doc);
 }
@@ -596,8 +901,9 @@ int ot_tracejson_read(ot_tj_doc **out, const char *data, size_t len, const char 
 {
 	ot_arena *a = ot_arena_new();
 	ot_tj_doc *doc = NULL;
+	ot_map *entries = NULL;
 	ot_value *root;
-	const ot_value *pt, *ops, *sv;
+	const ot_value *pt, *ops, *sv, *reg = NULL;
 	ot_release rel = {0};
 	struct rd r = {NULL, a, OT_BUF_INIT};
 	int rc;
@@ -625,19 +931,28 @@ int ot_tracejson_read(ot_tj_doc **out, const char *data, size_t len, const char 
 	    (rc = get_str(&r, pt, "tag", false, &rel.tag)) < 0 ||
 	    (rc = get_str(&r, pt, "commit", false, &rel.commit)) < 0 ||
 	    (rc = get_bool(&r, pt, "verified", &rel.verified)) < 0 ||
-	    (rc = get_list(&r, root, "ops", true, &ops)) < 0)
+	    (rc = get_list(&r, root, "ops", true, &ops)) < 0 ||
+	    (sv->u.i >= 2 && (rc = get_list(&r, root, "registry", false, &reg)) < 0))
 		goto done;
-	doc = ot_tracejson_doc_new(&rel);
+	doc = ot_tracejson_doc_new(&rel, NULL);
+	/* schema 1 had registry data per op, in a form no longer read: such a
+	 * file has none, as one written before there was any. Schema 2 without
+	 * a top-level "registry" holds no entry an op could name. */
+	r.doc = doc;
+	r.a = doc->arena;
+	if (sv->u.i >= 2 && (rc = read_registry(&r, &entries, reg)) < 0)
+		goto done;
 	for (size_t i = 0; i < ot_v_len(ops); i++) {
 		char where[600];
 		snprintf(where, sizeof(where), "%s: ops[%zu]", name, i);
-		if ((rc = ot_tracejson_doc_add(doc, ot_v_at(ops, i), where)) < 0)
+		if ((rc = read_op(doc, ot_v_at(ops, i), where, entries)) < 0)
 			goto done;
 	}
 	*out = doc;
 	doc = NULL;
 done:
 	ot_tracejson_doc_free(doc);
+	ot_map_free(entries);
 	ot_buf_free(&r.where);
 	ot_arena_free(a);
 	return rc;

@@ -2,7 +2,7 @@
  * tracejson.h - out/trace.json: every trace of a run as data, and the
  * reader that turns such a file back into traces (optrace diff).
  *
- *   {"schema_version": 1,
+ *   {"schema_version": 2,
  *    "tool": {"name": "optrace", "version": "0.1.0"},
  *    "pytorch": {"version", "tag", "commit", "verified"},
  *    "ops": [{"input", "name", "slug", "page", "status", "strategy",
@@ -12,12 +12,14 @@
  *             "backends": {"keys": [...], "gpu": [...],
  *                          "selection": [{"symbol", "file", "line"}, ...]},
  *             "calls": [...], "messages": [...], "suggestions": [...],
- *             "registry": [entry, ...]}, ...]}
+ *             "registry": ["add.Tensor", "add.Scalar", ...]}, ...],
+ *    "registry": [entry, ...]}
  *
- * "registry" (written when the registry is known) holds the
- * native_functions.yaml entries an op's comparison needs: every overload
- * of every name in "aten" (add -> add.Tensor, add.Scalar, add.out, ...)
- * and the structured delegates of those, in that order, each once:
+ * An op's "registry" names the native_functions.yaml entries its comparison
+ * needs (ot_tracejson_select): every overload of every name in "aten"
+ * (add -> add.Tensor, add.Scalar, add.out, ...), then the structured
+ * delegates of those, each once. The top-level "registry" holds every entry
+ * some op names, once, in the order ops first name them:
  *
  *   {"name": "mm.out", "line": 35, "func": "mm.out(Tensor self, ...) -> ...",
  *    "variants": "function, method" | null, "python_module": "nn" | null,
@@ -34,6 +36,9 @@
  * always in this order; a step that was not found has "file": null and
  * "line": null. The bytes depend only on the traces: no times, no paths of
  * the machine, identical for any -j.
+ *
+ * Schema 1 (optrace before `diff`) had no "registry" keys; the reader still
+ * takes such a file, as one without registry data.
  */
 #ifndef OT_TRACEJSON_H
 #define OT_TRACEJSON_H
@@ -42,45 +47,68 @@
 #include "page.h"
 #include "registry.h"
 #include "trace.h"
-#include "value.h"
 
-#define OT_TRACEJSON_SCHEMA 1
+#define OT_TRACEJSON_SCHEMA 2
+
+/** Registry entries, borrowed from their registry (or document). */
+typedef OT_VEC(const ot_reg_func *) ot_tj_entries;
+
+/**
+ * The entries of `reg` an op's comparison needs, for the op's overloads
+ * `aten`: every overload of every name in `aten`, in the order of `aten`
+ * and each name's overloads in file order, then the structured delegates
+ * of those not already listed; each once. `out` is cleared first; the
+ * entries are borrowed from `reg`. The writer and optrace diff's in-memory
+ * documents both select with this function.
+ */
+void ot_tracejson_select(ot_tj_entries *out, const ot_registry *reg, const ot_strvec *aten);
 
 /**
  * Serialise `n` traces (pretty-printed, 2-space indent) into `out`
  * (appended). `reg` is the registry the traces were made from; NULL leaves
- * out the "registry" key of every op.
+ * out every "registry" key.
  */
 void ot_tracejson_write(ot_buf *out, const ot_release *rel, const ot_registry *reg,
 			ot_trace *const *traces, size_t n);
 
 /**
- * The object of one op, as ot_tracejson_write writes it, built in `arena`
- * (strings of `tr` and `reg` are borrowed: they must outlive the value).
+ * The same in two steps, so ops can be serialised in parallel: one op's
+ * object as it appears in the "ops" list (appended to `out`), with
+ * `entries` (as ot_tracejson_select gives them) as its "registry", or no
+ * such key when `entries` is NULL; then the file around `n` such objects,
+ * whose top-level "registry" is made from the ops' `entries` (an array of
+ * `n`, all from one registry; NULL: no such key). The bytes equal
+ * ot_tracejson_write's.
  */
-ot_value *ot_tracejson_op(ot_arena *arena, const ot_trace *tr, const ot_registry *reg);
+void ot_tracejson_op(ot_buf *out, const ot_trace *tr, const ot_tj_entries *entries);
+void ot_tracejson_assemble(ot_buf *out, const ot_release *rel, const ot_buf *ops, size_t n,
+			   const ot_tj_entries *entries);
 
 /* ---- reading --------------------------------------------------------------------- */
 
-/** One op read back. Strings and arrays are owned by the document's arena. */
+/**
+ * One op of a document: read back from a file (strings and arrays owned by
+ * the document's arena), or made from a trace (ot_tracejson_doc_add_trace).
+ */
 typedef struct {
 	const char *input;
 	const char *name;     /**< canonical name, or NULL (the input named no op) */
 	ot_status status;
 	const char *strategy; /**< "module", ..., or NULL */
 	ot_strvec aten;       /**< overloads of the op itself */
-	ot_step *steps;       /**< as written; found == (file != null) */
+	ot_step *steps;       /**< as written; found == (file != NULL); a step
+				   not found has line 0; absent strings are "" */
 	size_t nsteps;
 	ot_strvec keys, gpu;  /**< "backends": dispatch keys, GPU libraries */
 	ot_strvec messages;
-	bool has_registry;    /**< the object had a "registry" key */
-	const ot_reg_func **registry; /**< its entries, in order; each entry's
-					   `delegate` is resolved among them and
-					   its `deriv` points at its derivative */
+	bool has_registry;    /**< the op has registry data ("registry" key) */
+	const ot_reg_func **registry; /**< its entries, in order: entries of the
+					   document's registry (or of the
+					   registry the document owns) */
 	size_t nregistry;
 } ot_tj_op;
 
-/** A trace.json read back: the release and the ops, in file order. */
+/** A document: the release and its ops, in file (or trace) order. */
 typedef struct {
 	ot_arena *arena;
 	const char *version; /**< "2.6.0" */
@@ -88,28 +116,39 @@ typedef struct {
 	const char *commit;  /**< 40-hex id, or "unverified" */
 	bool verified;
 	OT_VEC(ot_tj_op) ops;
+	ot_registry *registry; /**< owned; ops added from traces point at its
+				    entries (NULL for a document read back) */
 } ot_tj_doc;
 
 /**
- * An empty document for release `rel` (its strings are copied).
+ * An empty document for release `rel` (its strings are copied). The
+ * document takes `reg` (may be NULL): ops added with
+ * ot_tracejson_doc_add_trace select their entries there.
  * Caller frees with ot_tracejson_doc_free.
  */
-ot_tj_doc *ot_tracejson_doc_new(const ot_release *rel);
+ot_tj_doc *ot_tracejson_doc_new(const ot_release *rel, ot_registry *reg);
 
 /**
- * Append the op object `op` (as ot_tracejson_op builds it, or as read from
- * a file) to `doc`, copying what it keeps. `where` names the object in
- * messages ("old/trace.json: ops[3]"). Errors: a member of the wrong type,
- * a missing required member ("input", "status", "aten", "steps"), an
- * unknown status or layer, a registry schema that does not parse.
+ * Append the op of trace `tr` to `doc`, with what trace.json would say of
+ * it: the same fields, the same strings (copied into the document), and
+ * as "registry" the entries ot_tracejson_select picks in the document's
+ * registry (none, and has_registry false, when it has none). A report
+ * made from such a document equals one made from the trace.json of the
+ * same traces.
  */
-int ot_tracejson_doc_add(ot_tj_doc *doc, const ot_value *op, const char *where);
+void ot_tracejson_doc_add_trace(ot_tj_doc *doc, const ot_trace *tr);
 
 /**
  * Parse a whole trace.json (`len` bytes named `name` in messages) into
- * *out. Errors: not JSON, a top level that is not an object, a
- * schema_version this reader does not know, a missing or malformed
- * "pytorch" or "ops", and every error of ot_tracejson_doc_add.
+ * *out. Schema 2 files give each op its registry entries; a schema-1 file
+ * gives ops without registry data. Errors (naming the place, as in
+ * "t.json: ops[3].steps[0]: 'layer' names no known layer"): not JSON, a top
+ * level that is not an object, a schema_version this reader does not know,
+ * a missing or malformed "pytorch" or "ops", a member of the wrong type, a
+ * missing required member of an op ("input", "status", "aten", "steps"),
+ * an unknown status or layer, a registry entry whose schema does not parse,
+ * that is listed twice or whose "name" is not its schema's, and an op's
+ * registry name that the top-level "registry" does not hold.
  * Caller frees with ot_tracejson_doc_free.
  */
 int ot_tracejson_read(ot_tj_doc **out, const char *data, size_t len, const char *name);
