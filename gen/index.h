@@ -21,6 +21,11 @@
 #include "common.h"
 #include "lex.h"
 
+/** The autograd code generator, indexed as text: its DONT_REQUIRE_DERIVATIVE
+ * list and its NotImplemented registration decide the backward of ops that
+ * have no derivatives.yaml entry. */
+#define OT_INDEX_AUTOGRAD_CODEGEN_PATH "tools/autograd/gen_variable_type.py"
+
 struct ot_source;
 
 /* ---- files ---------------------------------------------------------------- */

@@ -30,6 +30,11 @@ struct ot_tracer {
 	/* suggestion candidates per strategy, as the user would write them */
 	ot_strvec cand[OT_STRAT_COUNT];
 	ot_map *calls; /* call name -> struct call_info, for every name called in C++ */
+	/* the autograd code generator: DONT_REQUIRE_DERIVATIVE (name -> line) and
+	 * the line registering the NotImplemented autograd kernel (0: none) */
+	int64_t f_codegen;
+	ot_map *dont_require;
+	uint32_t not_implemented_line;
 };
 
 /* What a name called in a C++ body is, worked out once per tracer (explore
@@ -1397,6 +1402,42 @@ static bool has_tensor(const ot_reg_arg *args, size_t n)
 	return false;
 }
 
+/*
+ * An op with Tensors in and out but no derivatives.yaml entry: the autograd
+ * code generator decides. Listed in DONT_REQUIRE_DERIVATIVE (by base name or
+ * name), its outputs never require grad; otherwise its generated autograd
+ * kernel is NotImplemented, so backward through it raises an error.
+ */
+static bool codegen_backward(struct ctx *c, const ot_reg_func *f, int depth, int parent)
+{
+	const ot_tracer *t = c->t;
+	const char *op = f->schema.full;
+	uintptr_t line = (uintptr_t)ot_map_get(t->dont_require, f->schema.base);
+	const char *listed = f->schema.base;
+	if (!line) {
+		line = (uintptr_t)ot_map_get(t->dont_require, f->schema.name);
+		listed = f->schema.name;
+	}
+	if (line) {
+		add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)t->f_codegen, (uint32_t)line, listed,
+			 ot_arena_printf(c->a, "no derivatives.yaml entry; %s is in the code generator's "
+					       "DONT_REQUIRE_DERIVATIVE, so its outputs never require grad",
+					 listed),
+			 op, NULL, depth);
+		return true;
+	}
+	if (t->not_implemented_line) {
+		add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)t->f_codegen, t->not_implemented_line,
+			 "AUTOGRAD_NOT_IMPLEMENTED_REGISTRATION",
+			 ot_arena_printf(c->a, "no derivatives.yaml entry: the generated autograd kernel "
+					       "of %s is NotImplemented, so a backward through it raises "
+					       "an error", op),
+			 op, NULL, depth);
+		return true;
+	}
+	return false;
+}
+
 static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_func *eff, int depth,
 			   int parent)
 {
@@ -1409,8 +1450,22 @@ static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_fun
 		add_deriv_step(c, f->deriv, op, "derivatives.yaml:", depth, parent);
 		return;
 	}
-	if (f->schema.is_out)
-		return; /* out= variants are not differentiable */
+	if (f->schema.is_out) {
+		/* out= variants are not differentiable: the generated autograd
+		 * kernel raises if an argument requires grad */
+		for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, "throw_error_out_requires_grad"); d;
+		     d = d->next) {
+			if (d->kind == OT_CDEF_FUNC &&
+			    path_in(fpath(c, d->file), "torch/csrc/autograd/")) {
+				add_step(c, parent, OT_LAYER_BACKWARD, d->file, d->line, d->name,
+					 "out= variant: not differentiable; autograd raises if an "
+					 "argument requires grad",
+					 op, NULL, depth);
+				break;
+			}
+		}
+		return;
+	}
 	if (f->schema.inplace) {
 		/* in-place variants reuse the formula of their out-of-place overload */
 		char name[200];
@@ -1447,6 +1502,8 @@ static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_fun
 			return;
 		}
 	}
+	if (codegen_backward(c, f, depth, parent))
+		return;
 	add_missing(c, parent, OT_LAYER_BACKWARD,
 		    ot_arena_printf(c->a, "derivatives.yaml entry for %s", op), OT_REGISTRY_DERIV_PATH,
 		    op, depth);
@@ -1754,6 +1811,42 @@ static void build_call_infos(ot_tracer *t)
 	}
 }
 
+/* The rules of tools/autograd/gen_variable_type.py a backward step cites:
+ * the names of its DONT_REQUIRE_DERIVATIVE set (one quoted name per line)
+ * and the line that registers the NotImplemented autograd kernel. */
+static void read_codegen_rules(ot_tracer *t)
+{
+	const ot_ix_file *f;
+	bool in_set = false;
+	t->dont_require = ot_map_new();
+	if (t->f_codegen < 0)
+		return;
+	f = ot_index_file(t->ix, (uint32_t)t->f_codegen);
+	for (uint32_t l = 1; l <= f->nlines; l++) {
+		size_t len;
+		const char *s = ot_index_line(t->ix, (uint32_t)t->f_codegen, l, &len);
+		const char *q;
+		if (!in_set) {
+			if (len >= 27 && !memcmp(s, "DONT_REQUIRE_DERIVATIVE = {", 27))
+				in_set = true;
+			else if (!t->not_implemented_line &&
+				 memmem(s, len, "AUTOGRAD_NOT_IMPLEMENTED_REGISTRATION.substitute(", 49))
+				t->not_implemented_line = l;
+			continue;
+		}
+		while (len && (*s == ' ' || *s == '\t'))
+			s++, len--;
+		if (len && *s == '}') {
+			in_set = false;
+			continue;
+		}
+		if (!len || *s != '"' || !(q = memchr(s + 1, '"', len - 1)))
+			continue; /* a comment or a blank line */
+		ot_map_put(t->dont_require, ot_arena_strndup(t->arena, s + 1, (size_t)(q - s - 1)),
+			   (void *)(uintptr_t)l);
+	}
+}
+
 ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_wellknown *wk,
 			 const ot_tracer_opts *opts)
 {
@@ -1773,6 +1866,8 @@ ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_we
 	t->f_tensor = ot_index_file_id(ix, "torch/_tensor.py");
 	t->f_functional = ot_index_file_id(ix, "torch/nn/functional.py");
 	t->f_torch_functional = ot_index_file_id(ix, "torch/functional.py");
+	t->f_codegen = ot_index_file_id(ix, OT_INDEX_AUTOGRAD_CODEGEN_PATH);
+	read_codegen_rules(t);
 	build_candidates(t);
 	build_call_infos(t);
 	return t;
@@ -1785,6 +1880,7 @@ void ot_tracer_free(ot_tracer *t)
 	for (int s = 0; s < OT_STRAT_COUNT; s++)
 		ot_vec_free(&t->cand[s]);
 	ot_map_free(t->calls);
+	ot_map_free(t->dont_require);
 	ot_arena_free(t->arena);
 	free(t);
 }
