@@ -1170,18 +1170,23 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 	/* the structured meta function: TORCH_META_FUNC(name), or TORCH_META_FUNC2(name,
 	 * overload) named after the functional overload that delegates */
 	if (eff->structured) {
-		const char *names[8];
+		const char *names[16];
 		size_t nnames = 0, nov;
 		bool found = false;
 		const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, eff->schema.name, &nov);
 		names[nnames++] = eff->schema.name;
 		if (*eff->schema.overload)
 			names[nnames++] = ot_arena_printf(c->a, "%s.%s", eff->schema.name, eff->schema.overload);
-		/* TORCH_META_FUNC2 is named after the overloads that delegate here */
-		for (size_t k = 0; k < nov && nnames < OT_ARRAY_LEN(names); k++)
-			if (ov[k]->delegate == eff && *ov[k]->schema.overload)
+		/* TORCH_META_FUNC2(name, overload) is named after the overloads that
+		 * delegate here, and so is TORCH_META_FUNC(name_overload), the
+		 * spelling torchgen uses (lerp.Scalar -> lerp_Scalar) */
+		for (size_t k = 0; k < nov && nnames + 1 < OT_ARRAY_LEN(names); k++)
+			if (ov[k]->delegate == eff && *ov[k]->schema.overload) {
 				names[nnames++] = ot_arena_printf(c->a, "%s.%s", eff->schema.name,
 								  ov[k]->schema.overload);
+				names[nnames++] = ot_arena_printf(c->a, "%s_%s", eff->schema.name,
+								  ov[k]->schema.overload);
+			}
 		for (size_t k = 0; k < nnames; k++) {
 			for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, names[k]); d; d = d->next) {
 				if (d->kind != OT_CDEF_META && d->kind != OT_CDEF_PRECOMPUTE)
