@@ -46,7 +46,8 @@ static const char *const aten_dirs[] = {"aten/src/ATen/native/", "aten/src/ATen/
  * autograd code generator whose rules decide the backward of ops that have
  * no derivatives.yaml entry). */
 static const char *const text_files[] = {OT_REGISTRY_NATIVE_PATH, OT_REGISTRY_DERIV_PATH,
-					 OT_INDEX_AUTOGRAD_CODEGEN_PATH};
+					 OT_INDEX_AUTOGRAD_CODEGEN_PATH,
+					 OT_INDEX_FOREACH_CODEGEN_PATH};
 
 static bool text_only(const char *path)
 {
@@ -84,7 +85,8 @@ static bool keep_file(const char *path, void *payload)
 }
 
 static const char *const prefixes[] = {"aten/src/ATen/", "torch/", OT_REGISTRY_DERIV_PATH,
-				       OT_INDEX_AUTOGRAD_CODEGEN_PATH, NULL};
+				       OT_INDEX_AUTOGRAD_CODEGEN_PATH,
+				       OT_INDEX_FOREACH_CODEGEN_PATH, NULL};
 
 /* ---- parallel read + scan ----------------------------------------------------- */
 
@@ -138,9 +140,11 @@ static void index_one(struct worker *w, ot_source_reader *reader, size_t i, ot_b
 	text = ot_buf_detach(data);
 	f->path = sf->path;
 	f->text = text;
-	/* the code generator is Python, but its definitions are not torch's */
-	f->lang = !strcmp(sf->path, OT_INDEX_AUTOGRAD_CODEGEN_PATH) ? OT_LANG_OTHER
-								  : ot_lex_lang(sf->path);
+	/* the code generators are Python, but their definitions are not torch's */
+	f->lang = !strcmp(sf->path, OT_INDEX_AUTOGRAD_CODEGEN_PATH) ||
+			  !strcmp(sf->path, OT_INDEX_FOREACH_CODEGEN_PATH)
+		  ? OT_LANG_OTHER
+		  : ot_lex_lang(sf->path);
 	ot_vec_push(&lines, 0);
 	for (const char *p = text, *end = text + f->len; (p = memchr(p, '\n', (size_t)(end - p)));) {
 		p++;
