@@ -42,12 +42,26 @@ static const char *const aten_dirs[] = {"aten/src/ATen/native/", "aten/src/ATen/
 					"aten/src/ATen/cudnn/", "aten/src/ATen/miopen/",
 					"aten/src/ATen/mps/", "aten/src/ATen/mkl/"};
 
+/* Kept as text, not scanned: steps point into them (the registries, and the
+ * autograd code generator whose rules decide the backward of ops that have
+ * no derivatives.yaml entry). */
+static const char *const text_files[] = {OT_REGISTRY_NATIVE_PATH, OT_REGISTRY_DERIV_PATH,
+					 OT_INDEX_AUTOGRAD_CODEGEN_PATH,
+					 OT_INDEX_FOREACH_CODEGEN_PATH};
+
+static bool text_only(const char *path)
+{
+	for (size_t i = 0; i < OT_ARRAY_LEN(text_files); i++)
+		if (!strcmp(path, text_files[i]))
+			return true;
+	return false;
+}
+
 static bool keep_file(const char *path, void *payload)
 {
 	ot_lang lang = ot_lex_lang(path);
 	(void)payload;
-	/* the registries are kept as text: steps point into them */
-	if (!strcmp(path, OT_REGISTRY_NATIVE_PATH) || !strcmp(path, OT_REGISTRY_DERIV_PATH))
+	if (text_only(path))
 		return true;
 	if (ot_starts_with(path, "aten/src/ATen/")) {
 		if (lang != OT_LANG_C || strstr(path, "/test/"))
@@ -70,7 +84,9 @@ static bool keep_file(const char *path, void *payload)
 	return false;
 }
 
-static const char *const prefixes[] = {"aten/src/ATen/", "torch/", OT_REGISTRY_DERIV_PATH, NULL};
+static const char *const prefixes[] = {"aten/src/ATen/", "torch/", OT_REGISTRY_DERIV_PATH,
+				       OT_INDEX_AUTOGRAD_CODEGEN_PATH,
+				       OT_INDEX_FOREACH_CODEGEN_PATH, NULL};
 
 /* ---- parallel read + scan ----------------------------------------------------- */
 
@@ -124,7 +140,11 @@ static void index_one(struct worker *w, ot_source_reader *reader, size_t i, ot_b
 	text = ot_buf_detach(data);
 	f->path = sf->path;
 	f->text = text;
-	f->lang = ot_lex_lang(sf->path);
+	/* the code generators are Python, but their definitions are not torch's */
+	f->lang = !strcmp(sf->path, OT_INDEX_AUTOGRAD_CODEGEN_PATH) ||
+			  !strcmp(sf->path, OT_INDEX_FOREACH_CODEGEN_PATH)
+		  ? OT_LANG_OTHER
+		  : ot_lex_lang(sf->path);
 	ot_vec_push(&lines, 0);
 	for (const char *p = text, *end = text + f->len; (p = memchr(p, '\n', (size_t)(end - p)));) {
 		p++;

@@ -21,6 +21,12 @@
 #include "common.h"
 #include "lex.h"
 
+/** The autograd code generator, indexed as text (not scanned): its rules
+ * decide the backward of ops that have no derivatives.yaml entry. */
+#define OT_INDEX_AUTOGRAD_CODEGEN_PATH "tools/autograd/gen_variable_type.py"
+/** Where torchgen derives the backward of _foreach ops (2.1 and later). */
+#define OT_INDEX_FOREACH_CODEGEN_PATH "torchgen/api/autograd.py"
+
 struct ot_source;
 
 /* ---- files ---------------------------------------------------------------- */

@@ -20,6 +20,18 @@
 
 #include "buf.h"
 
+/* What the autograd code generator decides for ops without a
+ * derivatives.yaml entry, read from its sources (lines 0: not there). */
+struct autograd_rules {
+	int64_t f_gen;             /* tools/autograd/gen_variable_type.py */
+	ot_map *dont_require;      /* DONT_REQUIRE_DERIVATIVE: name -> line */
+	uint32_t not_implemented;  /* the NotImplemented kernel registration */
+	ot_map *foreach_without;   /* _foreach_ops_without_differentiability_info:
+				      "name.overload" -> line */
+	int64_t f_foreach;         /* torchgen/api/autograd.py */
+	uint32_t foreach_derived;  /* def gen_foreach_derivativeinfo( */
+};
+
 struct ot_tracer {
 	const ot_registry *reg;
 	const ot_index *ix;
@@ -30,6 +42,7 @@ struct ot_tracer {
 	/* suggestion candidates per strategy, as the user would write them */
 	ot_strvec cand[OT_STRAT_COUNT];
 	ot_map *calls; /* call name -> struct call_info, for every name called in C++ */
+	struct autograd_rules autograd;
 };
 
 /* What a name called in a C++ body is, worked out once per tracer (explore
@@ -195,13 +208,13 @@ static int add_missing(struct ctx *c, int parent, ot_layer layer, const char *wh
 }
 
 /* First line of an indexed file containing `needle`, or 0. */
-static uint32_t find_line(const struct ctx *c, int64_t file, const char *needle)
+static uint32_t find_line_in(const ot_index *ix, int64_t file, const char *needle)
 {
 	const ot_ix_file *f;
 	const char *hit;
 	if (file < 0)
 		return 0;
-	f = ot_index_file(c->ix, (uint32_t)file);
+	f = ot_index_file(ix, (uint32_t)file);
 	hit = strstr(f->text, needle);
 	if (!hit)
 		return 0;
@@ -216,6 +229,11 @@ static uint32_t find_line(const struct ctx *c, int64_t file, const char *needle)
 		}
 		return lo + 1;
 	}
+}
+
+static uint32_t find_line(const struct ctx *c, int64_t file, const char *needle)
+{
+	return find_line_in(c->ix, file, needle);
 }
 
 static bool path_in(const char *path, const char *prefix)
@@ -1165,18 +1183,23 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 	/* the structured meta function: TORCH_META_FUNC(name), or TORCH_META_FUNC2(name,
 	 * overload) named after the functional overload that delegates */
 	if (eff->structured) {
-		const char *names[8];
+		const char *names[16];
 		size_t nnames = 0, nov;
 		bool found = false;
 		const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, eff->schema.name, &nov);
 		names[nnames++] = eff->schema.name;
 		if (*eff->schema.overload)
 			names[nnames++] = ot_arena_printf(c->a, "%s.%s", eff->schema.name, eff->schema.overload);
-		/* TORCH_META_FUNC2 is named after the overloads that delegate here */
-		for (size_t k = 0; k < nov && nnames < OT_ARRAY_LEN(names); k++)
-			if (ov[k]->delegate == eff && *ov[k]->schema.overload)
+		/* TORCH_META_FUNC2(name, overload) is named after the overloads that
+		 * delegate here, and so is TORCH_META_FUNC(name_overload), the
+		 * spelling torchgen uses (lerp.Scalar -> lerp_Scalar) */
+		for (size_t k = 0; k < nov && nnames + 1 < OT_ARRAY_LEN(names); k++)
+			if (ov[k]->delegate == eff && *ov[k]->schema.overload) {
 				names[nnames++] = ot_arena_printf(c->a, "%s.%s", eff->schema.name,
 								  ov[k]->schema.overload);
+				names[nnames++] = ot_arena_printf(c->a, "%s_%s", eff->schema.name,
+								  ov[k]->schema.overload);
+			}
 		for (size_t k = 0; k < nnames; k++) {
 			for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, names[k]); d; d = d->next) {
 				if (d->kind != OT_CDEF_META && d->kind != OT_CDEF_PRECOMPUTE)
@@ -1397,6 +1420,102 @@ static bool has_tensor(const ot_reg_arg *args, size_t n)
 	return false;
 }
 
+static bool has_tag(const ot_reg_func *f, const char *tag)
+{
+	for (size_t i = 0; i < f->ntags; i++)
+		if (!strcmp(f->tags[i], tag))
+			return true;
+	return false;
+}
+
+/* Does some overload of op `name` have a derivatives.yaml entry? */
+static bool has_formula(const struct ctx *c, const char *name)
+{
+	size_t n;
+	const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, name, &n);
+	for (size_t i = 0; ov && i < n; i++)
+		if (ov[i]->deriv)
+			return true;
+	return false;
+}
+
+/*
+ * An op with Tensors in and out but no derivatives.yaml entry: the autograd
+ * code generator decides, in this order. A view_copy op takes the formula of
+ * its view; a _foreach op the formula of its per-tensor op (releases whose
+ * torchgen derives them), unless listed as having none; an op in
+ * DONT_REQUIRE_DERIVATIVE (by base name or name) never has outputs that
+ * require grad; any other gets the NotImplemented autograd kernel.
+ */
+static bool codegen_backward(struct ctx *c, const ot_reg_func *f, int depth, int parent)
+{
+	const struct autograd_rules *r = &c->t->autograd;
+	const char *op = f->schema.full, *listed;
+	uintptr_t line;
+
+	if (has_tag(f, "view_copy") && ot_ends_with(f->schema.name, "_copy")) {
+		const char *view = ot_arena_printf(c->a, "%.*s%s%s",
+						   (int)(strlen(f->schema.name) - 5), f->schema.name,
+						   *f->schema.overload ? "." : "", f->schema.overload);
+		const ot_reg_func *v = ot_registry_find(c->t->reg, view);
+		if (v && v->deriv) {
+			add_deriv_step(c, v->deriv, op,
+				       ot_arena_printf(c->a, "view_copy op: the code generator gives it "
+							     "the formula of the view %s:", view),
+				       depth, parent);
+			return true;
+		}
+	}
+	if (ot_starts_with(f->schema.name, "_foreach_") && r->foreach_derived) {
+		const char *key = ot_arena_printf(c->a, "%s.%s", f->schema.base, f->schema.overload);
+		const char *per_tensor = f->schema.base + strlen("_foreach_");
+		size_t n;
+		line = (uintptr_t)ot_map_get(r->foreach_without, key);
+		if (line) {
+			add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)r->f_gen, (uint32_t)line,
+				 f->schema.base,
+				 "no derivatives.yaml entry, and listed among the _foreach ops "
+				 "without one: its autograd kernel is NotImplemented",
+				 op, NULL, depth);
+			return true;
+		}
+		if (has_formula(c, per_tensor) && ot_registry_overloads(c->t->reg, per_tensor, &n)) {
+			add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)r->f_foreach,
+				 r->foreach_derived, "gen_foreach_derivativeinfo",
+				 ot_arena_printf(c->a, "no derivatives.yaml entry: torchgen derives the "
+						       "backward of %s from the formula of its "
+						       "per-tensor op %s",
+						 op, per_tensor),
+				 op, NULL, depth);
+			return true;
+		}
+	}
+	line = (uintptr_t)ot_map_get(r->dont_require, f->schema.base);
+	listed = f->schema.base;
+	if (!line) {
+		line = (uintptr_t)ot_map_get(r->dont_require, f->schema.name);
+		listed = f->schema.name;
+	}
+	if (line) {
+		add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)r->f_gen, (uint32_t)line, listed,
+			 ot_arena_printf(c->a, "no derivatives.yaml entry; %s is in the code generator's "
+					       "DONT_REQUIRE_DERIVATIVE, so its outputs never require grad",
+					 listed),
+			 op, NULL, depth);
+		return true;
+	}
+	if (r->not_implemented) {
+		add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)r->f_gen, r->not_implemented,
+			 "AUTOGRAD_NOT_IMPLEMENTED_REGISTRATION",
+			 ot_arena_printf(c->a, "no derivatives.yaml entry: the generated autograd kernel "
+					       "of %s is NotImplemented, so a backward through it raises "
+					       "an error", op),
+			 op, NULL, depth);
+		return true;
+	}
+	return false;
+}
+
 static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_func *eff, int depth,
 			   int parent)
 {
@@ -1409,8 +1528,22 @@ static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_fun
 		add_deriv_step(c, f->deriv, op, "derivatives.yaml:", depth, parent);
 		return;
 	}
-	if (f->schema.is_out)
-		return; /* out= variants are not differentiable */
+	if (f->schema.is_out) {
+		/* out= variants are not differentiable: the generated autograd
+		 * kernel raises if an argument requires grad */
+		for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, "throw_error_out_requires_grad"); d;
+		     d = d->next) {
+			if (d->kind == OT_CDEF_FUNC &&
+			    path_in(fpath(c, d->file), "torch/csrc/autograd/")) {
+				add_step(c, parent, OT_LAYER_BACKWARD, d->file, d->line, d->name,
+					 "out= variant: not differentiable; autograd raises if an "
+					 "argument requires grad",
+					 op, NULL, depth);
+				break;
+			}
+		}
+		return;
+	}
 	if (f->schema.inplace) {
 		/* in-place variants reuse the formula of their out-of-place overload */
 		char name[200];
@@ -1447,6 +1580,8 @@ static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_fun
 			return;
 		}
 	}
+	if (codegen_backward(c, f, depth, parent))
+		return;
 	add_missing(c, parent, OT_LAYER_BACKWARD,
 		    ot_arena_printf(c->a, "derivatives.yaml entry for %s", op), OT_REGISTRY_DERIV_PATH,
 		    op, depth);
@@ -1754,6 +1889,69 @@ static void build_call_infos(ot_tracer *t)
 	}
 }
 
+/* The quoted strings of a line: `"name",` or `("name", "overload"),`.
+ * Returns how many were found (0 to 2). */
+static int quoted_strings(const char *s, size_t len, const char **str, size_t *slen)
+{
+	int n = 0;
+	const char *end = s + len;
+	while (n < 2) {
+		const char *a = memchr(s, '"', (size_t)(end - s)), *b;
+		if (!a || !(b = memchr(a + 1, '"', (size_t)(end - a - 1))))
+			break;
+		str[n] = a + 1;
+		slen[n++] = (size_t)(b - a - 1);
+		s = b + 1;
+	}
+	return n;
+}
+
+/* Read a Python set literal that starts at a line beginning with `header`:
+ * one entry per line, `"name",` or `("name", "overload"),` (kept as
+ * "name.overload"), comments and blank lines skipped, up to the line that
+ * starts with '}'. Each entry maps to its line. */
+static void read_py_set(ot_tracer *t, int64_t file, const char *header, ot_map *out)
+{
+	const ot_ix_file *f = ot_index_file(t->ix, (uint32_t)file);
+	uint32_t l = find_line_in(t->ix, file, header);
+	if (!l)
+		return;
+	for (l++; l <= f->nlines; l++) {
+		size_t len, slen[2];
+		const char *s = ot_index_line(t->ix, (uint32_t)file, l, &len), *str[2];
+		int n;
+		while (len && (*s == ' ' || *s == '\t'))
+			s++, len--;
+		if (len && *s == '}')
+			break;
+		if (!len || *s == '#' || !(n = quoted_strings(s, len, str, slen)))
+			continue;
+		ot_map_put(out,
+			   n == 2 ? ot_arena_printf(t->arena, "%.*s.%.*s", (int)slen[0], str[0],
+						    (int)slen[1], str[1])
+				  : ot_arena_strndup(t->arena, str[0], slen[0]),
+			   (void *)(uintptr_t)l);
+	}
+}
+
+static void read_autograd_rules(ot_tracer *t)
+{
+	struct autograd_rules *r = &t->autograd;
+	r->dont_require = ot_map_new();
+	r->foreach_without = ot_map_new();
+	r->f_gen = ot_index_file_id(t->ix, OT_INDEX_AUTOGRAD_CODEGEN_PATH);
+	r->f_foreach = ot_index_file_id(t->ix, OT_INDEX_FOREACH_CODEGEN_PATH);
+	if (r->f_gen >= 0) {
+		read_py_set(t, r->f_gen, "DONT_REQUIRE_DERIVATIVE = {", r->dont_require);
+		read_py_set(t, r->f_gen, "_foreach_ops_without_differentiability_info = {",
+			    r->foreach_without);
+		r->not_implemented = find_line_in(t->ix, r->f_gen,
+						  "AUTOGRAD_NOT_IMPLEMENTED_REGISTRATION.substitute(");
+	}
+	if (r->f_foreach >= 0)
+		r->foreach_derived = find_line_in(t->ix, r->f_foreach, "def gen_foreach_derivativeinfo(");
+}
+
 ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_wellknown *wk,
 			 const ot_tracer_opts *opts)
 {
@@ -1773,6 +1971,7 @@ ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_we
 	t->f_tensor = ot_index_file_id(ix, "torch/_tensor.py");
 	t->f_functional = ot_index_file_id(ix, "torch/nn/functional.py");
 	t->f_torch_functional = ot_index_file_id(ix, "torch/functional.py");
+	read_autograd_rules(t);
 	build_candidates(t);
 	build_call_infos(t);
 	return t;
@@ -1785,6 +1984,8 @@ void ot_tracer_free(ot_tracer *t)
 	for (int s = 0; s < OT_STRAT_COUNT; s++)
 		ot_vec_free(&t->cand[s]);
 	ot_map_free(t->calls);
+	ot_map_free(t->autograd.dont_require);
+	ot_map_free(t->autograd.foreach_without);
 	ot_arena_free(t->arena);
 	free(t);
 }
