@@ -2,10 +2,10 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "value.h"
-#include "yamldoc.h"
 
 /*
  * trace.json is written straight from the traces (no intermediate value
@@ -681,39 +681,6 @@ done:
 	return rc;
 }
 
-/* The top-level "registry" (schema 2): every entry once; *out maps each
- * full name to its entry. Delegates resolve among these entries; one
- * outside them stays NULL, as in a registry that names an entry it lacks. */
-static int read_registry(struct rd *r, ot_map **out, const ot_value *l)
-{
-	ot_map *by_name = ot_map_new();
-	size_t n = ot_v_len(l);
-	ot_reg_func *entries = ot_arena_alloc(r->a, (n + 1) * sizeof(*entries));
-	int rc = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		size_t mark;
-		push_where(r, &mark, ": registry[%zu]", i);
-		entries[i].index = i;
-		rc = read_entry(r, &entries[i], ot_v_at(l, i));
-		if (rc == 0 && ot_map_put(by_name, entries[i].schema.full, &entries[i]))
-			rc = ot_error_set("%s: '%s' is listed twice", r->where.ptr, entries[i].schema.full);
-		ot_buf_truncate(&r->where, mark);
-		if (rc < 0)
-			goto done;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (entries[i].structured_delegate)
-			entries[i].delegate = ot_map_get(by_name, entries[i].structured_delegate);
-done:
-	if (rc < 0) {
-		ot_map_free(by_name);
-		by_name = NULL;
-	}
-	*out = by_name;
-	return rc;
-}
-
 /* An op's "registry": names of entries of the top-level section. */
 static int read_op_registry(struct rd *r, ot_tj_op *op, const ot_value *l, const ot_map *entries)
 {
@@ -897,63 +864,534 @@ void ot_tracejson_doc_free(ot_tj_doc *doc)
 	free(doc);
 }
 
+/* ---- the file ------------------------------------------------------------------------------- */
+
+/*
+ * trace.json files run to tens of megabytes, and a value tree of a whole
+ * file takes several times its size: the reader parses the JSON itself,
+ * building a tree for one op (or one registry entry) at a time, freed once
+ * the op is read. The top level is read first with "ops" and "registry"
+ * only checked and counted; then the entries, then the ops.
+ */
+#define JSON_MAX_DEPTH 64
+
+struct jp {
+	const char *start, *p, *end;
+	const char *name; /* the file, in messages */
+	ot_buf scratch;   /* a string with escapes, decoded */
+	int depth;
+};
+
+static int jp_fail(struct jp *j, const char *what)
+{
+	int line = 1, col = 1;
+	for (const char *q = j->start; q < j->p && q < j->end; q++) {
+		if (*q == '\n')
+			line++, col = 1;
+		else
+			col++;
+	}
+	return ot_error_set("%s:%d:%d: %s", j->name, line, col, what);
+}
+
+static int jp_twice(struct jp *j, const char *key)
+{
+	char what[300];
+	snprintf(what, sizeof(what), "the key '%.200s' is given twice in one object", key);
+	return jp_fail(j, what);
+}
+
+static void jp_ws(struct jp *j)
+{
+	while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\t' || *j->p == '\r'))
+		j->p++;
+}
+
+/* Skip whitespace and the character `c` if it comes next. */
+static bool jp_eat(struct jp *j, char c)
+{
+	jp_ws(j);
+	if (j->p < j->end && *j->p == c) {
+		j->p++;
+		return true;
+	}
+	return false;
+}
+
+static int hex4(const char *p, unsigned *out)
+{
+	*out = 0;
+	for (int i = 0; i < 4; i++) {
+		char c = p[i];
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+			: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (d < 0)
+			return -1;
+		*out = *out * 16 + (unsigned)d;
+	}
+	return 0;
+}
+
+static void put_utf8(ot_buf *b, unsigned c)
+{
+	if (c < 0x80) {
+		ot_buf_putc(b, (char)c);
+	} else if (c < 0x800) {
+		ot_buf_putc(b, (char)(0xC0 | (c >> 6)));
+		ot_buf_putc(b, (char)(0x80 | (c & 0x3F)));
+	} else if (c < 0x10000) {
+		ot_buf_putc(b, (char)(0xE0 | (c >> 12)));
+		ot_buf_putc(b, (char)(0x80 | ((c >> 6) & 0x3F)));
+		ot_buf_putc(b, (char)(0x80 | (c & 0x3F)));
+	} else {
+		ot_buf_putc(b, (char)(0xF0 | (c >> 18)));
+		ot_buf_putc(b, (char)(0x80 | ((c >> 12) & 0x3F)));
+		ot_buf_putc(b, (char)(0x80 | ((c >> 6) & 0x3F)));
+		ot_buf_putc(b, (char)(0x80 | (c & 0x3F)));
+	}
+}
+
+/* The string at j->p (its opening quote), into `a` as a C string (NULL:
+ * only checked). A NUL character (\u0000) is refused: strings are C strings. */
+static int jp_string(struct jp *j, ot_arena *a, const char **out)
+{
+	const char *q = ++j->p, *run = q;
+	bool escaped = false;
+
+	ot_buf_clear(&j->scratch);
+	for (;;) {
+		unsigned c, lo;
+		if (q >= j->end) {
+			j->p = q;
+			return jp_fail(j, "a string does not end");
+		}
+		if (*q == '"')
+			break;
+		if ((unsigned char)*q < 0x20) {
+			j->p = q;
+			return jp_fail(j, "a control character in a string");
+		}
+		if (*q != '\\') {
+			q++;
+			continue;
+		}
+		escaped = true;
+		if (a)
+			ot_buf_put(&j->scratch, run, (size_t)(q - run));
+		j->p = q;
+		if (q + 1 >= j->end)
+			return jp_fail(j, "a string does not end");
+		switch (q[1]) {
+		case '"': case '\\': case '/':
+			c = (unsigned char)q[1];
+			q += 2;
+			break;
+		case 'b': c = '\b', q += 2; break;
+		case 'f': c = '\f', q += 2; break;
+		case 'n': c = '\n', q += 2; break;
+		case 'r': c = '\r', q += 2; break;
+		case 't': c = '\t', q += 2; break;
+		case 'u':
+			if (j->end - q < 6 || hex4(q + 2, &c) < 0)
+				return jp_fail(j, "a bad \\u escape");
+			q += 6;
+			if (c >= 0xD800 && c < 0xDC00) {
+				if (j->end - q < 6 || q[0] != '\\' || q[1] != 'u' || hex4(q + 2, &lo) < 0 ||
+				    lo < 0xDC00 || lo > 0xDFFF)
+					return jp_fail(j, "a lone UTF-16 surrogate in a \\u escape");
+				c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
+				q += 6;
+			} else if (c >= 0xDC00 && c <= 0xDFFF) {
+				return jp_fail(j, "a lone UTF-16 surrogate in a \\u escape");
+			}
+			if (c == 0)
+				return jp_fail(j, "a NUL character (\\u0000) in a string");
+			break;
+		default:
+			return jp_fail(j, "a bad escape in a string");
+		}
+		if (a)
+			put_utf8(&j->scratch, c);
+		run = q;
+	}
+	if (a) {
+		if (escaped) {
+			ot_buf_put(&j->scratch, run, (size_t)(q - run));
+			*out = ot_arena_strndup(a, j->scratch.ptr, j->scratch.size);
+		} else {
+			*out = ot_arena_strndup(a, run, (size_t)(q - run));
+		}
+	}
+	j->p = q + 1;
+	return 0;
+}
+
+static int jp_number(struct jp *j, ot_arena *a, ot_value **out)
+{
+	const char *q = j->p;
+	bool integer = true;
+	char text[64];
+	size_t n;
+
+	if (q < j->end && *q == '-')
+		q++;
+	if (q >= j->end || *q < '0' || *q > '9')
+		return jp_fail(j, "unexpected character");
+	if (*q == '0')
+		q++;
+	else
+		while (q < j->end && *q >= '0' && *q <= '9')
+			q++;
+	if (q < j->end && *q == '.') {
+		integer = false;
+		if (++q >= j->end || *q < '0' || *q > '9')
+			return jp_fail(j, "a bad number");
+		while (q < j->end && *q >= '0' && *q <= '9')
+			q++;
+	}
+	if (q < j->end && (*q == 'e' || *q == 'E')) {
+		integer = false;
+		if (++q < j->end && (*q == '+' || *q == '-'))
+			q++;
+		if (q >= j->end || *q < '0' || *q > '9')
+			return jp_fail(j, "a bad number");
+		while (q < j->end && *q >= '0' && *q <= '9')
+			q++;
+	}
+	n = (size_t)(q - j->p);
+	if (n >= sizeof(text))
+		return jp_fail(j, "a number too long");
+	memcpy(text, j->p, n);
+	text[n] = '\0';
+	if (a) {
+		errno = 0;
+		if (integer) {
+			long long v = strtoll(text, NULL, 10);
+			if (errno == ERANGE)
+				return jp_fail(j, "an integer out of range");
+			*out = ot_v_int(a, v);
+		} else {
+			*out = ot_v_float(a, strtod(text, NULL));
+		}
+	}
+	j->p = q;
+	return 0;
+}
+
+static int jp_value(struct jp *j, ot_arena *a, ot_value **out);
+
+/* An object's members in file order; a key given twice is an error. Past
+ * a few members the keys go through a map, so a hostile file with a huge
+ * object costs linear time. */
+static int jp_object(struct jp *j, ot_arena *a, ot_value **out)
+{
+	ot_value *m = a ? ot_v_map(a) : NULL;
+	ot_map *keys = NULL;
+	int rc = 0;
+
+	j->p++;
+	if (jp_eat(j, '}'))
+		goto done;
+	do {
+		const char *key = NULL;
+		ot_value *v = NULL;
+		jp_ws(j);
+		if (j->p >= j->end || *j->p != '"') {
+			rc = jp_fail(j, "expected a key in quotes");
+			goto done;
+		}
+		if ((rc = jp_string(j, a, &key)) < 0)
+			goto done;
+		if (!jp_eat(j, ':')) {
+			rc = jp_fail(j, "expected ':'");
+			goto done;
+		}
+		if ((rc = jp_value(j, a, &v)) < 0)
+			goto done;
+		if (!m)
+			continue;
+		if (m->u.map.len == 8) {
+			keys = ot_map_new();
+			for (size_t i = 0; i < m->u.map.len; i++)
+				ot_map_put(keys, m->u.map.items[i].key, (void *)1);
+		}
+		if (keys ? ot_map_put(keys, key, (void *)1) != NULL : ot_v_get(m, key) != NULL) {
+			rc = jp_twice(j, key);
+			goto done;
+		}
+		if (m->u.map.len == m->u.map.cap) {
+			size_t cap = m->u.map.cap ? 2 * m->u.map.cap : 8;
+			ot_member *items = ot_arena_alloc(a, cap * sizeof(*items));
+			if (m->u.map.len)
+				memcpy(items, m->u.map.items, m->u.map.len * sizeof(*items));
+			m->u.map.items = items;
+			m->u.map.cap = cap;
+		}
+		m->u.map.items[m->u.map.len++] = (ot_member){key, 0, 0, v};
+	} while (jp_eat(j, ','));
+	if (!jp_eat(j, '}'))
+		rc = jp_fail(j, "expected ',' or '}'");
+done:
+	ot_map_free(keys);
+	if (out)
+		*out = m;
+	return rc;
+}
+
+static int jp_value(struct jp *j, ot_arena *a, ot_value **out)
+{
+	static const struct {
+		const char *word;
+		size_t len;
+		int type;
+	} words[] = {{"true", 4, OT_V_BOOL}, {"false", 5, OT_V_BOOL}, {"null", 4, OT_V_NULL}};
+	int rc = 0;
+
+	jp_ws(j);
+	if (j->p >= j->end)
+		return jp_fail(j, "unexpected end of file");
+	if (++j->depth > JSON_MAX_DEPTH)
+		return jp_fail(j, "nested too deep");
+	switch (*j->p) {
+	case '{':
+		rc = jp_object(j, a, out);
+		break;
+	case '[': {
+		ot_value *l = a ? ot_v_list(a) : NULL;
+		j->p++;
+		if (!jp_eat(j, ']')) {
+			do {
+				ot_value *v = NULL;
+				if ((rc = jp_value(j, a, &v)) < 0)
+					break;
+				if (l)
+					ot_v_push(a, l, v);
+			} while (jp_eat(j, ','));
+			if (rc == 0 && !jp_eat(j, ']'))
+				rc = jp_fail(j, "expected ',' or ']'");
+		}
+		if (out)
+			*out = l;
+		break;
+	}
+	case '"': {
+		const char *s = NULL;
+		rc = jp_string(j, a, &s);
+		if (rc == 0 && a)
+			*out = ot_v_str_borrow(a, s);
+		break;
+	}
+	default:
+		for (size_t i = 0; i < OT_ARRAY_LEN(words); i++) {
+			if ((size_t)(j->end - j->p) >= words[i].len &&
+			    !memcmp(j->p, words[i].word, words[i].len)) {
+				j->p += words[i].len;
+				if (a)
+					*out = words[i].type == OT_V_NULL ? ot_v_null(a) : ot_v_bool(a, i == 0);
+				goto out;
+			}
+		}
+		rc = jp_number(j, a, out);
+	}
+out:
+	j->depth--;
+	return rc;
+}
+
+/* Where the list under a top-level key starts, and how many items it has
+ * (checked, not built); at NULL when the key is absent or null. */
+struct toplist {
+	const char *at;
+	size_t n;
+	bool given;
+};
+
+static int jp_skip_list(struct jp *j, struct toplist *t)
+{
+	t->given = true;
+	jp_ws(j);
+	if (j->end - j->p >= 4 && !memcmp(j->p, "null", 4)) {
+		j->p += 4;
+		return 0;
+	}
+	t->at = j->p;
+	if (j->p >= j->end || *j->p != '[')
+		return jp_value(j, NULL, NULL); /* not a list: said when it is read */
+	j->p++;
+	if (jp_eat(j, ']'))
+		return 0;
+	j->depth++;
+	do {
+		int rc = jp_value(j, NULL, NULL);
+		if (rc < 0)
+			return rc;
+		t->n++;
+	} while (jp_eat(j, ','));
+	j->depth--;
+	return jp_eat(j, ']') ? 0 : jp_fail(j, "expected ',' or ']'");
+}
+
+/* Read item i of a list checked by jp_skip_list into a tree of its own,
+ * handed to `fn`; the tree is freed after. */
+static int jp_each(struct jp *j, const struct toplist *t,
+		   int (*fn)(void *ctx, size_t i, const ot_value *v), void *ctx)
+{
+	j->p = t->at + 1;
+	for (size_t i = 0; i < t->n; i++) {
+		ot_arena *a = ot_arena_new();
+		ot_value *v = NULL;
+		int rc;
+		if (i)
+			jp_eat(j, ',');
+		rc = jp_value(j, a, &v);
+		if (rc == 0)
+			rc = fn(ctx, i, v);
+		ot_arena_free(a);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+struct reading {
+	struct rd r;
+	ot_map *entries;   /* full name -> entry of the top-level registry */
+	ot_reg_func *funcs;
+	const char *name;
+};
+
+static int entry_fn(void *ctx, size_t i, const ot_value *v)
+{
+	struct reading *rg = ctx;
+	size_t mark;
+	int rc;
+	push_where(&rg->r, &mark, ": registry[%zu]", i);
+	rg->funcs[i].index = i;
+	rc = read_entry(&rg->r, &rg->funcs[i], v);
+	if (rc == 0 && ot_map_put(rg->entries, rg->funcs[i].schema.full, &rg->funcs[i]))
+		rc = ot_error_set("%s: '%s' is listed twice", rg->r.where.ptr, rg->funcs[i].schema.full);
+	ot_buf_truncate(&rg->r.where, mark);
+	return rc;
+}
+
+static int op_fn(void *ctx, size_t i, const ot_value *v)
+{
+	struct reading *rg = ctx;
+	char where[600];
+	snprintf(where, sizeof(where), "%s: ops[%zu]", rg->name, i);
+	return read_op(rg->r.doc, v, where, rg->entries);
+}
+
 int ot_tracejson_read(ot_tj_doc **out, const char *data, size_t len, const char *name)
 {
+	struct jp j = {data, data, data + len, name, OT_BUF_INIT, 0};
 	ot_arena *a = ot_arena_new();
 	ot_tj_doc *doc = NULL;
-	ot_map *entries = NULL;
-	ot_value *root;
-	const ot_value *pt, *ops, *sv, *reg = NULL;
+	ot_value *sv = NULL, *pt = NULL;
+	struct toplist ops = {0}, reg = {0};
+	struct reading rg = {{NULL, a, OT_BUF_INIT}, NULL, NULL, name};
 	ot_release rel = {0};
-	struct rd r = {NULL, a, OT_BUF_INIT};
-	int rc;
+	int rc = 0;
 
 	*out = NULL;
-	ot_buf_puts(&r.where, name);
-	if ((rc = ot_yaml_load(&root, a, data, len, name)) < 0)
-		goto done;
-	if (root->type != OT_V_MAP) {
+	ot_buf_puts(&rg.r.where, name);
+	jp_ws(&j);
+	if (j.p < j.end && *j.p != '{') {
 		rc = ot_error_set("%s: not a trace.json: the top level is not an object", name);
 		goto done;
 	}
-	sv = ot_v_get(root, "schema_version");
+	if (!jp_eat(&j, '{')) {
+		rc = jp_fail(&j, "unexpected end of file");
+		goto done;
+	}
+	/* the top level: "ops" and "registry" checked and counted only */
+	if (!jp_eat(&j, '}')) {
+		do {
+			const char *key = NULL;
+			ot_value *v = NULL;
+			struct toplist *t;
+			jp_ws(&j);
+			if (j.p >= j.end || *j.p != '"') {
+				rc = jp_fail(&j, "expected a key in quotes");
+				goto done;
+			}
+			if ((rc = jp_string(&j, a, &key)) < 0)
+				goto done;
+			if (!jp_eat(&j, ':')) {
+				rc = jp_fail(&j, "expected ':'");
+				goto done;
+			}
+			t = !strcmp(key, "ops") ? &ops : !strcmp(key, "registry") ? &reg : NULL;
+			if (t && t->given) {
+				rc = jp_twice(&j, key);
+				goto done;
+			}
+			if ((rc = t ? jp_skip_list(&j, t) : jp_value(&j, a, &v)) < 0)
+				goto done;
+			if (!strcmp(key, "schema_version"))
+				sv = v;
+			else if (!strcmp(key, "pytorch"))
+				pt = v;
+		} while (jp_eat(&j, ','));
+		if (!jp_eat(&j, '}')) {
+			rc = jp_fail(&j, "expected ',' or '}'");
+			goto done;
+		}
+	}
+	jp_ws(&j);
+	if (j.p < j.end) {
+		rc = jp_fail(&j, "more text after the top-level object");
+		goto done;
+	}
 	if (!sv || sv->type != OT_V_INT || sv->u.i < 1 || sv->u.i > OT_TRACEJSON_SCHEMA) {
 		rc = ot_error_set("%s: not a trace.json this optrace reads (schema_version must be "
 				  "1 to %d)", name, OT_TRACEJSON_SCHEMA);
 		goto done;
 	}
-	pt = ot_v_get(root, "pytorch");
 	if (!pt || pt->type != OT_V_MAP) {
 		rc = ot_error_set("%s: 'pytorch' is missing or not an object", name);
 		goto done;
 	}
-	if ((rc = get_str(&r, pt, "version", true, &rel.version)) < 0 ||
-	    (rc = get_str(&r, pt, "tag", false, &rel.tag)) < 0 ||
-	    (rc = get_str(&r, pt, "commit", false, &rel.commit)) < 0 ||
-	    (rc = get_bool(&r, pt, "verified", &rel.verified)) < 0 ||
-	    (rc = get_list(&r, root, "ops", true, &ops)) < 0 ||
-	    (sv->u.i >= 2 && (rc = get_list(&r, root, "registry", false, &reg)) < 0))
+	if ((rc = get_str(&rg.r, pt, "version", true, &rel.version)) < 0 ||
+	    (rc = get_str(&rg.r, pt, "tag", false, &rel.tag)) < 0 ||
+	    (rc = get_str(&rg.r, pt, "commit", false, &rel.commit)) < 0 ||
+	    (rc = get_bool(&rg.r, pt, "verified", &rel.verified)) < 0)
 		goto done;
+	if (!ops.at) {
+		rc = bad(&rg.r, "ops", "is missing");
+		goto done;
+	}
+	if (*ops.at != '[' || (sv->u.i >= 2 && reg.at && *reg.at != '[')) {
+		rc = bad(&rg.r, *ops.at != '[' ? "ops" : "registry", "must be a list");
+		goto done;
+	}
 	doc = ot_tracejson_doc_new(&rel, NULL);
+	rg.r.doc = doc;
+	rg.r.a = doc->arena;
 	/* schema 1 had registry data per op, in a form no longer read: such a
 	 * file has none, as one written before there was any. Schema 2 without
 	 * a top-level "registry" holds no entry an op could name. */
-	r.doc = doc;
-	r.a = doc->arena;
-	if (sv->u.i >= 2 && (rc = read_registry(&r, &entries, reg)) < 0)
-		goto done;
-	for (size_t i = 0; i < ot_v_len(ops); i++) {
-		char where[600];
-		snprintf(where, sizeof(where), "%s: ops[%zu]", name, i);
-		if ((rc = read_op(doc, ot_v_at(ops, i), where, entries)) < 0)
+	if (sv->u.i >= 2) {
+		rg.entries = ot_map_new();
+		rg.funcs = ot_arena_alloc(doc->arena, (reg.n + 1) * sizeof(*rg.funcs));
+		if (reg.at && (rc = jp_each(&j, &reg, entry_fn, &rg)) < 0)
 			goto done;
+		/* a delegate outside the section stays unresolved (NULL), as in a
+		 * registry that names an entry it does not have */
+		for (size_t i = 0; i < reg.n; i++)
+			if (rg.funcs[i].structured_delegate)
+				rg.funcs[i].delegate = ot_map_get(rg.entries, rg.funcs[i].structured_delegate);
 	}
+	ot_grow((void **)&doc->ops.items, &doc->ops.cap, ops.n, sizeof(*doc->ops.items));
+	if ((rc = jp_each(&j, &ops, op_fn, &rg)) < 0)
+		goto done;
 	*out = doc;
 	doc = NULL;
 done:
 	ot_tracejson_doc_free(doc);
-	ot_map_free(entries);
-	ot_buf_free(&r.where);
+	ot_map_free(rg.entries);
+	ot_buf_free(&rg.r.where);
+	ot_buf_free(&j.scratch);
 	ot_arena_free(a);
 	return rc;
 }

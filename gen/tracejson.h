@@ -141,10 +141,14 @@ void ot_tracejson_doc_add_trace(ot_tj_doc *doc, const ot_trace *tr);
 /**
  * Parse a whole trace.json (`len` bytes named `name` in messages) into
  * *out. Schema 2 files give each op its registry entries; a schema-1 file
- * gives ops without registry data. Errors (naming the place, as in
- * "t.json: ops[3].steps[0]: 'layer' names no known layer"): not JSON, a top
- * level that is not an object, a schema_version this reader does not know,
- * a missing or malformed "pytorch" or "ops", a member of the wrong type, a
+ * gives ops without registry data. Keys may come in any order. Memory stays
+ * near the document's own size: the JSON is parsed one op (or registry
+ * entry) at a time. Errors (naming the place, as in "t.json:3:7: expected
+ * ':'" or "t.json: ops[3].steps[0]: 'layer' names no known layer"): not
+ * JSON (RFC 8259; also a key given twice in one object, a \u0000 in a
+ * string, nesting deeper than 64), a top level that is not an object, a
+ * schema_version this reader does not know, a missing or malformed
+ * "pytorch" or "ops", a member of the wrong type, a
  * missing required member of an op ("input", "status", "aten", "steps"),
  * an unknown status or layer, a registry entry whose schema does not parse,
  * that is listed twice or whose "name" is not its schema's, and an op's

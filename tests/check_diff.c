@@ -824,7 +824,28 @@ START_TEST(reader_rejects)
 		{S2 OP_A ", \"registry\": [{\"name\": \"mm\", \"func\": \"mm(Tensor self) -> Tensor\"}]}], "
 		 "\"registry\": []}",
 		 "t.json: ops[0]: 'registry' must be a list of entry names"},
-		{"{\"a\": [", "t.json:"},
+		{"{\"a\": [", "t.json:1:8: unexpected end of file"},
+		/* JSON itself */
+		{"", "t.json:1:1: unexpected end of file"},
+		{S2 OP_A "}]} x", "t.json:1:122: more text after the top-level object"},
+		{S2 OP_A "}], \"ops\": []}", "the key 'ops' is given twice"},
+		{S2 OP_A ", \"input\": \"b\"}]}", "the key 'input' is given twice"},
+		{S2 OP_A ", \"note\": \"a\\qb\"}]}", "a bad escape in a string"},
+		{S2 OP_A ", \"note\": \"\\ud800x\"}]}", "a lone UTF-16 surrogate"},
+		{S2 OP_A ", \"note\": \"\\udc00\"}]}", "a lone UTF-16 surrogate"},
+		{S2 OP_A ", \"note\": \"\\u12\"}]}", "a bad \\u escape"},
+		{S2 OP_A ", \"note\": \"a\\u0000b\"}]}", "a NUL character"},
+		{S2 OP_A ", \"note\": \"a\tb\"}]}", "a control character in a string"},
+		{S2 OP_A ", \"note\": \"ab}]}", "a string does not end"},
+		{S2 OP_A ", \"n\": 99999999999999999999}]}", "an integer out of range"},
+		{S2 OP_A ", \"n\": 1.}]}", "a bad number"},
+		{S2 OP_A ", \"n\": 01}]}", "expected ',' or '}'"},
+		{S2 OP_A ", \"n\": +1}]}", "unexpected character"},
+		{S2 OP_A ", \"n\": tru}]}", "unexpected character"},
+		{S2 OP_A " \"n\": 1}]}", "expected ',' or '}'"},
+		{S2 OP_A ", n: 1}]}", "expected a key in quotes"},
+		{S2 OP_A ", \"n\" 1}]}", "expected ':'"},
+		{S2 OP_A ", \"n\": [1 2]}]}", "expected ',' or ']'"},
 	};
 	for (size_t i = 0; i < OT_ARRAY_LEN(cases); i++) {
 		ot_tj_doc *doc = (ot_tj_doc *)1;
@@ -835,8 +856,7 @@ START_TEST(reader_rejects)
 }
 END_TEST
 
-/* Two hand-written documents: an input listed twice is an error; text with
- * '|' and backquotes stays inside its table cell. */
+/* A hand-written document: one op, aten::foo, and its registry entry. */
 #define DOC_HEAD "{\"schema_version\": 2, \"pytorch\": {\"version\": \"%s\", \"tag\": \"v%s\", " \
 		 "\"commit\": \"0123456789abcdef0123456789abcdef01234567\", \"verified\": true}, \"ops\": ["
 #define FOO_OP "{\"input\": \"aten::foo\", \"status\": \"traced\", \"aten\": [\"foo\"], \"steps\": [], " \
@@ -846,6 +866,8 @@ END_TEST
 		     "{\"name\": \"foo(Tensor self) -> Tensor\", \"line\": 3, \"formulas\": " \
 		     "[{\"inputs\": \"self\", \"formula\": \"%s\", \"line\": 4}]}}]}"
 
+/* Two hand-written documents: an input listed twice is an error; text with
+ * '|' and backquotes stays inside its table cell. */
 START_TEST(reader_markdown_cells)
 {
 	ot_buf ta = OT_BUF_INIT, tb = OT_BUF_INIT, md = OT_BUF_INIT, html = OT_BUF_INIT;
@@ -890,6 +912,97 @@ START_TEST(reader_markdown_cells)
 	ot_buf_free(&tb);
 	ot_buf_free(&md);
 	ot_buf_free(&html);
+}
+END_TEST
+
+/* What JSON allows and the writer never does: keys in another order
+ * (registry and ops before the rest), escapes, numbers and structures in
+ * keys the reader does not know. */
+START_TEST(reader_json_forms)
+{
+	static const char text[] =
+		" {\"registry\": [{\"name\": \"mm\", \"func\": \"mm(Tensor self) -> Tensor\", "
+		"\"extra\": {\"x\": [1.5e3, -0.25, true, null, {}], \"y\": []}}],\n"
+		"\t\"ops\": [{\"registry\": [\"mm\"], \"steps\": [{\"layer\": \"cpp\", \"file\": "
+		"\"a\\/b.cpp\", \"line\": 3, \"symbol\": \"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\" \\\\ \\n\"}], "
+		"\"aten\": [\"mm\"], \"status\": \"traced\", \"input\": \"torch.mm\"}],\r\n"
+		"  \"tool\": {\"name\": \"x\", \"big\": {\"k0\": 0, \"k1\": 1, \"k2\": 2, \"k3\": 3, \"k4\": 4, "
+		"\"k5\": 5, \"k6\": 6, \"k7\": 7, \"k8\": 8, \"k9\": 9}},\n"
+		"  \"pytorch\": {\"version\": \"2.6.0\", \"verified\": false}, \"schema_version\": 2 } \n";
+	ot_tj_doc *doc = NULL;
+	const ot_tj_op *op;
+
+	ck_assert_msg(read_doc(&doc, text) == 0, "%s", ot_error_last());
+	ck_assert_str_eq(doc->version, "2.6.0");
+	ck_assert(!doc->verified && !doc->tag);
+	ck_assert_int_eq(doc->ops.len, 1);
+	op = &doc->ops.items[0];
+	ck_assert_str_eq(op->input, "torch.mm");
+	ck_assert(op->has_registry && op->nregistry == 1);
+	ck_assert_str_eq(op->registry[0]->func, "mm(Tensor self) -> Tensor");
+	ck_assert_int_eq(op->nsteps, 1);
+	ck_assert_str_eq(op->steps[0].file, "a/b.cpp");
+	ck_assert_str_eq(op->steps[0].symbol, "caf\xc3\xa9 \xf0\x9f\x98\x80 \"q\" \\ \n");
+	ot_tracejson_doc_free(doc);
+
+	/* a key given twice past the map threshold is still found */
+	doc = (ot_tj_doc *)1;
+	ck_assert(read_doc(&doc, "{\"tool\": {\"k0\": 0, \"k1\": 1, \"k2\": 2, \"k3\": 3, \"k4\": 4, "
+				 "\"k5\": 5, \"k6\": 6, \"k7\": 7, \"k8\": 8, \"k9\": 9, \"k3\": 3}}") < 0);
+	ck_assert(doc == NULL);
+	ck_assert_msg(strstr(ot_error_last(), "the key 'k3' is given twice"), "%s", ot_error_last());
+}
+END_TEST
+
+/* Hostile files: deep nesting, every truncation of a good file and
+ * thousands of seeded byte mutations are refused with a message or read,
+ * never a crash or a hang. */
+START_TEST(reader_hostile)
+{
+	ot_buf t = OT_BUF_INIT, m = OT_BUF_INIT;
+	ot_tj_doc *doc = NULL;
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	size_t ok = 0;
+
+	for (int i = 0; i < 100000; i++)
+		ot_buf_putc(&t, '[');
+	ck_assert(read_doc(&doc, t.ptr) < 0);
+	ck_assert_msg(strstr(ot_error_last(), "not a trace.json"), "%s", ot_error_last());
+	ot_buf_clear(&t);
+	ot_buf_puts(&t, "{\"x\": ");
+	for (int i = 0; i < 100000; i++)
+		ot_buf_putc(&t, '[');
+	ck_assert(read_doc(&doc, t.ptr) < 0);
+	ck_assert_msg(strstr(ot_error_last(), "nested too deep"), "%s", ot_error_last());
+
+	ot_buf_clear(&t);
+	ot_buf_printf(&t, DOC_HEAD FOO_OP ", {\"input\": \"x\", \"status\": \"not-found\", \"aten\": [], "
+			  "\"steps\": [{\"layer\": \"python\", \"file\": null, \"note\": \"\\u00e9\"}]}"
+			  FOO_REGISTRY, "1.0", "1.0", 7, "grad \\\"x\\\"");
+	ck_assert_msg(read_doc(&doc, t.ptr) == 0, "%s", ot_error_last());
+	ot_tracejson_doc_free(doc);
+	for (size_t n = 0; n < t.size; n++) {
+		doc = (ot_tj_doc *)1;
+		ck_assert_msg(ot_tracejson_read(&doc, t.ptr, n, "t.json") < 0, "prefix %zu read", n);
+		ck_assert(doc == NULL && ot_error_last()[0]);
+	}
+	for (int k = 0; k < 20000; k++) {
+		static const char bytes[] = "{}[]\",:\\ 0-eu\n";
+		int rc;
+		ot_buf_clear(&m);
+		ot_buf_put(&m, t.ptr, t.size);
+		for (int e = 0; e < 1 + k % 3; e++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			m.ptr[(seed >> 33) % m.size] = bytes[(seed >> 20) % (sizeof(bytes) - 1)];
+		}
+		rc = ot_tracejson_read(&doc, m.ptr, m.size, "t.json");
+		ck_assert(rc == 0 ? doc != NULL : doc == NULL && ot_error_last()[0] != '\0');
+		ok += rc == 0;
+		ot_tracejson_doc_free(doc);
+	}
+	ck_assert(ok > 0); /* some mutations only touch string contents */
+	ot_buf_free(&t);
+	ot_buf_free(&m);
 }
 END_TEST
 
@@ -1283,6 +1396,8 @@ static Suite *diff_suite(void)
 
 	tcase_add_test(rd, reader_rejects);
 	tcase_add_test(rd, reader_markdown_cells);
+	tcase_add_test(rd, reader_json_forms);
+	tcase_add_test(rd, reader_hostile);
 	tcase_add_test(rd, reader_no_registry);
 	suite_add_tcase(s, rd);
 
