@@ -253,6 +253,8 @@ static void site_calls(struct expand *e)
 			call.qual = "";
 			call.line = s->line;
 			ot_vec_push(&v, call);
+			if (!ot_map_get(e->ix->call_names, call.name))
+				ot_map_put(e->ix->call_names, call.name, (void *)1);
 		}
 	}
 	if (v.len) {
@@ -504,7 +506,8 @@ static void merge(ot_index *ix)
 		ix->stats.docs += r->docs.len;
 	}
 	expand_invocations(ix, t_c);
-	qsort(names.items, names.len, sizeof(*names.items), ot_strptr_cmp);
+	if (names.len) /* a tree without Python files has none (and qsort wants a pointer) */
+		qsort(names.items, names.len, sizeof(*names.items), ot_strptr_cmp);
 	ix->pynames = names.items;
 	ix->npynames = names.len;
 	ot_map_free(t_c);

@@ -11,7 +11,15 @@
  *
  * Every record carries (file, line) where `line` is 1-based and the text of
  * that line contains the record's name: that is what makes a trace step
- * checkable.
+ * checkable. One exception: a definition a macro invocation generated
+ * (FOREACH_UNARY_OP(erfc) defines foreach_tensor_erfc_slow_ through
+ * foreach_tensor_##OP##_slow_) is filed under its name at the invocation's
+ * line, which holds the invocation (ot_ix_cdef.gen), not the name.
+ *
+ * After the scan, the index expands macro invocations: for each one whose
+ * macro builds function names (defined earlier in the same file, or in a
+ * header the file includes; nested macros and X-macro lists followed up to
+ * four levels), the generated definitions join the written ones.
  */
 #ifndef OT_INDEX_H
 #define OT_INDEX_H
@@ -66,7 +74,7 @@ typedef struct {
 
 /** A token sequence of a macro body with parameters left open: the pieces,
  * concatenated, give the expansion ("foreach_tensor_" OP "_slow_" for
- * foreach_tensor_##OP##_slow_; blanks between tokens become one space). */
+ * foreach_tensor_##OP##_slow_; one space between two words, none elsewhere). */
 typedef struct {
 	const ot_ix_part *parts;
 	uint16_t nparts;
@@ -87,7 +95,7 @@ typedef struct {
 	const ot_ix_template *args; /**< INVOKE: the arguments it passes */
 	uint16_t nargs;
 	const char *params;       /**< FUNC/IMPL: the function's parameter list as
-				       written, blanks collapsed ("(TensorList tensors)") */
+				       written, one blank for any ("(TensorList tensors)") */
 } ot_ix_mitem;
 
 /** A `#define NAME(params) body` whose body defines functions with names
@@ -229,8 +237,9 @@ typedef struct {
 
 /**
  * Read and scan the selected release of `src` with `threads` worker
- * threads (>= 1). Output is identical whatever the thread count.
- * Caller frees with ot_index_free.
+ * threads (>= 1), then expand the macro invocations that define functions
+ * (in file order, on one thread). Output is identical whatever the thread
+ * count. Caller frees with ot_index_free.
  */
 int ot_index_build(ot_index **out, struct ot_source *src, int threads);
 

@@ -712,6 +712,41 @@ static const struct expect EXPECT_2_6_0[] = {
 	 "sparse compressed"},
 };
 
+/* Run the real binary at `release` on the ops list `list` (NULL: --all),
+ * JSON only, into `dir`; returns trace.json's ops (in `arena`). *text holds
+ * the JSON; caller frees it. */
+static const ot_value *run_trace(ot_arena *arena, const char *dir, const char *release,
+				 const char *list, char **text)
+{
+	ot_buf listpath = OT_BUF_INIT, outdir = OT_BUF_INIT, json = OT_BUF_INIT, err = OT_BUF_INIT;
+	const char *argv[] = {tu_optrace(), "-q", "-s", tu_real_source(), "-t", release,
+			      "--format", "json", "-o", NULL, NULL, NULL};
+	ot_value *root;
+	size_t len;
+	int rc;
+
+	ot_buf_printf(&outdir, "%s/out", dir);
+	argv[9] = outdir.ptr;
+	if (list) {
+		ot_buf_printf(&listpath, "%s/ops.list", dir);
+		tu_write_file(listpath.ptr, list, strlen(list));
+		argv[10] = listpath.ptr;
+	} else {
+		argv[10] = "--all";
+	}
+	rc = tu_run(argv, NULL, &err);
+	/* 1 = written, but something was not found somewhere */
+	ck_assert_msg(rc == 0 || rc == 1, "optrace exited %d: %s", rc, err.ptr);
+	ot_buf_printf(&json, "%s/trace.json", outdir.ptr);
+	*text = tu_read_file(json.ptr, &len);
+	ck_assert_msg(ot_yaml_load(&root, arena, *text, len, json.ptr) == 0, "%s", ot_error_last());
+	ot_buf_free(&listpath);
+	ot_buf_free(&outdir);
+	ot_buf_free(&json);
+	ot_buf_free(&err);
+	return ot_v_get(root, "ops");
+}
+
 /* The op's entry in native_functions.yaml at the tag names `kernel` for
  * `key` (on a "KEY: kernel" or "KEY, KEY2: kernel" line of its dispatch). */
 static void check_registry_names(struct source_cache *sc, const char *tag, const struct expect *e)
@@ -796,15 +831,13 @@ static void check_release(const char *release, const struct expect *expect, size
 {
 	char *dir = tu_tmpdir("macro-release");
 	const char *tag = NULL;
-	ot_buf list = OT_BUF_INIT, listpath = OT_BUF_INIT, outdir = OT_BUF_INIT, json = OT_BUF_INIT,
-	       err = OT_BUF_INIT;
+	ot_buf list = OT_BUF_INIT;
 	struct source_cache sc = {ot_map_new(), ot_arena_new()};
 	ot_arena *arena = sc.arena;
 	ot_map *by_input = ot_map_new();
-	ot_value *root, *ops;
-	size_t len, nops = 0;
+	const ot_value *ops;
+	size_t nops = 0;
 	char *text;
-	int rc;
 
 	tag = ot_arena_printf(arena, "v%s", release);
 	for (size_t i = 0; i < n; i++) {
@@ -817,19 +850,7 @@ static void check_release(const char *release, const struct expect *expect, size
 		}
 	}
 	ck_assert_uint_ge(nops, 12);
-	ot_buf_printf(&listpath, "%s/ops.list", dir);
-	ot_buf_printf(&outdir, "%s/out", dir);
-	tu_write_file(listpath.ptr, list.ptr, list.size);
-	{
-		const char *argv[] = {tu_optrace(), "-q", "-s", tu_real_source(), "-t", release,
-				      "--format", "json", "-o", outdir.ptr, listpath.ptr, NULL};
-		rc = tu_run(argv, NULL, &err);
-	}
-	ck_assert_msg(rc == 0 || rc == 1, "optrace exited %d: %s", rc, err.ptr);
-	ot_buf_printf(&json, "%s/trace.json", outdir.ptr);
-	text = tu_read_file(json.ptr, &len);
-	ck_assert_msg(ot_yaml_load(&root, arena, text, len, json.ptr) == 0, "%s", ot_error_last());
-	ops = ot_v_get(root, "ops");
+	ops = run_trace(arena, dir, release, list.ptr, &text);
 	for (size_t i = 0; i < ot_v_len(ops); i++)
 		ot_map_put(by_input, ot_v_cstr(ot_v_get(ot_v_at(ops, i), "input")), ot_v_at(ops, i));
 
@@ -918,10 +939,6 @@ static void check_release(const char *release, const struct expect *expect, size
 	ot_map_free(sc.files);
 	ot_arena_free(arena);
 	ot_buf_free(&list);
-	ot_buf_free(&listpath);
-	ot_buf_free(&outdir);
-	ot_buf_free(&json);
-	ot_buf_free(&err);
 	free(dir);
 }
 
@@ -943,29 +960,18 @@ END_TEST
 static void check_all(const char *release)
 {
 	char *dir = tu_tmpdir("macro-all");
-	ot_buf outdir = OT_BUF_INIT, json = OT_BUF_INIT, err = OT_BUF_INIT, left = OT_BUF_INIT;
+	ot_buf left = OT_BUF_INIT;
 	ot_arena *arena = ot_arena_new();
 	static const char *const prefixes[] = {"foreach_tensor_", "NestedTensor_", "_cast_"};
 	static const char *const suffixes[] = {"_sparse",        "_sparse_",     "_sparse_out",
 					       "_sparse_csr",    "_sparse_csr_", "_sparse_csr_out",
 					       "_quantized_cpu", "_Scalar_out",  "_Tensor_out",
 					       "_tensor_unsafe"};
-	ot_value *root, *ops;
-	size_t len, notfound = 0, family_left = 0;
+	const ot_value *ops;
+	size_t notfound = 0, family_left = 0;
 	char *text;
-	int rc;
 
-	ot_buf_printf(&outdir, "%s/out", dir);
-	{
-		const char *argv[] = {tu_optrace(), "-q", "-s", tu_real_source(), "-t", release,
-				      "--all", "--format", "json", "-o", outdir.ptr, NULL};
-		rc = tu_run(argv, NULL, &err);
-	}
-	ck_assert_msg(rc == 0 || rc == 1, "optrace exited %d: %s", rc, err.ptr);
-	ot_buf_printf(&json, "%s/trace.json", outdir.ptr);
-	text = tu_read_file(json.ptr, &len);
-	ck_assert_msg(ot_yaml_load(&root, arena, text, len, json.ptr) == 0, "%s", ot_error_last());
-	ops = ot_v_get(root, "ops");
+	ops = run_trace(arena, dir, release, NULL, &text);
 	for (size_t i = 0; i < ot_v_len(ops); i++) {
 		const ot_value *steps = ot_v_get(ot_v_at(ops, i), "steps");
 		for (size_t s = 0; s < ot_v_len(steps); s++) {
@@ -995,9 +1001,6 @@ static void check_all(const char *release)
 		      release, family_left, left.ptr);
 	free(text);
 	ot_arena_free(arena);
-	ot_buf_free(&outdir);
-	ot_buf_free(&json);
-	ot_buf_free(&err);
 	ot_buf_free(&left);
 	free(dir);
 }
