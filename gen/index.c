@@ -38,10 +38,12 @@ static const char *const python_files[] = {"torch/__init__.py", "torch/_VF.py",
 					   "torch/_tensor.py", "torch/_torch_docs.py",
 					   "torch/_tensor_docs.py", "torch/functional.py"};
 /* the kernel folders of ATen: native/ and the GPU libraries' wrappers
- * (core/, cpu/vec/, functorch/, templates/ hold no op kernels) */
+ * (core/, cpu/vec/, functorch/, templates/ hold no op kernels; vulkan/'s
+ * Context.cpp holds at::native::is_vulkan_available) */
 static const char *const aten_dirs[] = {"aten/src/ATen/native/", "aten/src/ATen/cuda/",
 					"aten/src/ATen/cudnn/", "aten/src/ATen/miopen/",
-					"aten/src/ATen/mps/", "aten/src/ATen/mkl/"};
+					"aten/src/ATen/mps/", "aten/src/ATen/mkl/",
+					"aten/src/ATen/vulkan/"};
 
 /* The X-macro lists of scalar types (AT_FORALL_SCALAR_TYPES_AND3(..., _)) that
  * ATen invokes its own macros with: _cast_Byte ... exist only through them. */

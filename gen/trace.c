@@ -1070,6 +1070,14 @@ static size_t kernel_defs(const struct ctx *c, const char *kernel, const char *k
 	return n;
 }
 
+static bool has_tag(const ot_reg_func *f, const char *tag)
+{
+	for (size_t i = 0; i < f->ntags; i++)
+		if (!strcmp(f->tags[i], tag))
+			return true;
+	return false;
+}
+
 static bool main_key(const char *keys)
 {
 	static const char *const main_keys[] = {"CPU", "CUDA", "CompositeImplicitAutograd",
@@ -1324,10 +1332,17 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 			nd = kept;
 		}
 		if (!nd) {
+			/* torchgen writes the kernels of view_copy ops (t_copy,
+			 * lift_fresh_copy) into CompositeViewCopyKernels.cpp at build
+			 * time: there is no definition to find in the source tree */
 			add_missing(c, kparent, OT_LAYER_CPP,
 				    ot_arena_printf(c->a, "C++ function `%s` (%s)", uses[u].kernel,
 						    uses[u].keys),
-				    "aten/src/ATen/native/", op, depth);
+				    has_tag(eff, "view_copy")
+					    ? "the source tree: torchgen generates the kernels of ops tagged "
+					      "view_copy (CompositeViewCopyKernels.cpp, a build output)"
+					    : "aten/src/ATen/native/",
+				    op, depth);
 			continue;
 		}
 		for (size_t k = 0; k < nd; k++) {
