@@ -320,29 +320,66 @@ static void collect_ops(struct run *r, const ot_opslist *list, const ot_registry
 	ot_map_free(seen);
 }
 
-/* Two inputs that spell the same op, or slugs equal but for case, would write
- * the same page: the later one is an error, never an overwrite. */
+/* Keep only the ops not marked in `drop` (their traces, JSON and entries go). */
+static void drop_ops(struct run *r, const bool *drop)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < r->ops.len; i++) {
+		if (drop[i]) {
+			ot_trace_free(r->traces[i]);
+			if (r->json) {
+				ot_buf_free(&r->json[i]);
+				ot_vec_free(&r->entries[i]);
+			}
+			continue;
+		}
+		r->traces[k] = r->traces[i];
+		r->ops.items[k] = r->ops.items[i];
+		r->lines[k] = r->lines[i];
+		if (r->json) {
+			r->json[k] = r->json[i];
+			r->entries[k] = r->entries[i];
+		}
+		k++;
+	}
+	r->ops.len = k;
+}
+
+/*
+ * Two inputs that spell the same op, or slugs equal but for case, would write
+ * the same page. The ops.list's spelling wins over --all's (torch.ops.aten.mm
+ * in the list, aten::mm from --all: one page, under the list's name);
+ * otherwise the later one is an error, never an overwrite.
+ */
 static void check_slugs(struct run *r)
 {
-	ot_map *slugs = ot_map_new();
+	ot_map *slugs = ot_map_new(); /* slug -> 1 + index of the op that keeps it */
+	bool *drop = ot_calloc(r->ops.len ? r->ops.len : 1, sizeof(*drop));
 	for (size_t i = 0; i < r->ops.len; i++) {
 		ot_trace *tr = r->traces[i];
-		const ot_trace *first;
+		size_t first;
 		if (!tr->target.canonical[0])
 			continue;
-		first = ot_map_get(slugs, tr->target.slug);
-		if (first) {
+		first = (size_t)(uintptr_t)ot_map_get(slugs, tr->target.slug);
+		if (!first) {
+			ot_map_put(slugs, tr->target.slug, (void *)(uintptr_t)(i + 1));
+		} else if (!r->lines[first - 1] && r->lines[i]) {
+			drop[first - 1] = true; /* --all's, before the list's */
+			ot_map_put(slugs, tr->target.slug, (void *)(uintptr_t)(i + 1));
+		} else if (r->lines[first - 1] && !r->lines[i]) {
+			drop[i] = true; /* --all's, after the list's */
+		} else {
 			char *msg = ot_arena_printf(tr->arena,
 						    "'%s' names the same page (ops/%s.md) as '%s'; "
 						    "it is listed once",
-						    tr->input, tr->target.slug, first->input);
+						    tr->input, tr->target.slug, r->traces[first - 1]->input);
 			tr->status = OT_STATUS_ERROR;
 			ot_vec_push(&tr->messages, msg);
 			tr->target.canonical[0] = '\0';
-			continue;
 		}
-		ot_map_put(slugs, tr->target.slug, tr);
 	}
+	drop_ops(r, drop);
+	free(drop);
 	ot_map_free(slugs);
 }
 
@@ -842,6 +879,7 @@ int ot_run_trace_release(ot_run_traces **out, const ot_run_opts *o, const char *
 		goto done;
 	}
 	trace_ops(&r, false, &prog, tty);
+	check_slugs(&r); /* as ot_run does, so a trace.json and a tag compare alike */
 	t->traces = r.traces;
 	t->n = r.ops.len;
 	r.traces = NULL;

@@ -622,6 +622,55 @@ START_TEST(overview_labels_stand_apart)
 }
 END_TEST
 
+/* ---- one page per op ------------------------------------------------------------------------- */
+
+/*
+ * With --all, the ops.list's spelling of an op (torch.ops.aten.mm) takes the
+ * page --all would write for it (aten::mm) without an error; two list lines
+ * for one page are still an error, for the second line.
+ */
+START_TEST(list_spelling_wins_over_all)
+{
+	struct scene sc = scene("cli-slugs", "torch.ops.aten.mm\n");
+	char *json_path = join(sc.out, "trace.json"), *json;
+	struct result r;
+	{
+		const char *args[] = {"-t", "2.0.0", "-s", tu_fixture_repo(), "-o", sc.out, "--all",
+				      "--format", "md,json", sc.list, NULL};
+		r = run(args);
+	}
+	ck_assert_msg(r.status <= 1, "status %d: %s", r.status, r.err.ptr);
+	ck_assert_msg(!strstr(r.err.ptr, "names the same page"), "%s", r.err.ptr);
+	ck_assert_msg(strstr(r.err.ptr, " 0 errors"), "%s", r.err.ptr);
+	json = tu_read_file(json_path, NULL);
+	ck_assert_msg(strstr(json, "\"input\": \"torch.ops.aten.mm\""), "the list's op is missing");
+	ck_assert_msg(!strstr(json, "\"input\": \"aten::mm\""), "--all's aten::mm was kept too");
+	ck_assert_msg(strstr(json, "\"input\": \"aten::mm.out\""), "other overloads must stay");
+	free(json);
+	{
+		char *page = join(sc.out, "ops/aten-mm.md");
+		ck_assert(exists(page));
+		free(page);
+	}
+	result_free(&r);
+
+	free(sc.list);
+	sc.list = put(sc.dir, "ops.list", "aten::mm\ntorch.ops.aten.mm\n");
+	{
+		const char *args[] = {"-t", "2.0.0", "-s", tu_fixture_repo(), "-o", sc.out,
+				      "--format", "json", sc.list, NULL};
+		r = run(args);
+	}
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_msg(strstr(r.err.ptr, "torch.ops.aten.mm: 'torch.ops.aten.mm' names the same page "
+					"(ops/aten-mm.md) as 'aten::mm'"),
+		      "%s", r.err.ptr);
+	result_free(&r);
+	free(json_path);
+	scene_free(&sc);
+}
+END_TEST
+
 /* ---- determinism ------------------------------------------------------------------------- */
 
 START_TEST(same_bytes_for_any_jobs)
@@ -871,6 +920,7 @@ int main(void)
 	tcase_add_test(tc, fatal_errors_leave_out_unchanged);
 	tcase_add_test(tc, failed_clone_leaves_nothing);
 	tcase_add_test(tc, overview_labels_stand_apart);
+	tcase_add_test(tc, list_spelling_wins_over_all);
 	tcase_add_test(tc, same_bytes_for_any_jobs);
 	tcase_add_test(tc, report_flow_on_the_fixture);
 	tcase_add_test(tc, help_goes_to_stdout);
