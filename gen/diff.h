@@ -182,7 +182,8 @@ typedef struct {
 	const char *out_json;          /**< --json FILE, or NULL */
 	size_t max_bytes;              /**< --max-bytes; 0 = OT_DIFF_MAX_BYTES */
 	ot_diff_fail_on fail_on;
-	int jobs, max_depth, verbose;
+	int jobs, verbose;
+	int max_depth;                 /**< --depth, or -1 (see ot_run_opts) */
 	bool quiet;
 } ot_diff_opts;
 

@@ -39,7 +39,8 @@ static const char usage_text[] =
 	"What to trace:\n"
 	"      --all                every entry of native_functions.yaml (with OPS_LIST: both)\n"
 	"      --full               no well-known early exit: trace every op through the source\n"
-	"      --depth N            composite branches followed (default 3)\n"
+	"      --depth N            composite branches followed (default 3, and 1 for\n"
+	"                           the entries --all adds: each has its own page)\n"
 	"\n"
 	"Output:\n"
 	"  -o, --out DIR            output folder (default: out)\n"
@@ -172,7 +173,8 @@ static const char diff_usage_text[] =
 	"      --all                every entry of both releases' native_functions.yaml\n"
 	"                           (with OPS_LIST, or when ./ops.list exists: both)\n"
 	"      --full               accepted for symmetry: a diff always traces in full\n"
-	"      --depth N            composite branches followed (default 3)\n"
+	"      --depth N            composite branches followed (default 3, and 1 for\n"
+	"                           the entries --all adds: each has its own page)\n"
 	"      --templates DIR      where wellknown.yaml is looked up first\n"
 	"  -o, --out FILE           the Markdown report (default: out/diff-OLD-NEW.md;\n"
 	"                           '-' writes it to stdout)\n"
@@ -214,7 +216,7 @@ static const struct option diff_options[] = {
 /* optrace diff OLD NEW [OPS_LIST]: options may come before, between or after */
 static int diff_main(int argc, char **argv)
 {
-	ot_diff_opts o = {0};
+	ot_diff_opts o = {.max_depth = -1};
 	const char *pos[4];
 	int npos = 0, c, n;
 
@@ -283,7 +285,7 @@ static int diff_main(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	ot_run_opts o = {0};
+	ot_run_opts o = {.max_depth = -1};
 	int c;
 
 	if (argc > 1 && !strcmp(argv[1], "diff"))

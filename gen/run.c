@@ -146,6 +146,7 @@ struct op_in {
 	const char *input;
 	int line;  /* ops.list line, 0 for --all */
 	bool full;
+	int depth; /* composite branches followed, or 0: the tracer's */
 };
 
 /* What a release's traces are made from; the traces borrow from it. */
@@ -195,7 +196,7 @@ static void trace_one(size_t i, void *payload)
 {
 	struct run *r = payload;
 	r->traces[i] = ot_trace_op(r->h->tracer, r->ops.items[i].input,
-				   r->ops.items[i].full || r->o->full);
+				   r->ops.items[i].full || r->o->full, r->ops.items[i].depth);
 	if (r->json) {
 		ot_tracejson_select(&r->entries[i], r->h->reg, &r->traces[i]->aten);
 		ot_tracejson_op(&r->json[i], r->traces[i], &r->entries[i]);
@@ -303,17 +304,20 @@ static void collect_ops(struct run *r, const ot_opslist *list, const ot_registry
 			if (ot_map_get(seen, e->name))
 				continue;
 			ot_map_put(seen, e->name, (void *)1);
-			ot_vec_push(&r->ops, ((struct op_in){e->name, e->line, e->full}));
+			ot_vec_push(&r->ops, ((struct op_in){e->name, e->line, e->full, 0}));
 		}
 	}
 	if (r->o->all) {
+		/* every entry has a page of its own, so a branch is a link away:
+		 * entries follow one level of branches unless --depth says */
+		int depth = r->o->max_depth >= 0 ? 0 : 1;
 		for (size_t i = 0; i < ot_registry_func_count(reg); i++) {
 			const ot_reg_func *f = ot_registry_func_at(reg, i);
 			const char *name = ot_arena_printf(arena, "aten::%s", f->schema.full);
 			if (ot_map_get(seen, name))
 				continue;
 			ot_map_put(seen, name, (void *)1);
-			ot_vec_push(&r->ops, ((struct op_in){name, 0, true}));
+			ot_vec_push(&r->ops, ((struct op_in){name, 0, true, depth}));
 		}
 	}
 	qsort(r->ops.items, r->ops.len, sizeof(*r->ops.items), cmp_op_in);
@@ -566,7 +570,7 @@ static void trace_ops(struct run *r, bool json, struct progress *prog, bool tty)
 	const ot_run_opts *o = r->o;
 	double t = now();
 	{
-		ot_tracer_opts to = {o->max_depth > 0 ? o->max_depth : 3, 3, o->full};
+		ot_tracer_opts to = {o->max_depth >= 0 ? o->max_depth : 3, 3, o->full};
 		r->h->tracer = ot_tracer_new(r->h->reg, r->h->ix, r->h->wk, &to);
 	}
 	r->traces = ot_calloc(r->ops.len, sizeof(*r->traces));

@@ -43,7 +43,10 @@ typedef struct {
 	const char *base_url;      /**< --base-url for source links */
 	unsigned formats;          /**< OT_FORMAT_* bits; 0 = md + json */
 	int jobs;                  /**< -j; 0 = number of CPUs */
-	int max_depth;             /**< --depth; composite branches followed */
+	int max_depth;             /**< --depth: composite branches followed, for
+				        every op; -1: 3 for the ops of a list, 1
+				        for the entries --all adds (each has its
+				        own page to follow) */
 	bool full;                 /**< --full: no well-known early exit */
 	bool all;                  /**< --all: every native_functions.yaml entry */
 	bool quiet;                /**< -q */

@@ -86,6 +86,7 @@ struct ctx {
 	ot_arena *a;
 	ot_map *seen;  /* visited Python defs, C++ defs, stubs, ops (keys in arena) */
 	OT_VEC(struct pending_op) queue;
+	int max_depth; /* composite branches followed for this op */
 };
 
 static const char *fpath(const struct ctx *c, uint32_t file)
@@ -971,7 +972,7 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 			if (!strcmp(branch, c->tr->target.name) && depth == 0)
 				continue;
 			strvec_add_unique(c, &c->tr->calls, branch);
-			if (depth >= c->t->opts.max_depth)
+			if (depth >= c->max_depth)
 				continue; /* listed in calls, not followed */
 			/* a well-known branch that computes (matmul -> mm, einsum -> bmm) is
 			 * shown but not followed; bookkeeping ops (empty, to, view) only listed */
@@ -2050,7 +2051,7 @@ static void sort_strvec(ot_strvec *v)
 	qsort(v->items, v->len, sizeof(char *), ot_strptr_cmp);
 }
 
-ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full)
+ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full, int max_depth)
 {
 	ot_trace *tr = ot_calloc(1, sizeof(*tr));
 	struct ctx c = {0};
@@ -2064,6 +2065,7 @@ ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full)
 	c.tr = tr;
 	c.a = tr->arena;
 	c.seen = ot_map_new();
+	c.max_depth = max_depth > 0 ? max_depth : t->opts.max_depth;
 
 	if (ot_resolve_parse(&tr->target, input) < 0) {
 		tr->status = OT_STATUS_ERROR;
