@@ -671,6 +671,55 @@ START_TEST(list_spelling_wins_over_all)
 }
 END_TEST
 
+/*
+ * --depth: branches followed. By default 3 for the ops of a list and 1 for
+ * the entries --all adds; --depth N for every op, 0 included.
+ */
+static int deepest_step(const char *json, const char *input)
+{
+	const char *op = strstr(json, input), *end, *p;
+	int deepest = -1;
+	ck_assert_msg(op, "%s is not in trace.json", input);
+	end = strstr(op, "\n    }"); /* the end of this op's object */
+	ck_assert(end);
+	for (p = op; (p = strstr(p, "\"depth\": ")) && p < end; p++)
+		if (atoi(p + 9) > deepest)
+			deepest = atoi(p + 9);
+	return deepest;
+}
+
+START_TEST(depth_option)
+{
+	struct scene sc = scene("cli-depth", "nn.LSTM\n");
+	char *json_path = join(sc.out, "trace.json");
+	static const struct {
+		const char *depth; /* NULL: not given */
+		int list, all;     /* deepest step of nn.LSTM, of aten::lstm.input */
+	} runs[] = {{NULL, 2, 1}, {"0", 0, 0}, {"2", 2, 2}};
+	for (size_t i = 0; i < OT_ARRAY_LEN(runs); i++) {
+		const char *args[16] = {"-t", "2.0.0", "-s", tu_fixture_repo(), "-o", sc.out, "--all",
+					"--format", "json"};
+		size_t n = 9;
+		struct result r;
+		char *json;
+		if (runs[i].depth) {
+			args[n++] = "--depth";
+			args[n++] = runs[i].depth;
+		}
+		args[n++] = sc.list;
+		r = run(args);
+		ck_assert_msg(r.status <= 1, "status %d: %s", r.status, r.err.ptr);
+		json = tu_read_file(json_path, NULL);
+		ck_assert_int_eq(deepest_step(json, "\"input\": \"nn.LSTM\""), runs[i].list);
+		ck_assert_int_eq(deepest_step(json, "\"input\": \"aten::lstm.input\""), runs[i].all);
+		free(json);
+		result_free(&r);
+	}
+	free(json_path);
+	scene_free(&sc);
+}
+END_TEST
+
 /* ---- determinism ------------------------------------------------------------------------- */
 
 START_TEST(same_bytes_for_any_jobs)
@@ -921,6 +970,7 @@ int main(void)
 	tcase_add_test(tc, failed_clone_leaves_nothing);
 	tcase_add_test(tc, overview_labels_stand_apart);
 	tcase_add_test(tc, list_spelling_wins_over_all);
+	tcase_add_test(tc, depth_option);
 	tcase_add_test(tc, same_bytes_for_any_jobs);
 	tcase_add_test(tc, report_flow_on_the_fixture);
 	tcase_add_test(tc, help_goes_to_stdout);
