@@ -188,8 +188,8 @@ $(BUILD)/obj/tests/fuzz/%.o: tests/fuzz/%.c | $(DEPS_STAMP)
 
 $(BUILD)/tests/check_fuzz: $(FUZZ_REPLAY_OBJS)
 
-bench: source
-	@ci/bench.sh "$(SOURCE_CACHE)"
+bench: $(BUILD)/optrace source
+	@ci/bench.sh "$(SOURCE_CACHE)" $(BUILD)/optrace
 
 clean:
 	rm -rf build build-asan build-ubsan build-fuzz build-bench out

@@ -88,6 +88,18 @@ void ot_buf_printf(ot_buf *buf, const char *fmt, ...)
 	va_end(ap);
 }
 
+void ot_buf_put_int(ot_buf *buf, long long v)
+{
+	char tmp[24], *p = tmp + sizeof(tmp);
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	ot_buf_put(buf, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
 void ot_buf_sets(ot_buf *buf, const char *s)
 {
 	ot_buf_clear(buf);

@@ -157,7 +157,8 @@ void ot_arena_free(ot_arena *arena)
 	free(arena);
 }
 
-void *ot_arena_alloc(ot_arena *arena, size_t n)
+/* Arena memory, not zeroed. */
+static void *arena_alloc_raw(ot_arena *arena, size_t n)
 {
 	const size_t align = sizeof(max_align_t);
 	struct arena_chunk *c = arena->head;
@@ -182,13 +183,19 @@ void *ot_arena_alloc(ot_arena *arena, size_t n)
 	p = (char *)c->data + c->used;
 	c->used += n;
 	arena->total += n;
+	return p;
+}
+
+void *ot_arena_alloc(ot_arena *arena, size_t n)
+{
+	void *p = arena_alloc_raw(arena, n);
 	memset(p, 0, n);
 	return p;
 }
 
 char *ot_arena_strndup(ot_arena *arena, const char *s, size_t n)
 {
-	char *p = ot_arena_alloc(arena, n + 1);
+	char *p = arena_alloc_raw(arena, n + 1);
 	memcpy(p, s, n);
 	p[n] = '\0';
 	return p;

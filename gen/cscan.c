@@ -14,15 +14,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "buf.h"
 #include "index.h"
 #include "scan.h"
 
-static bool is_ident_start(char c)
+static inline bool is_ident_start(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
-static bool is_ident(char c)
+static inline bool is_ident(char c)
 {
 	return is_ident_start(c) || (c >= '0' && c <= '9');
 }
@@ -348,7 +349,7 @@ struct pp_state {
 	int depth, lost;
 	long func;
 	int func_depth;
-	char ns[512];
+	char *ns; /* heap copy of the walker's ns */
 	enum scope *stack;
 	bool *keeps_head;
 	size_t *ns_len;
@@ -358,6 +359,12 @@ struct pp_frame {
 	struct pp_state at_if;     /* state at #if */
 	struct pp_state first_end; /* state at the end of the first branch */
 	bool in_else;
+};
+
+/* A macro whose expansion launches a CUDA kernel (Indexing.cu's SMALL_INDEX):
+ * a call to the macro is recorded as a launch of the kernel. */
+struct launch_macro {
+	char name[64], kernel[128];
 };
 
 struct walker {
@@ -378,6 +385,10 @@ struct walker {
 	long func;       /* index of the open function in out->cdefs, or -1 */
 	int func_depth;  /* stack depth at which that function's body opened */
 	OT_VEC(ot_ix_call) calls;
+	struct launch_macro *launch_macros; /* #define NAME(...) kernel<<<...>>> */
+	size_t nlaunch_macros;
+	const char *text; /* the raw text: invocations are shown as written */
+	OT_VEC(ot_ix_minvoke) invokes;
 	const uint32_t *line_off;
 	uint32_t nlines;
 };
@@ -491,6 +502,28 @@ static const char *const not_calls[] = {
 	"typeid", "noexcept", "throw", "case", "do", "else", "defined", "static_assert",
 	"alignas", "operator", "__attribute__", "template", "typename", "auto", "void"};
 
+static size_t not_call_lens[OT_ARRAY_LEN(not_calls)];
+static pthread_once_t not_call_once = PTHREAD_ONCE_INIT;
+
+static void init_not_call_lens(void)
+{
+	for (size_t i = 0; i < OT_ARRAY_LEN(not_calls); i++)
+		not_call_lens[i] = strlen(not_calls[i]);
+}
+
+/* Keywords and casts that look like calls. Lengths are compared first: this
+ * runs for every identifier followed by '(' in every function body. */
+static bool is_not_call(const char *s, size_t n)
+{
+	if (n < 2 || n > 16)
+		return false;
+	pthread_once(&not_call_once, init_not_call_lens);
+	for (size_t i = 0; i < OT_ARRAY_LEN(not_calls); i++)
+		if (not_call_lens[i] == n && s[0] == not_calls[i][0] && !memcmp(s, not_calls[i], n))
+			return true;
+	return false;
+}
+
 static bool skip_space(const char *code, size_t len, size_t *i)
 {
 	while (*i < len && (code[*i] == ' ' || code[*i] == '\t' || code[*i] == '\n' ||
@@ -532,11 +565,26 @@ static bool call_follows(const char *code, size_t len, size_t end, uint8_t *kind
 		if (j >= limit)
 			return false;
 		j++;
-		if (!skip_space(code, len, &j) || code[j] != '(')
+		if (!skip_space(code, len, &j))
+			return false;
+		if (j + 2 < len && code[j] == '<' && code[j + 1] == '<' && code[j + 2] == '<') {
+			*kind = OT_CALL_LAUNCH; /* kernel<float><<<grid, block>>>(...) */
+			return true;
+		}
+		if (code[j] != '(')
 			return false;
 		*kind = OT_CALL_PLAIN;
 		return true;
 	}
+}
+
+static const struct launch_macro *find_launch_macro(const struct walker *w, const char *s,
+						    size_t n)
+{
+	for (size_t i = 0; i < w->nlaunch_macros; i++)
+		if (strlen(w->launch_macros[i].name) == n && !memcmp(w->launch_macros[i].name, s, n))
+			return &w->launch_macros[i];
+	return NULL;
 }
 
 static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind)
@@ -545,11 +593,19 @@ static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind
 	size_t qs = start, p = start;
 	ot_ix_call call = {0};
 
-	for (size_t i = 0; i < OT_ARRAY_LEN(not_calls); i++)
-		if (word_eq(c + start, end - start, not_calls[i]))
-			return;
-	if (kind != OT_CALL_LAUNCH && is_macro_name(c + start, end - start))
+	if (is_not_call(c + start, end - start))
 		return;
+	if (kind != OT_CALL_LAUNCH && is_macro_name(c + start, end - start)) {
+		const struct launch_macro *m = find_launch_macro(w, c + start, end - start);
+		if (m) {
+			call.name = ot_arena_strdup(w->arena, m->kernel);
+			call.qual = ot_arena_strdup(w->arena, m->name);
+			call.line = line_of(w, start);
+			call.kind = OT_CALL_MACRO_LAUNCH;
+			ot_vec_push(&w->calls, call);
+		}
+		return;
+	}
 	/* look back for "x::" chains or a member access */
 	for (;;) {
 		size_t b = p;
@@ -572,7 +628,7 @@ static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind
 		}
 		if (p == start && ((b >= 1 && c[b - 1] == '.') ||
 				   (b >= 2 && c[b - 1] == '>' && c[b - 2] == '-')))
-			kind = kind == OT_CALL_LAUNCH ? kind : OT_CALL_MEMBER;
+			kind = kind == OT_CALL_LAUNCH || kind == OT_CALL_REF ? kind : OT_CALL_MEMBER;
 		break;
 	}
 	call.name = ot_arena_strndup(w->arena, c + start, end - start);
@@ -596,7 +652,8 @@ static void pp_save(const struct walker *w, struct pp_state *s)
 	s->lost = w->lost;
 	s->func = w->func;
 	s->func_depth = w->func_depth;
-	memcpy(s->ns, w->ns, sizeof(s->ns));
+	free(s->ns);
+	s->ns = ot_strdup(w->ns);
 	s->stack = ot_realloc(s->stack, (n ? n : 1) * sizeof(*s->stack));
 	s->keeps_head = ot_realloc(s->keeps_head, (n ? n : 1) * sizeof(*s->keeps_head));
 	s->ns_len = ot_realloc(s->ns_len, (n ? n : 1) * sizeof(*s->ns_len));
@@ -616,7 +673,7 @@ static void pp_restore(struct walker *w, const struct pp_state *s, bool drop_ope
 	w->lost = s->lost;
 	w->func = s->func;
 	w->func_depth = s->func_depth;
-	memcpy(w->ns, s->ns, sizeof(w->ns));
+	snprintf(w->ns, sizeof(w->ns), "%s", s->ns);
 	memcpy(w->stack, s->stack, (size_t)s->depth * sizeof(*w->stack));
 	memcpy(w->keeps_head, s->keeps_head, (size_t)s->depth * sizeof(*w->keeps_head));
 	memcpy(w->ns_len, s->ns_len, (size_t)s->depth * sizeof(*w->ns_len));
@@ -682,6 +739,79 @@ static bool in_ctor_initializer(const char *c, size_t start, size_t at)
 	return false;
 }
 
+/* An argument of a call or macro invocation: [start, end) of the code view. */
+struct arg {
+	size_t start, end;
+};
+
+/* Copy [s, e) of the code view, blanks dropped but for one space between
+ * two words ("at :: Half" -> "at::Half", "unsigned  int" -> "unsigned int"). */
+static const char *copy_collapsed(ot_arena *arena, const char *c, size_t s, size_t e)
+{
+	char *out = ot_arena_alloc(arena, e - s + 1), *o = out;
+	bool blank = false;
+	for (size_t i = s; i < e; i++) {
+		char ch = c[i];
+		if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v') {
+			blank = true;
+			continue;
+		}
+		if (blank && o > out && is_ident(o[-1]) && is_ident(ch))
+			*o++ = ' ';
+		blank = false;
+		*o++ = ch;
+	}
+	*o = '\0';
+	return out;
+}
+
+#define MAX_MACRO_ARGS 64
+
+/* A macro invoked at namespace or class scope, NAME(args...) with the '('
+ * at `open` and the ')' at `close`: kept with every argument, so that the
+ * index can expand the macros that build function names (ot_ix_macro). */
+static void record_invocation(struct walker *w, size_t name_s, size_t name_e, size_t open,
+			      size_t close)
+{
+	const char *c = w->code;
+	struct arg args[MAX_MACRO_ARGS];
+	size_t nargs = 0, start = open + 1;
+	int depth = 0;
+	ot_ix_minvoke inv = {0};
+	const char **vals;
+
+	/* the preprocessor's split: only parentheses nest ("<" is an argument:
+	 * FOREACH_MAXIMUM_MINIMUM_OP(minimum, <)) */
+	for (size_t i = open + 1; i <= close; i++) {
+		char ch = c[i];
+		if (ch == '(')
+			depth++;
+		else if (i < close && ch == ')')
+			depth--;
+		else if (i == close || (ch == ',' && depth == 0)) {
+			if (nargs == MAX_MACRO_ARGS)
+				return; /* more arguments than any macro we expand takes */
+			args[nargs++] = (struct arg){start, i};
+			start = i + 1;
+		}
+	}
+	vals = ot_arena_alloc(w->arena, (nargs ? nargs : 1) * sizeof(*vals));
+	for (size_t k = 0; k < nargs; k++)
+		vals[k] = copy_collapsed(w->arena, c, args[k].start, args[k].end);
+	inv.macro = ot_arena_strndup(w->arena, c + name_s, name_e - name_s);
+	inv.args = vals;
+	inv.nargs = (uint16_t)nargs;
+	/* the raw text, so that the shown invocation is a substring of its line */
+	inv.text = memchr(w->text + name_s, '\n', close + 1 - name_s)
+			   ? inv.macro
+			   : ot_arena_strndup(w->arena, w->text + name_s, close + 1 - name_s);
+	inv.ns = ot_arena_strdup(w->arena, w->ns);
+	inv.file = w->file;
+	inv.line = line_of(w, name_s);
+	inv.in_class = w->depth > 0 && w->stack[w->depth - 1] == SCOPE_CLASS;
+	ot_vec_push(&w->invokes, inv);
+}
+
 /*
  * A macro invoked at namespace scope, NAME(first, args...): when `first` is
  * an identifier it may be what the macro defines. CREATE_*_TORCH_IMPL_FUNC
@@ -715,6 +845,7 @@ static void record_macro_site(struct walker *w, size_t name_s, size_t name_e)
 	}
 	if (end >= w->len || c[end] != ')')
 		return;
+	record_invocation(w, name_s, name_e, i, end);
 	/* the first argument must be a plain identifier */
 	for (fs = i + 1; fs < end && (c[fs] == ' ' || c[fs] == '\t' || c[fs] == '\n'); fs++)
 		;
@@ -760,14 +891,34 @@ static void record_macro_site(struct walker *w, size_t name_s, size_t name_e)
 	ot_vec_push(&w->out->cdefs, d);
 }
 
+/* Bytes the walker acts on: identifiers, numbers, brackets, ';', ':' and the
+ * '#' of preprocessor markers. Everything else is skipped in runs. */
+static bool walk_class[256];
+static pthread_once_t walk_class_once = PTHREAD_ONCE_INIT;
+
+static void init_walk_class(void)
+{
+	for (int ch = 0; ch < 256; ch++)
+		walk_class[ch] = is_ident(ch) || strchr("(){};:#", ch);
+	walk_class[0] = false;
+}
+
 static void walk(struct walker *w)
 {
 	const char *c = w->code;
 	size_t i = 0, head_start = 0;
 	int paren = 0;
 
+	pthread_once(&walk_class_once, init_walk_class);
 	while (i < w->len) {
 		char ch = c[i];
+		if (!walk_class[(unsigned char)ch]) {
+			/* nothing the walker cares about: skip the run */
+			do
+				i++;
+			while (i < w->len && !walk_class[(unsigned char)c[i]]);
+			continue;
+		}
 		if (is_ident_start(ch)) {
 			size_t s = i;
 			uint8_t kind;
@@ -775,6 +926,8 @@ static void walk(struct walker *w)
 				i++;
 			if (w->func >= 0 && call_follows(c, w->len, i, &kind))
 				record_call(w, s, i, kind);
+			else if (w->func >= 0 && i - s > 5 && !memcmp(c + i - 5, "_stub", 5))
+				record_call(w, s, i, OT_CALL_REF); /* a stub handed to a helper */
 			else if (decl_scope(w) && paren == 0 && is_macro_name(c + s, i - s))
 				record_macro_site(w, s, i);
 			continue;
@@ -855,6 +1008,520 @@ static void walk(struct walker *w)
 	}
 }
 
+/* ---- kernel launches written in macros ------------------------------------------ */
+
+/* Index of the last byte before `i` that is neither space nor a line
+ * continuation, or (size_t)-1. */
+static size_t back_over_space(const char *t, size_t i)
+{
+	while (i > 0) {
+		char ch = t[i - 1];
+		if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\\')
+			i--;
+		else
+			return i - 1;
+	}
+	return (size_t)-1;
+}
+
+/* Start of the logical line (continuations joined) holding offset `i`. */
+static size_t logical_line_start(const char *t, size_t i)
+{
+	for (;;) {
+		while (i > 0 && t[i - 1] != '\n')
+			i--;
+		if (i < 2)
+			return i;
+		{
+			size_t k = i - 1; /* the '\n' */
+			if (k > 0 && t[k - 1] == '\r')
+				k--;
+			if (k == 0 || t[k - 1] != '\\')
+				return i;
+			i = k - 1;
+		}
+	}
+}
+
+/* The macros of a file that launch a kernel: "#define NAME(...) ...
+ * kernel<T...><<<grid, block>>>(...)". Read from the raw text, since the code
+ * view blanks directives. */
+static void find_launch_macros(struct walker *w, const char *text, size_t len)
+{
+	const char *q = text, *end = text + len;
+	while ((q = memmem(q, (size_t)(end - q), "<<<", 3))) {
+		size_t at = (size_t)(q - text), ls = logical_line_start(text, at), i = ls, ns, ne;
+		size_t k, ke;
+		struct launch_macro m;
+		q += 3;
+		while (i < at && (text[i] == ' ' || text[i] == '\t'))
+			i++;
+		if (text[i] != '#')
+			continue;
+		i++;
+		while (i < at && (text[i] == ' ' || text[i] == '\t'))
+			i++;
+		if (at - i < 7 || memcmp(text + i, "define", 6) || is_ident(text[i + 6]))
+			continue;
+		i += 6;
+		while (i < at && (text[i] == ' ' || text[i] == '\t'))
+			i++;
+		ns = i;
+		while (i < at && is_ident(text[i]))
+			i++;
+		ne = i;
+		/* the launched name: skip template arguments back to their '<' */
+		k = back_over_space(text, at);
+		if (k != (size_t)-1 && text[k] == '>') {
+			int depth = 0;
+			for (; k > ne; k--) {
+				if (text[k] == '>')
+					depth++;
+				else if (text[k] == '<' && --depth == 0)
+					break;
+			}
+			k = depth == 0 && k > ne ? back_over_space(text, k) : (size_t)-1;
+		}
+		if (k == (size_t)-1 || k < ne || !is_ident(text[k]))
+			continue;
+		ke = k + 1;
+		while (k > ne && is_ident(text[k - 1]))
+			k--;
+		if (ne == ns || ne - ns >= sizeof(m.name) || ke - k >= sizeof(m.kernel) ||
+		    !is_ident_start(text[k]) || find_launch_macro(w, text + ns, ne - ns))
+			continue;
+		snprintf(m.name, sizeof(m.name), "%.*s", (int)(ne - ns), text + ns);
+		snprintf(m.kernel, sizeof(m.kernel), "%.*s", (int)(ke - k), text + k);
+		w->launch_macros = ot_realloc(w->launch_macros,
+					      (w->nlaunch_macros + 1) * sizeof(*w->launch_macros));
+		w->launch_macros[w->nlaunch_macros++] = m;
+	}
+}
+
+/* ---- macros that build function names (token pasting) -------------------------- */
+
+/*
+ * `#define FOREACH_UNARY_OP(OP) ... void foreach_tensor_##OP##_slow_(TensorList
+ * tensors) { ... }`: the function exists only once the macro is invoked, and
+ * its name is in no line of the source. The scanner reads each function-like
+ * #define of the raw text (the code view blanks directives) into tokens and
+ * keeps what its body does at its top level, outside braces and parentheses:
+ * the functions it defines whose names depend on its parameters, its
+ * TORCH_IMPL_FUNC kernels, and the macros it invokes in turn (an X-macro list
+ * invokes its parameter: `_(ne) _(eq)`). The index expands them at every
+ * invocation (index.c).
+ */
+
+struct mtok {
+	size_t s, e;
+	char kind; /* 'i' identifier, 'n' number, 'h' ##, 's' #, 'l' literal, 'p' punctuation */
+};
+
+#define MAX_MACRO_TOKENS 8192
+
+/* End of the logical line (continuations joined) holding offset `i`: the
+ * offset of its final '\n', or `len`. */
+static size_t logical_line_end(const char *t, size_t len, size_t i)
+{
+	for (;;) {
+		const char *nl = memchr(t + i, '\n', len - i);
+		size_t k;
+		if (!nl)
+			return len;
+		k = (size_t)(nl - t);
+		if (k > i && t[k - 1] == '\r')
+			k--;
+		if (k == i || t[k - 1] != '\\')
+			return (size_t)(nl - t);
+		i = (size_t)(nl - t) + 1;
+	}
+}
+
+/* Tokens of the raw text [i, end): blanks, continuations and comments are
+ * skipped; a // comment runs to the end of the directive. */
+static size_t macro_tokens(struct mtok *toks, size_t max, const char *t, size_t i, size_t end)
+{
+	size_t n = 0;
+	while (i < end && n < max) {
+		char ch = t[i];
+		size_t s = i;
+		if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\f' || ch == '\v' ||
+		    ch == '\\') {
+			i++;
+			continue;
+		}
+		if (ch == '/' && i + 1 < end && t[i + 1] == '/')
+			break;
+		if (ch == '/' && i + 1 < end && t[i + 1] == '*') {
+			const char *ce = memmem(t + i + 2, end - i - 2, "*/", 2);
+			i = ce ? (size_t)(ce - t) + 2 : end;
+			continue;
+		}
+		if (ch == '"' || ch == '\'') {
+			for (i++; i < end && t[i] != ch; i++)
+				if (t[i] == '\\')
+					i++;
+			i = i < end ? i + 1 : end;
+			toks[n++] = (struct mtok){s, i, 'l'};
+		} else if (is_ident_start(ch)) {
+			while (i < end && is_ident(t[i]))
+				i++;
+			toks[n++] = (struct mtok){s, i, 'i'};
+		} else if (ch >= '0' && ch <= '9') {
+			while (i < end && (is_ident(t[i]) || t[i] == '.'))
+				i++;
+			toks[n++] = (struct mtok){s, i, 'n'};
+		} else if (ch == '#') {
+			bool paste = i + 1 < end && t[i + 1] == '#';
+			i += paste ? 2 : 1;
+			toks[n++] = (struct mtok){s, i, paste ? 'h' : 's'};
+		} else {
+			/* "::" and "->" stay one token: a name after them is qualified */
+			i += i + 1 < end && ((ch == ':' && t[i + 1] == ':') || (ch == '-' && t[i + 1] == '>'))
+				     ? 2
+				     : 1;
+			toks[n++] = (struct mtok){s, i, 'p'};
+		}
+	}
+	return n;
+}
+
+struct mdef {
+	const char *t;             /* the raw text */
+	const struct mtok *toks;   /* the body's tokens */
+	size_t n;
+	const struct mtok *params; /* the parameter names */
+	size_t nparams;
+	bool variadic;
+};
+
+static bool mtok_is(const struct mdef *m, size_t k, const char *s)
+{
+	return k < m->n && word_eq(m->t + m->toks[k].s, m->toks[k].e - m->toks[k].s, s);
+}
+
+static bool mtok_punct(const struct mdef *m, size_t k, char c)
+{
+	return k < m->n && m->toks[k].kind == 'p' && m->toks[k].e - m->toks[k].s == 1 &&
+	       m->t[m->toks[k].s] == c;
+}
+
+/* The parameter a token names, or -1. */
+static int mtok_param(const struct mdef *m, size_t k)
+{
+	const struct mtok *tk = &m->toks[k];
+	if (tk->kind != 'i')
+		return -1;
+	if (m->variadic && word_eq(m->t + tk->s, tk->e - tk->s, "__VA_ARGS__"))
+		return (int)m->nparams;
+	for (size_t p = 0; p < m->nparams; p++)
+		if (tk->e - tk->s == m->params[p].e - m->params[p].s &&
+		    !memcmp(m->t + tk->s, m->t + m->params[p].s, tk->e - tk->s))
+			return (int)p;
+	return -1;
+}
+
+/* Index of the token closing the group opened at `open`, or m->n. */
+static size_t mtok_close(const struct mdef *m, size_t open)
+{
+	int depth = 0;
+	for (size_t k = open; k < m->n; k++) {
+		if (mtok_punct(m, k, '(') || mtok_punct(m, k, '[') || mtok_punct(m, k, '{'))
+			depth++;
+		else if ((mtok_punct(m, k, ')') || mtok_punct(m, k, ']') || mtok_punct(m, k, '}')) &&
+			 --depth == 0)
+			return k;
+	}
+	return m->n;
+}
+
+/* The template of tokens [from, to): parameters left open, `##` joining its
+ * neighbours, one blank between two words as in copy_collapsed. Sets *uses
+ * when a parameter occurs. */
+static ot_ix_template mtok_template(ot_arena *arena, const struct mdef *m, size_t from, size_t to,
+				    bool *uses)
+{
+	ot_ix_template tp = {0};
+	ot_ix_part *parts = ot_arena_alloc(arena, (to - from + 1) * sizeof(*parts));
+	ot_buf lit = OT_BUF_INIT;
+	bool prev_word = false, joined = false;
+
+	for (size_t k = from; k < to; k++) {
+		const struct mtok *tk = &m->toks[k];
+		int p;
+		bool word = tk->kind == 'i' || tk->kind == 'n';
+		if (tk->kind == 'h') {
+			joined = true;
+			continue;
+		}
+		if (word && prev_word && !joined)
+			ot_buf_putc(&lit, ' ');
+		joined = false;
+		prev_word = word;
+		if ((p = mtok_param(m, k)) >= 0) {
+			if (lit.size)
+				parts[tp.nparts++] = (ot_ix_part){ot_arena_strndup(arena, lit.ptr, lit.size), 0};
+			ot_buf_clear(&lit);
+			parts[tp.nparts++] = (ot_ix_part){NULL, (uint16_t)p};
+			if (uses)
+				*uses = true;
+			continue;
+		}
+		ot_buf_put(&lit, m->t + tk->s, tk->e - tk->s);
+	}
+	if (lit.size)
+		parts[tp.nparts++] = (ot_ix_part){ot_arena_strndup(arena, lit.ptr, lit.size), 0};
+	ot_buf_free(&lit);
+	tp.parts = parts;
+	return tp;
+}
+
+/* A function's parameter list as written, tokens [open, close], one blank
+ * where the source has any ("(const Tensor& self)"). */
+static const char *mtok_text(ot_arena *arena, const struct mdef *m, size_t open, size_t close)
+{
+	ot_buf b = OT_BUF_INIT;
+	const char *s;
+	for (size_t k = open; k <= close && k < m->n; k++) {
+		const struct mtok *tk = &m->toks[k];
+		if (k > open && tk->s > m->toks[k - 1].e)
+			ot_buf_putc(&b, ' ');
+		ot_buf_put(&b, m->t + tk->s, tk->e - tk->s);
+	}
+	s = ot_arena_strndup(arena, b.ptr ? b.ptr : "", b.size);
+	ot_buf_free(&b);
+	return s;
+}
+
+/* Does a function body follow the parameter list closed at `close`? Only
+ * qualifiers (const, noexcept, override, macros...) may come before the '{';
+ * a ';' makes it a declaration. */
+static bool mtok_body_follows(const struct mdef *m, size_t close)
+{
+	for (size_t k = close + 1; k < m->n; k++) {
+		const struct mtok *tk = &m->toks[k];
+		if (mtok_punct(m, k, '{'))
+			return true;
+		if (tk->kind == 'i' || mtok_punct(m, k, '&'))
+			continue;
+		if (mtok_punct(m, k, '(')) { /* noexcept(...), C10_LAUNCH_BOUNDS(...) */
+			k = mtok_close(m, k);
+			continue;
+		}
+		return false;
+	}
+	return false;
+}
+
+/* Words that end a statement or an expression before a name: a name after
+ * them is called, not defined. */
+static bool mtok_is_expr_word(const struct mdef *m, size_t k)
+{
+	static const char *const words[] = {"return", "else", "new", "case", "throw", "do",
+					    "co_return", "co_yield", "goto", "delete"};
+	for (size_t i = 0; i < OT_ARRAY_LEN(words); i++)
+		if (mtok_is(m, k, words[i]))
+			return true;
+	return false;
+}
+
+typedef OT_VEC(ot_ix_mitem) mitem_vec;
+
+/* The items of a macro body (ot_ix_mitem), walked at its top level. */
+static void macro_items(mitem_vec *items, ot_arena *arena, const struct mdef *m)
+{
+	int depth = 0;
+	for (size_t k = 0; k < m->n; k++) {
+		const struct mtok *tk = &m->toks[k];
+		size_t g, open;
+		bool uses = false, pasted = false;
+		if (mtok_punct(m, k, '(') || mtok_punct(m, k, '[') || mtok_punct(m, k, '{')) {
+			depth++;
+			continue;
+		}
+		if (mtok_punct(m, k, ')') || mtok_punct(m, k, ']') || mtok_punct(m, k, '}')) {
+			if (depth > 0)
+				depth--;
+			continue;
+		}
+		if (depth > 0 || tk->kind != 'i')
+			continue;
+		/* the name: a token, or tokens joined by ## */
+		for (g = k + 1; g + 1 < m->n && m->toks[g].kind == 'h' &&
+				(m->toks[g + 1].kind == 'i' || m->toks[g + 1].kind == 'n');
+		     g += 2)
+			pasted = true;
+		open = g;
+		if (!mtok_punct(m, open, '(')) {
+			k = g - 1;
+			continue;
+		}
+		if (!pasted && mtok_is(m, k, "TORCH_IMPL_FUNC")) {
+			/* TORCH_IMPL_FUNC(name##_out)(params) { ... } */
+			size_t close = mtok_close(m, open), pclose = m->n;
+			ot_ix_mitem it = {0};
+			if (close < m->n && mtok_punct(m, close + 1, '('))
+				pclose = mtok_close(m, close + 1);
+			if (pclose >= m->n)
+				break;
+			it.kind = OT_MITEM_IMPL;
+			it.name = mtok_template(arena, m, open + 1, close, &uses);
+			it.params = mtok_text(arena, m, close + 1, pclose);
+			if (uses && mtok_body_follows(m, pclose))
+				ot_vec_push(items, it);
+			k = pclose;
+			continue;
+		}
+		{
+			ot_ix_template name = mtok_template(arena, m, k, g, &uses);
+			const struct mtok *prev = k > 0 ? &m->toks[k - 1] : NULL;
+			size_t close = mtok_close(m, open);
+			ot_ix_mitem it = {0};
+			if (close >= m->n)
+				break;
+			if (uses && prev &&
+			    ((prev->kind == 'i' && !mtok_is_expr_word(m, k - 1)) ||
+			     mtok_punct(m, k - 1, '>') || mtok_punct(m, k - 1, '*') ||
+			     mtok_punct(m, k - 1, '&')) &&
+			    mtok_body_follows(m, close)) {
+				/* Ret name##X(params) { ... } */
+				it.kind = OT_MITEM_FUNC;
+				it.name = name;
+				it.params = mtok_text(arena, m, open, close);
+				ot_vec_push(items, it);
+			} else if (!pasted && (!prev || mtok_punct(m, k - 1, ';') ||
+					       mtok_punct(m, k - 1, '}') || mtok_punct(m, k - 1, ')')) &&
+				   (mtok_param(m, k) >= 0 ||
+				    is_macro_name(m->t + tk->s, tk->e - tk->s))) {
+				/* OTHER_MACRO(args) or PARAM(args): an invocation in turn */
+				ot_ix_template *args =
+					ot_arena_alloc(arena, MAX_MACRO_ARGS * sizeof(*args));
+				size_t a = open + 1, nargs = 0;
+				bool any = mtok_param(m, k) >= 0;
+				int d = 0;
+				for (size_t j = open + 1; j <= close && nargs < MAX_MACRO_ARGS; j++) {
+					if (mtok_punct(m, j, '('))
+						d++;
+					else if (j < close && mtok_punct(m, j, ')'))
+						d--;
+					else if (j == close || (d == 0 && mtok_punct(m, j, ','))) {
+						args[nargs++] = mtok_template(arena, m, a, j, &any);
+						a = j + 1;
+					}
+				}
+				if (any) {
+					it.kind = OT_MITEM_INVOKE;
+					it.name = name;
+					it.args = args;
+					it.nargs = (uint16_t)nargs;
+					ot_vec_push(items, it);
+				}
+			}
+			/* the parameter list or the arguments are not the top level */
+			k = close;
+		}
+	}
+}
+
+/* Is offset `at` of the raw text inside a block comment? The nearest
+ * comment delimiter before it decides, looked for in the preceding 8 KB
+ * (a commented-out #define sits close to the comment's start). */
+static bool in_block_comment(const char *t, size_t at)
+{
+	size_t stop = at > 8192 ? at - 8192 : 0;
+	for (size_t i = at; i >= stop + 2; i--)
+		if (t[i - 2] == '*' && t[i - 1] == '/')
+			return false;
+		else if (t[i - 2] == '/' && t[i - 1] == '*')
+			return true;
+	return false;
+}
+
+/* Offset of the name of a `#define` whose '#' is at `at`, when the directive
+ * begins its line; else 0. Sets *line_start. */
+static size_t define_name(const char *text, size_t len, size_t at, size_t *line_start)
+{
+	size_t i = at, ns;
+	while (i > 0 && (text[i - 1] == ' ' || text[i - 1] == '\t'))
+		i--;
+	if (i > 0 && text[i - 1] != '\n')
+		return 0;
+	for (ns = at + 1; ns < len && (text[ns] == ' ' || text[ns] == '\t'); ns++)
+		;
+	if (len - ns < 7 || memcmp(text + ns, "define", 6) || is_ident(text[ns + 6]))
+		return 0;
+	for (ns += 6; ns < len && (text[ns] == ' ' || text[ns] == '\t'); ns++)
+		;
+	*line_start = i;
+	return ns;
+}
+
+/* Every function-like #define of the raw text whose body has items. */
+static void find_pasting_macros(struct walker *w, const char *text, size_t len)
+{
+	struct mtok *toks = NULL;
+	OT_VEC(ot_ix_macro) found = {0};
+	mitem_vec items = {0};
+
+	/* '#' is rare outside directives, and memchr is fast */
+	for (const char *q = text, *end = text + len; (q = memchr(q, '#', (size_t)(end - q)));) {
+		size_t at = (size_t)(q - text), ls = 0, ns, ne, le, n, k;
+		struct mtok params[MAX_MACRO_ARGS];
+		struct mdef m = {0};
+		ot_ix_macro mac = {0};
+		q++;
+		if (!(ns = define_name(text, len, at, &ls)))
+			continue;
+		for (ne = ns; ne < len && is_ident(text[ne]); ne++)
+			;
+		if (ne == ns || ne >= len || text[ne] != '(')
+			continue; /* object-like */
+		le = logical_line_end(text, len, ne);
+		q = text + le;
+		if (!toks)
+			toks = ot_malloc(MAX_MACRO_TOKENS * sizeof(*toks));
+		n = macro_tokens(toks, MAX_MACRO_TOKENS, text, ne, le);
+		/* the parameter list: names, "...", "name..." */
+		for (k = 1; k < n && !(toks[k].kind == 'p' && text[toks[k].s] == ')'); k++) {
+			if (toks[k].kind == 'i' && m.nparams < MAX_MACRO_ARGS)
+				params[m.nparams++] = toks[k];
+			else if (toks[k].kind == 'p' && text[toks[k].s] == '.')
+				m.variadic = true;
+		}
+		if (k >= n || m.nparams >= MAX_MACRO_ARGS)
+			continue;
+		m.t = text;
+		m.params = params;
+		m.toks = toks + k + 1;
+		m.n = n - k - 1;
+		items.len = 0;
+		macro_items(&items, w->arena, &m);
+		if (!items.len || in_block_comment(text, ls))
+			continue;
+		{
+			ot_ix_mitem *copy = ot_arena_alloc(w->arena, items.len * sizeof(*copy));
+			memcpy(copy, items.items, items.len * sizeof(*copy));
+			mac.items = copy;
+			mac.nitems = (uint32_t)items.len;
+		}
+		mac.name = ot_arena_strndup(w->arena, text + ns, ne - ns);
+		mac.nparams = (uint16_t)m.nparams;
+		mac.variadic = m.variadic;
+		mac.file = w->file;
+		mac.line = line_of(w, ls);
+		ot_vec_push(&found, mac);
+	}
+	if (found.len) {
+		ot_ix_macro *copy = ot_arena_alloc(w->arena, found.len * sizeof(*copy));
+		memcpy(copy, found.items, found.len * sizeof(*copy));
+		w->out->macros = copy;
+		w->out->nmacros = found.len;
+	}
+	ot_vec_free(&found);
+	ot_vec_free(&items);
+	free(toks);
+}
+
 /* ---- DispatchStub sites (pcre2) -------------------------------------------------- */
 
 static pcre2_code *stub_re;
@@ -871,10 +1538,6 @@ static void compile_stub_re(void)
 }
 
 /* Split the argument list starting after '(' at `i` into top-level args. */
-struct arg {
-	size_t start, end;
-};
-
 static size_t split_args(struct arg *args, size_t max, const char *c, size_t len, size_t i)
 {
 	int depth = 0;
@@ -993,11 +1656,12 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 	struct tok *toks = ot_malloc(MAX_HEAD_TOKENS * sizeof(struct tok));
 	size_t first = out->cdefs.len;
 
-	(void)text;
 	ot_vec_push(&lines, 0);
-	for (size_t i = 0; i < len; i++)
-		if (code[i] == '\n' && i + 1 < len)
-			ot_vec_push(&lines, (uint32_t)(i + 1));
+	for (const char *p = code, *end = code + len; (p = memchr(p, '\n', (size_t)(end - p)));) {
+		p++;
+		if (p < end)
+			ot_vec_push(&lines, (uint32_t)(p - code));
+	}
 	w.out = out;
 	w.arena = arena;
 	w.code = code;
@@ -1008,6 +1672,9 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 	w.pp = ot_calloc(PP_MAX, sizeof(*w.pp));
 	w.line_off = lines.items;
 	w.nlines = (uint32_t)lines.len;
+	w.text = text;
+	find_launch_macros(&w, text, len);
+	find_pasting_macros(&w, text, len);
 	walk(&w);
 	/* a body left open (by the end of the file, or in an #if branch whose
 	 * #endif never came) ends at the end of the file */
@@ -1021,9 +1688,18 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 			free(s[j]->stack);
 			free(s[j]->keeps_head);
 			free(s[j]->ns_len);
+			free(s[j]->ns);
 		}
 	}
 	free(w.pp);
+	free(w.launch_macros);
+	if (w.invokes.len) {
+		ot_ix_minvoke *inv = ot_arena_alloc(arena, w.invokes.len * sizeof(*inv));
+		memcpy(inv, w.invokes.items, w.invokes.len * sizeof(*inv));
+		out->invokes = inv;
+		out->ninvokes = w.invokes.len;
+	}
+	ot_vec_free(&w.invokes);
 	ot_vec_free(&w.calls);
 	ot_vec_free(&lines);
 	free(toks);

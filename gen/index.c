@@ -19,39 +19,81 @@ struct ot_index {
 	int narenas;
 	ot_arena *arena;         /* merge-time data */
 	ot_map *cdefs, *stubs, *pydefs, *decomps, *docs;
+	ot_map *macros; /* name -> first ot_ix_macro */
 	const char **pynames;
 	size_t npynames;
+	ot_map *call_names; /* every name called in a C++ body (value unused) */
 	ot_index_stats stats;
 };
 
 /* ---- which files matter ---------------------------------------------------- */
 
+/* What a trace can reach, and nothing more: reading is the main cost of a run. */
 static const char *const python_dirs[] = {"torch/nn/", "torch/_decomp/", "torch/_refs/",
 					  "torch/linalg/", "torch/fft/", "torch/special/",
 					  "torch/nested/", "torch/sparse/"};
+/* the top-level modules that define or bridge ops (the other top-level modules
+ * is tooling: overrides, meta registrations, serialisation...) */
+static const char *const python_files[] = {"torch/__init__.py", "torch/_VF.py",
+					   "torch/_tensor.py", "torch/_torch_docs.py",
+					   "torch/_tensor_docs.py", "torch/functional.py"};
+/* the kernel folders of ATen: native/ and the GPU libraries' wrappers
+ * (core/, cpu/vec/, functorch/, templates/ hold no op kernels; vulkan/'s
+ * Context.cpp holds at::native::is_vulkan_available) */
+static const char *const aten_dirs[] = {"aten/src/ATen/native/", "aten/src/ATen/cuda/",
+					"aten/src/ATen/cudnn/", "aten/src/ATen/miopen/",
+					"aten/src/ATen/mps/", "aten/src/ATen/mkl/",
+					"aten/src/ATen/vulkan/"};
+
+/* The X-macro lists of scalar types (AT_FORALL_SCALAR_TYPES_AND3(..., _)) that
+ * ATen invokes its own macros with: _cast_Byte ... exist only through them. */
+#define SCALAR_TYPE_LISTS "c10/core/ScalarType.h"
+
+/* Kept as text, not scanned: steps point into them (the registries, and the
+ * autograd code generator whose rules decide the backward of ops that have
+ * no derivatives.yaml entry). */
+static const char *const text_files[] = {OT_REGISTRY_NATIVE_PATH, OT_REGISTRY_DERIV_PATH,
+					 OT_INDEX_AUTOGRAD_CODEGEN_PATH,
+					 OT_INDEX_FOREACH_CODEGEN_PATH};
+
+static bool text_only(const char *path)
+{
+	for (size_t i = 0; i < OT_ARRAY_LEN(text_files); i++)
+		if (!strcmp(path, text_files[i]))
+			return true;
+	return false;
+}
 
 static bool keep_file(const char *path, void *payload)
 {
 	ot_lang lang = ot_lex_lang(path);
 	(void)payload;
-	/* the registries are kept as text: steps point into them */
-	if (!strcmp(path, OT_REGISTRY_NATIVE_PATH) || !strcmp(path, OT_REGISTRY_DERIV_PATH))
+	if (text_only(path) || !strcmp(path, SCALAR_TYPE_LISTS))
 		return true;
-	if (ot_starts_with(path, "aten/src/ATen/"))
-		return lang == OT_LANG_C && !strstr(path, "/test/");
+	if (ot_starts_with(path, "aten/src/ATen/")) {
+		if (lang != OT_LANG_C || strstr(path, "/test/"))
+			return false;
+		for (size_t i = 0; i < OT_ARRAY_LEN(aten_dirs); i++)
+			if (ot_starts_with(path, aten_dirs[i]))
+				return true;
+		return false;
+	}
 	if (ot_starts_with(path, "torch/csrc/autograd/"))
 		return lang == OT_LANG_C;
 	if (lang != OT_LANG_PYTHON || !ot_ends_with(path, ".py"))
 		return false;
-	if (ot_starts_with(path, "torch/") && !strchr(path + 6, '/'))
-		return true; /* a top-level torch module */
+	for (size_t i = 0; i < OT_ARRAY_LEN(python_files); i++)
+		if (!strcmp(path, python_files[i]))
+			return true;
 	for (size_t i = 0; i < OT_ARRAY_LEN(python_dirs); i++)
 		if (ot_starts_with(path, python_dirs[i]))
 			return true;
 	return false;
 }
 
-static const char *const prefixes[] = {"aten/src/ATen/", "torch/", OT_REGISTRY_DERIV_PATH, NULL};
+static const char *const prefixes[] = {"aten/src/ATen/", "torch/", OT_REGISTRY_DERIV_PATH,
+				       OT_INDEX_AUTOGRAD_CODEGEN_PATH,
+				       OT_INDEX_FOREACH_CODEGEN_PATH, SCALAR_TYPE_LISTS, NULL};
 
 /* ---- parallel read + scan ----------------------------------------------------- */
 
@@ -100,31 +142,38 @@ static void index_one(struct worker *w, ot_source_reader *reader, size_t i, ot_b
 	t1 = now();
 	w->read_s += t1 - t0;
 	w->bytes += data->size;
-	text = ot_arena_strndup(w->arena, data->ptr, data->size);
+	/* keep the buffer the blob was read into: no copy of ~40 MB of text */
+	f->len = data->size;
+	text = ot_buf_detach(data);
 	f->path = sf->path;
 	f->text = text;
-	f->len = data->size;
-	f->lang = ot_lex_lang(sf->path);
+	/* the code generators are Python, but their definitions are not torch's */
+	f->lang = !strcmp(sf->path, OT_INDEX_AUTOGRAD_CODEGEN_PATH) ||
+			  !strcmp(sf->path, OT_INDEX_FOREACH_CODEGEN_PATH)
+		  ? OT_LANG_OTHER
+		  : ot_lex_lang(sf->path);
 	ot_vec_push(&lines, 0);
-	for (size_t k = 0; k < data->size; k++)
-		if (text[k] == '\n' && k + 1 < data->size)
-			ot_vec_push(&lines, (uint32_t)(k + 1));
+	for (const char *p = text, *end = text + f->len; (p = memchr(p, '\n', (size_t)(end - p)));) {
+		p++;
+		if (p < end)
+			ot_vec_push(&lines, (uint32_t)(p - text));
+	}
 	{
 		uint32_t *lo = ot_arena_alloc(w->arena, lines.len * sizeof(uint32_t));
 		memcpy(lo, lines.items, lines.len * sizeof(uint32_t));
 		f->line_off = lo;
-		f->nlines = data->size ? (uint32_t)lines.len : 0;
+		f->nlines = f->len ? (uint32_t)lines.len : 0;
 	}
 	ot_vec_free(&lines);
 
 	ot_buf_clear(code);
-	ot_buf_grow_by(code, data->size);
-	ot_lex_code_view(code->ptr, text, data->size, f->lang);
-	code->ptr[data->size] = '\0';
+	ot_buf_grow_by(code, f->len);
+	ot_lex_code_view(code->ptr, text, f->len, f->lang);
+	code->ptr[f->len] = '\0';
 	if (f->lang == OT_LANG_C)
-		ot_scan_c(&ix->results[i], w->arena, code->ptr, text, data->size, (uint32_t)i);
+		ot_scan_c(&ix->results[i], w->arena, code->ptr, text, f->len, (uint32_t)i);
 	else if (f->lang == OT_LANG_PYTHON)
-		ot_scan_python(&ix->results[i], w->arena, code->ptr, text, data->size,
+		ot_scan_python(&ix->results[i], w->arena, code->ptr, text, f->len,
 			       (uint32_t)i, sf->path);
 	w->scan_s += now() - t1;
 }
@@ -176,6 +225,267 @@ static const char *base_op(ot_arena *arena, const char *op)
 	return dot ? ot_arena_strndup(arena, op, (size_t)(dot - op)) : op;
 }
 
+/* ---- definitions generated by macro invocations ------------------------------------- */
+
+static bool is_ident_char(char c)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* Macros that invoke macros that invoke...: PyTorch nests two levels
+ * (OP -> OP_CUSTOM_FUNCTOR, AT_FORALL_OPERATORS -> DEFINE_COMPARATOR). */
+#define MAX_EXPANSION_DEPTH 4
+
+struct expand {
+	ot_index *ix;
+	ot_map *tails;             /* the cdef lists' ends (merge) */
+	const ot_ix_minvoke *site; /* the invocation written in the source */
+	const ot_ix_macro *macro;  /* its macro */
+	const ot_ix_call *calls;   /* the site's identifier arguments */
+	uint32_t ncalls;
+	bool have_calls;
+	ot_buf tmp;
+};
+
+/* The identifiers among a site's arguments, as calls on its line: what the
+ * macro is handed (a stub, a helper, a functor) is what the generated
+ * function calls, as for a macro site (cscan.c record_macro_site). */
+static void site_calls(struct expand *e)
+{
+	OT_VEC(ot_ix_call) v = {0};
+	const ot_ix_minvoke *s = e->site;
+	e->have_calls = true;
+	for (uint16_t a = 0; a < s->nargs; a++) {
+		const char *p = s->args[a];
+		while (*p) {
+			const char *b = p;
+			ot_ix_call call = {0};
+			if (!is_ident_char(*p) || (*p >= '0' && *p <= '9')) {
+				/* skip a number or punctuation whole */
+				while (*p && (*p >= '0' && *p <= '9' ? is_ident_char(*p) : !is_ident_char(*p)))
+					p++;
+				continue;
+			}
+			while (is_ident_char(*p))
+				p++;
+			call.name = ot_arena_strndup(e->ix->arena, b, (size_t)(p - b));
+			call.qual = "";
+			call.line = s->line;
+			ot_vec_push(&v, call);
+			if (!ot_map_get(e->ix->call_names, call.name))
+				ot_map_put(e->ix->call_names, call.name, (void *)1);
+		}
+	}
+	if (v.len) {
+		ot_ix_call *calls = ot_arena_alloc(e->ix->arena, v.len * sizeof(*calls));
+		memcpy(calls, v.items, v.len * sizeof(*calls));
+		e->calls = calls;
+		e->ncalls = (uint32_t)v.len;
+	}
+	ot_vec_free(&v);
+}
+
+/* Is the header `hpath` included by the file `f`? Its path is written from
+ * "ATen/..." (<ATen/native/cuda/ForeachFunctors.cuh>), or relative to the
+ * including file's folder ("ForeachFunctors.cuh"). */
+static bool includes(const ot_ix_file *f, const char *hpath)
+{
+	const char *rel = ot_starts_with(hpath, "aten/src/") ? hpath + 9 : hpath;
+	const char *slash = strrchr(f->path, '/');
+	size_t dir = slash ? (size_t)(slash - f->path) + 1 : 0;
+	char quoted[512];
+	if (memmem(f->text, f->len, rel, strlen(rel)))
+		return true;
+	if (strncmp(hpath, f->path, dir) || strchr(hpath + dir, '/'))
+		return false;
+	snprintf(quoted, sizeof(quoted), "\"%s\"", hpath + dir);
+	return memmem(f->text, f->len, quoted, strlen(quoted)) != NULL;
+}
+
+/* The definition of macro `name` an invocation at (file, line) expands: the
+ * last one before that line in the same file, else the first one in a
+ * header the file includes. NULL when none is known. */
+static const ot_ix_macro *resolve_macro(const ot_index *ix, const char *name, uint32_t file,
+					uint32_t line)
+{
+	const ot_ix_macro *same = NULL;
+	for (const ot_ix_macro *m = ot_map_get(ix->macros, name); m; m = m->next)
+		if (m->file == file && m->line < line)
+			same = m;
+	if (same)
+		return same;
+	for (const ot_ix_macro *m = ot_map_get(ix->macros, name); m; m = m->next)
+		if (m->file != file && includes(&ix->files[file], ix->files[m->file].path))
+			return m;
+	return NULL;
+}
+
+/* The text of a template with the macro's arguments in place (in the arena). */
+static const char *instantiate(struct expand *e, const ot_ix_template *tp, const ot_ix_macro *m,
+			       const char *const *args, size_t nargs)
+{
+	ot_buf_clear(&e->tmp);
+	for (uint16_t i = 0; i < tp->nparts; i++) {
+		const ot_ix_part *p = &tp->parts[i];
+		if (p->text)
+			ot_buf_puts(&e->tmp, p->text);
+		else if (p->param < m->nparams)
+			ot_buf_puts(&e->tmp, p->param < nargs ? args[p->param] : "");
+		else
+			for (size_t a = m->nparams; a < nargs; a++)
+				ot_buf_printf(&e->tmp, "%s%s", a > m->nparams ? ", " : "", args[a]);
+	}
+	return ot_arena_strndup(e->ix->arena, e->tmp.ptr ? e->tmp.ptr : "", e->tmp.size);
+}
+
+static bool is_identifier(const char *s)
+{
+	if (!is_ident_char(*s) || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!is_ident_char(*s))
+			return false;
+	return true;
+}
+
+/* Does the invocation's argument count fit the macro? FOO() passes one
+ * empty argument. */
+static bool args_fit(const ot_ix_macro *m, const char *const *args, size_t nargs)
+{
+	if (m->nparams == 0)
+		return nargs == 0 || (nargs == 1 && !*args[0]);
+	return m->variadic ? nargs >= m->nparams : nargs == m->nparams;
+}
+
+static void add_generated(struct expand *e, const ot_ix_macro *paster, const ot_ix_mitem *it,
+			  const char *name, const char *inner)
+{
+	const ot_ix_minvoke *site = e->site;
+	ot_ix_cdef *d;
+	ot_ix_gen *g;
+	/* once per name and invocation (overloads share both), and not again
+	 * when the macro site itself was recorded as that definition
+	 * (CREATE_UNARY_TORCH_IMPL_FUNC(name, stub) is a TORCH_IMPL_FUNC) */
+	for (const ot_ix_cdef *o = ot_map_get(e->ix->cdefs, name); o; o = o->next)
+		if (o->file == site->file && o->line == site->line &&
+		    o->kind == (it->kind == OT_MITEM_IMPL ? OT_CDEF_IMPL : OT_CDEF_FUNC))
+			return;
+	g = ot_arena_alloc(e->ix->arena, sizeof(*g));
+	*g = (ot_ix_gen){site, e->macro, paster, inner, it->params};
+	d = ot_arena_alloc(e->ix->arena, sizeof(*d));
+	memset(d, 0, sizeof(*d));
+	d->name = name;
+	d->qual = "";
+	d->macro = site->macro;
+	d->ns = site->ns;
+	d->file = site->file;
+	d->line = d->end_line = site->line;
+	d->kind = it->kind == OT_MITEM_IMPL ? OT_CDEF_IMPL : OT_CDEF_FUNC;
+	d->in_class = site->in_class;
+	d->gen = g;
+	if (!e->have_calls)
+		site_calls(e);
+	d->calls = e->calls;
+	d->ncalls = e->ncalls;
+	LINK(e->ix->cdefs, e->tails, name, d, ot_ix_cdef);
+	e->ix->stats.generated++;
+}
+
+static void expand(struct expand *e, const ot_ix_macro *m, const char *const *args, size_t nargs,
+		   const char *inner, int depth)
+{
+	if (!args_fit(m, args, nargs))
+		return;
+	for (uint32_t i = 0; i < m->nitems; i++) {
+		const ot_ix_mitem *it = &m->items[i];
+		const char *name = instantiate(e, &it->name, m, args, nargs);
+		const ot_ix_macro *callee;
+		const char **sub;
+		ot_buf text = OT_BUF_INIT;
+		if (it->kind != OT_MITEM_INVOKE) {
+			if (is_identifier(name))
+				add_generated(e, m, it, name, inner);
+			continue;
+		}
+		if (depth + 1 >= MAX_EXPANSION_DEPTH ||
+		    !(callee = resolve_macro(e->ix, name, e->site->file, e->site->line)))
+			continue;
+		sub = ot_arena_alloc(e->ix->arena, (it->nargs ? it->nargs : 1) * sizeof(*sub));
+		for (uint16_t a = 0; a < it->nargs; a++)
+			sub[a] = instantiate(e, &it->args[a], m, args, nargs);
+		ot_buf_printf(&text, "%s(", name);
+		for (uint16_t a = 0; a < it->nargs; a++)
+			ot_buf_printf(&text, "%s%s", a ? ", " : "", sub[a]);
+		ot_buf_putc(&text, ')');
+		expand(e, callee, sub, it->nargs, ot_arena_strdup(e->ix->arena, text.ptr), depth + 1);
+		ot_buf_free(&text);
+	}
+}
+
+/* Can an invocation of `name` define anything? When one of its definitions
+ * defines a function, invokes its parameter (an X-macro list), or invokes a
+ * macro that can. REGISTER_DISPATCH(...) -> REGISTER_ARCH_DISPATCH(...)
+ * cannot: its invocations, by the hundred, are not expanded. */
+static void mark_productive(ot_map *productive, const ot_map *macros)
+{
+	bool changed = true;
+	for (int round = 0; changed && round < MAX_EXPANSION_DEPTH; round++) {
+		changed = false;
+		for (size_t i = 0; i < ot_map_len(macros); i++) {
+			const char *name = ot_map_key_at(macros, i);
+			bool yes = false;
+			if (ot_map_get(productive, name))
+				continue;
+			for (const ot_ix_macro *m = ot_map_value_at(macros, i); m && !yes; m = m->next)
+				for (uint32_t k = 0; k < m->nitems && !yes; k++) {
+					const ot_ix_mitem *it = &m->items[k];
+					const ot_ix_part *callee = it->name.nparts == 1 ? &it->name.parts[0] : NULL;
+					yes = it->kind != OT_MITEM_INVOKE ||
+					      (callee && (!callee->text || ot_map_get(productive, callee->text)));
+				}
+			if (yes) {
+				ot_map_put(productive, name, (void *)1);
+				changed = true;
+			}
+		}
+	}
+}
+
+/* Expand every macro invocation whose macro defines functions, in file
+ * order, and file the generated definitions with the written ones. */
+static void expand_invocations(ot_index *ix, ot_map *tails)
+{
+	ot_map *mtails = ot_map_new(), *productive = ot_map_new();
+	struct expand e = {.ix = ix, .tails = tails, .tmp = OT_BUF_INIT};
+
+	for (uint32_t i = 0; i < ix->nfiles; i++)
+		for (size_t k = 0; k < ix->results[i].nmacros; k++) {
+			/* the scan result's records are the index's to link */
+			ot_ix_macro *m = (ot_ix_macro *)&ix->results[i].macros[k];
+			LINK(ix->macros, mtails, m->name, m, ot_ix_macro);
+			ix->stats.macros++;
+		}
+	mark_productive(productive, ix->macros);
+	for (uint32_t i = 0; i < ix->nfiles; i++) {
+		const ot_scan_result *r = &ix->results[i];
+		for (size_t k = 0; k < r->ninvokes; k++) {
+			const ot_ix_minvoke *site = &r->invokes[k];
+			if (!ot_map_get(productive, site->macro))
+				continue;
+			e.site = site;
+			e.have_calls = false;
+			e.calls = NULL;
+			e.ncalls = 0;
+			e.macro = resolve_macro(ix, site->macro, site->file, site->line);
+			if (e.macro)
+				expand(&e, e.macro, site->args, site->nargs, NULL, 0);
+		}
+	}
+	ot_buf_free(&e.tmp);
+	ot_map_free(mtails);
+	ot_map_free(productive);
+}
+
 static void merge(ot_index *ix)
 {
 	ot_map *t_c = ot_map_new(), *t_s = ot_map_new(), *t_p = ot_map_new(), *t_d = ot_map_new(),
@@ -185,8 +495,13 @@ static void merge(ot_index *ix)
 	for (uint32_t i = 0; i < ix->nfiles; i++) {
 		ot_scan_result *r = &ix->results[i];
 		ot_map_put(ix->file_ids, ix->files[i].path, (void *)(uintptr_t)(i + 1));
-		for (size_t k = 0; k < r->cdefs.len; k++)
-			LINK(ix->cdefs, t_c, r->cdefs.items[k].name, &r->cdefs.items[k], ot_ix_cdef);
+		for (size_t k = 0; k < r->cdefs.len; k++) {
+			const ot_ix_cdef *d = &r->cdefs.items[k];
+			LINK(ix->cdefs, t_c, d->name, &r->cdefs.items[k], ot_ix_cdef);
+			for (uint32_t m = 0; m < d->ncalls; m++)
+				if (!ot_map_get(ix->call_names, d->calls[m].name))
+					ot_map_put(ix->call_names, d->calls[m].name, (void *)1);
+		}
 		for (size_t k = 0; k < r->stubs.len; k++)
 			LINK(ix->stubs, t_s, r->stubs.items[k].stub, &r->stubs.items[k], ot_ix_stub);
 		for (size_t k = 0; k < r->pydefs.len; k++) {
@@ -209,7 +524,9 @@ static void merge(ot_index *ix)
 		ix->stats.decomps += r->decomps.len;
 		ix->stats.docs += r->docs.len;
 	}
-	qsort(names.items, names.len, sizeof(*names.items), ot_strptr_cmp);
+	expand_invocations(ix, t_c);
+	if (names.len) /* a tree without Python files has none (and qsort wants a pointer) */
+		qsort(names.items, names.len, sizeof(*names.items), ot_strptr_cmp);
 	ix->pynames = names.items;
 	ix->npynames = names.len;
 	ot_map_free(t_c);
@@ -240,6 +557,8 @@ int ot_index_build(ot_index **out, ot_source *src, int threads)
 	ix->pydefs = ot_map_new();
 	ix->decomps = ot_map_new();
 	ix->docs = ot_map_new();
+	ix->macros = ot_map_new();
+	ix->call_names = ot_map_new();
 
 	if ((rc = ot_source_list(&list, ix->arena, src, prefixes, keep_file, NULL)) < 0)
 		goto done;
@@ -301,8 +620,10 @@ void ot_index_free(ot_index *ix)
 {
 	if (!ix)
 		return;
-	for (uint32_t i = 0; i < ix->nfiles; i++)
+	for (uint32_t i = 0; i < ix->nfiles; i++) {
 		ot_scan_result_free(&ix->results[i]);
+		free((char *)ix->files[i].text);
+	}
 	for (int t = 0; t < ix->narenas; t++)
 		ot_arena_free(ix->arenas[t]);
 	free(ix->arenas);
@@ -315,6 +636,8 @@ void ot_index_free(ot_index *ix)
 	ot_map_free(ix->pydefs);
 	ot_map_free(ix->decomps);
 	ot_map_free(ix->docs);
+	ot_map_free(ix->macros);
+	ot_map_free(ix->call_names);
 	ot_arena_free(ix->arena);
 	free(ix);
 }
@@ -381,9 +704,24 @@ const ot_ix_decomp *ot_index_decomps(const ot_index *ix, const char *base)
 	return ot_map_get(ix->decomps, base);
 }
 
+const ot_ix_macro *ot_index_macros(const ot_index *ix, const char *name)
+{
+	return ot_map_get(ix->macros, name);
+}
+
 const ot_ix_doc *ot_index_docs(const ot_index *ix, const char *name)
 {
 	return ot_map_get(ix->docs, name);
+}
+
+size_t ot_index_call_name_count(const ot_index *ix)
+{
+	return ot_map_len(ix->call_names);
+}
+
+const char *ot_index_call_name_at(const ot_index *ix, size_t i)
+{
+	return ot_map_key_at(ix->call_names, i);
 }
 
 size_t ot_index_pynames(const ot_index *ix, const char ***out)

@@ -11,7 +11,15 @@
  *
  * Every record carries (file, line) where `line` is 1-based and the text of
  * that line contains the record's name: that is what makes a trace step
- * checkable.
+ * checkable. One exception: a definition a macro invocation generated
+ * (FOREACH_UNARY_OP(erfc) defines foreach_tensor_erfc_slow_ through
+ * foreach_tensor_##OP##_slow_) is filed under its name at the invocation's
+ * line, which holds the invocation (ot_ix_cdef.gen), not the name.
+ *
+ * After the scan, the index expands macro invocations: for each one whose
+ * macro builds function names (defined earlier in the same file, or in a
+ * header the file includes; nested macros and X-macro lists followed up to
+ * four levels), the generated definitions join the written ones.
  */
 #ifndef OT_INDEX_H
 #define OT_INDEX_H
@@ -20,6 +28,12 @@
 
 #include "common.h"
 #include "lex.h"
+
+/** The autograd code generator, indexed as text (not scanned): its rules
+ * decide the backward of ops that have no derivatives.yaml entry. */
+#define OT_INDEX_AUTOGRAD_CODEGEN_PATH "tools/autograd/gen_variable_type.py"
+/** Where torchgen derives the backward of _foreach ops (2.1 and later). */
+#define OT_INDEX_FOREACH_CODEGEN_PATH "torchgen/api/autograd.py"
 
 struct ot_source;
 
@@ -39,16 +53,93 @@ typedef struct {
 typedef enum {
 	OT_CALL_PLAIN,  /**< f(...), ns::f(...), f<T>(...) */
 	OT_CALL_MEMBER, /**< x.f(...), x->f(...) */
-	OT_CALL_LAUNCH  /**< f<<<grid, block>>>(...) */
+	OT_CALL_LAUNCH, /**< f<<<grid, block>>>(...) */
+	OT_CALL_REF,    /**< a stub named but not called: impl(..., cumsum_stub) */
+	OT_CALL_MACRO_LAUNCH /**< SMALL_INDEX(...), a macro of the file whose
+			          expansion launches `name`; `qual` is the macro */
 } ot_ix_call_kind;
 
 /** A call inside a function body. */
 typedef struct {
 	const char *name; /**< the called identifier, "gemm" */
-	const char *qual; /**< what precedes "::" ("at::cuda::blas"), or "" */
+	const char *qual; /**< what precedes "::" ("at::cuda::blas"), or ""; the
+			       macro's name for OT_CALL_MACRO_LAUNCH */
 	uint32_t line;
 	uint8_t kind;     /**< ot_ix_call_kind */
 } ot_ix_call;
+
+/* ---- function-like macros that define functions ------------------------------ */
+
+/** One piece of a token sequence written in a macro body: literal text, or
+ * a parameter of the macro (replaced by the invocation's argument). */
+typedef struct {
+	const char *text; /**< literal text, or NULL for a parameter */
+	uint16_t param;   /**< the parameter's index when `text` is NULL; the
+			       variadic `__VA_ARGS__` is index `nparams` */
+} ot_ix_part;
+
+/** A token sequence of a macro body with parameters left open: the pieces,
+ * concatenated, give the expansion ("foreach_tensor_" OP "_slow_" for
+ * foreach_tensor_##OP##_slow_; one space between two words, none elsewhere). */
+typedef struct {
+	const ot_ix_part *parts;
+	uint16_t nparts;
+} ot_ix_template;
+
+typedef enum {
+	OT_MITEM_FUNC,  /**< Ret name(...) { ... }: a function named by pasting */
+	OT_MITEM_IMPL,  /**< TORCH_IMPL_FUNC(name)(...) { ... } */
+	OT_MITEM_INVOKE /**< OTHER_MACRO(args...) or PARAM(args...) at the body's top
+			     level: a macro the expansion invokes in turn */
+} ot_ix_mitem_kind;
+
+/** Something a macro body defines or invokes at its top level (outside
+ * braces and parentheses). */
+typedef struct {
+	uint8_t kind;             /**< ot_ix_mitem_kind */
+	ot_ix_template name;      /**< the defined name, or the invoked macro */
+	const ot_ix_template *args; /**< INVOKE: the arguments it passes */
+	uint16_t nargs;
+	const char *params;       /**< FUNC/IMPL: the function's parameter list as
+				       written, one blank for any ("(TensorList tensors)") */
+} ot_ix_mitem;
+
+/** A `#define NAME(params) body` whose body defines functions with names
+ * built from its parameters, or invokes another macro with them. */
+typedef struct ot_ix_macro {
+	const char *name;
+	uint16_t nparams;
+	bool variadic;
+	const ot_ix_mitem *items;
+	uint32_t nitems;
+	uint32_t file, line; /**< the line of `#define` */
+	const struct ot_ix_macro *next; /**< next definition of the same name */
+} ot_ix_macro;
+
+/** A macro invoked at namespace or class scope, with all its arguments. */
+typedef struct {
+	const char *macro;       /**< "FOREACH_BINARY_OP_LIST" */
+	const char *const *args; /**< arguments as written, blanks collapsed */
+	uint16_t nargs;
+	const char *text;        /**< the invocation as written ("OP(f, erfc, Erfc)")
+				      when it fits on its line, else the macro name:
+				      either way a substring of line `line` */
+	const char *ns;          /**< enclosing namespaces, as for ot_ix_cdef */
+	uint32_t file, line;     /**< the line of the macro name */
+	bool in_class;
+} ot_ix_minvoke;
+
+/** How a macro invocation generated a definition (ot_ix_cdef.gen). */
+typedef struct ot_ix_gen {
+	const ot_ix_minvoke *site;  /**< the invocation in the source */
+	const ot_ix_macro *macro;   /**< the definition of the invoked macro */
+	const ot_ix_macro *paster;  /**< the definition whose body builds the name;
+				         differs from `macro` when the invoked macro
+				         invokes another one */
+	const char *inner;          /**< that inner invocation with its arguments
+				         substituted ("DEFINE_COMPARATOR(ne)"), or NULL */
+	const char *params;         /**< the function's parameter list (ot_ix_mitem) */
+} ot_ix_gen;
 
 typedef enum {
 	OT_CDEF_FUNC,       /**< Ret name(...) { ... } */
@@ -76,6 +167,10 @@ typedef struct ot_ix_cdef {
 	bool in_class;     /**< defined inside a class/struct body */
 	const ot_ix_call *calls; /**< calls in the body, in order */
 	uint32_t ncalls;
+	const ot_ix_gen *gen; /**< set when a macro invocation generated this
+			           definition (FUNC or IMPL): `file` and `line` are
+			           the invocation's, `macro` the invoked macro, and
+			           the name is not on the line: show gen->site->text */
 	const struct ot_ix_cdef *next; /**< next definition of the same name */
 } ot_ix_cdef;
 
@@ -141,13 +236,16 @@ typedef struct {
 	size_t files, bytes;        /**< files and bytes read */
 	size_t cdefs, calls, stubs; /**< records found */
 	size_t pydefs, decomps, docs;
+	size_t macros;    /**< #defines that build function names (ot_ix_macro) */
+	size_t generated; /**< definitions generated by invoking them */
 	double read_seconds, scan_seconds; /**< summed over threads */
 } ot_index_stats;
 
 /**
  * Read and scan the selected release of `src` with `threads` worker
- * threads (>= 1). Output is identical whatever the thread count.
- * Caller frees with ot_index_free.
+ * threads (>= 1), then expand the macro invocations that define functions
+ * (in file order, on one thread). Output is identical whatever the thread
+ * count. Caller frees with ot_index_free.
  */
 int ot_index_build(ot_index **out, struct ot_source *src, int threads);
 
@@ -174,6 +272,12 @@ const ot_ix_stub *ot_index_stubs(const ot_index *ix, const char *stub);
 const ot_ix_pydef *ot_index_pydefs(const ot_index *ix, const char *name);
 const ot_ix_decomp *ot_index_decomps(const ot_index *ix, const char *base_op);
 const ot_ix_doc *ot_index_docs(const ot_index *ix, const char *name);
+/** Definitions of a macro that builds function names, in file order. */
+const ot_ix_macro *ot_index_macros(const ot_index *ix, const char *name);
+
+/** Every distinct name called in a C++/CUDA body, in first-seen (file) order. */
+size_t ot_index_call_name_count(const ot_index *ix);
+const char *ot_index_call_name_at(const ot_index *ix, size_t i);
 
 /** Every Python class name, module-level def and assignment name (for "did you mean"). */
 size_t ot_index_pynames(const ot_index *ix, const char ***out);
@@ -188,6 +292,10 @@ typedef struct {
 	OT_VEC(ot_ix_decomp) decomps;
 	OT_VEC(ot_ix_doc) docs;
 	size_t ncalls;
+	const ot_ix_macro *macros;   /**< C: macros that paste names (in the arena) */
+	size_t nmacros;
+	const ot_ix_minvoke *invokes; /**< C: macro invocations (in the arena) */
+	size_t ninvokes;
 } ot_scan_result;
 
 /**

@@ -1,5 +1,6 @@
 #include "lex.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #include "common.h"
@@ -48,6 +49,7 @@ struct cstate {
 	bool literal[64]; /* the chain began with #if 0/1/false/true */
 	int depth, overflow;
 	const char *pending_marker; /* set by c_directive for the caller */
+	bool disabled;              /* c_disabled(), cached after each directive */
 };
 
 static bool c_disabled(const struct cstate *s)
@@ -220,82 +222,144 @@ static size_t c_raw_string_end(const char *t, size_t len, size_t i, size_t *cont
 	return end ? (size_t)(end - t) + k + 2 : len;
 }
 
+/* Character classes of the C lexer: most bytes of a file are "plain" and
+ * are skipped in a tight loop. */
+enum { C_PLAIN, C_SPACE, C_NL, C_HASH, C_SLASH, C_QUOTE, C_IDENT, C_DIGIT };
+
+static unsigned char c_class[256];
+static pthread_once_t c_class_once = PTHREAD_ONCE_INIT;
+
+static void init_c_class(void)
+{
+	for (int ch = 0; ch < 256; ch++) {
+		unsigned char k = C_PLAIN;
+		if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v')
+			k = C_SPACE;
+		else if (ch == '\n')
+			k = C_NL;
+		else if (ch == '#')
+			k = C_HASH;
+		else if (ch == '/')
+			k = C_SLASH;
+		else if (ch == '"' || ch == '\'')
+			k = C_QUOTE;
+		else if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_')
+			k = C_IDENT;
+		else if (ch >= '0' && ch <= '9')
+			k = C_DIGIT;
+		c_class[ch] = k;
+	}
+}
+
+/* End of a string or character literal opened at i (quote included). */
+static size_t c_literal_end(const char *t, size_t len, size_t i)
+{
+	char q = t[i];
+	size_t j = i + 1;
+	while (j < len && t[j] != q && t[j] != '\n') {
+		if (t[j] == '\\' && j + 1 < len)
+			j++;
+		j++;
+	}
+	return j;
+}
+
 static void c_code_view(char *out, const char *t, size_t len)
 {
 	struct cstate s = {.t = t, .out = out, .len = len};
-	bool line_start = true, in_number = false;
+	bool line_start = true;
 	size_t i = 0;
 
+	pthread_once(&c_class_once, init_c_class);
 	memcpy(out, t, len);
 	while (i < len) {
-		char c = t[i];
-		if (c == '\n') {
+		unsigned char k = c_class[(unsigned char)t[i]];
+		if (k == C_NL) {
 			line_start = true;
-			in_number = false;
 			i++;
 			continue;
 		}
-		if (line_start && c == '#') {
+		if (k == C_SPACE) {
+			i++;
+			continue;
+		}
+		if (line_start && k == C_HASH) {
 			size_t end = c_logical_line_end(t, len, i);
 			s.pending_marker = NULL;
 			c_directive(&s, i, end);
 			blank(out, t, i, end);
 			if (s.pending_marker)
 				c_marker(&s, i, s.pending_marker);
+			s.disabled = c_disabled(&s);
 			i = end;
 			continue;
 		}
-		if (c != ' ' && c != '\t' && c != '\r')
-			line_start = false;
-		if (c_disabled(&s)) {
-			size_t nl = i;
-			while (nl < len && t[nl] != '\n')
-				nl++;
-			blank(out, t, i, nl);
-			i = nl;
-			continue;
-		}
-		if (c == '/' && i + 1 < len && t[i + 1] == '/') {
-			size_t end = c_logical_line_end(t, len, i);
+		line_start = false;
+		if (s.disabled) {
+			const char *nl = memchr(t + i, '\n', len - i);
+			size_t end = nl ? (size_t)(nl - t) : len;
 			blank(out, t, i, end);
 			i = end;
 			continue;
 		}
-		if (c == '/' && i + 1 < len && t[i + 1] == '*') {
-			size_t end = c_block_comment_end(t, len, i);
-			blank(out, t, i, end);
-			i = end;
-			continue;
-		}
-		if (c == 'R' && i + 1 < len && t[i + 1] == '"' && raw_string_prefix_ok(t, i)) {
-			size_t content, end = c_raw_string_end(t, len, i, &content);
-			if (end) {
-				/* keep R" ... " visible, blank the delimiters and body */
-				blank(out, t, i + 2, end > i + 2 ? end - 1 : end);
+		switch (k) {
+		case C_PLAIN:
+		case C_HASH:
+			/* skip the run of plain bytes in one go */
+			do
+				i++;
+			while (i < len && c_class[(unsigned char)t[i]] == C_PLAIN);
+			break;
+		case C_SLASH:
+			if (i + 1 < len && (t[i + 1] == '/' || t[i + 1] == '*')) {
+				size_t end = t[i + 1] == '/' ? c_logical_line_end(t, len, i)
+							     : c_block_comment_end(t, len, i);
+				blank(out, t, i, end);
 				i = end;
-				in_number = false;
-				continue;
+			} else {
+				i++;
 			}
-		}
-		if (c == '"' || (c == '\'' && !in_number)) {
-			size_t j = i + 1;
-			while (j < len && t[j] != c && t[j] != '\n') {
-				if (t[j] == '\\' && j + 1 < len)
-					j++;
-				j++;
-			}
+			break;
+		case C_QUOTE: {
+			size_t j = c_literal_end(t, len, i);
 			blank(out, t, i + 1, j < len ? j : len);
-			i = j < len && t[j] == c ? j + 1 : j;
-			in_number = false;
-			continue;
+			i = j < len && t[j] == t[i] ? j + 1 : j;
+			break;
 		}
-		if (is_ident(c)) {
-			if (!(i > 0 && is_ident(t[i - 1])) && !(i > 0 && t[i - 1] == '\'' && in_number))
-				in_number = c >= '0' && c <= '9';
-		} else if (c != '\'' && c != '.') {
-			in_number = false;
+		case C_IDENT: {
+			/* an identifier; one ending in R (R, u8R, LR...) right before a
+			 * quote opens a raw string */
+			size_t start = i;
+			do
+				i++;
+			while (i < len && (c_class[(unsigned char)t[i]] == C_IDENT ||
+					   c_class[(unsigned char)t[i]] == C_DIGIT));
+			if (i < len && t[i] == '"' && t[i - 1] == 'R' &&
+			    raw_string_prefix_ok(t, i - 1) && i - 1 >= start) {
+				size_t content, end = c_raw_string_end(t, len, i - 1, &content);
+				if (end) {
+					/* keep R" ... " visible, blank the delimiters and body */
+					blank(out, t, i + 1, end > i + 1 ? end - 1 : end);
+					i = end;
+				}
+			}
+			break;
 		}
-		i++;
+		case C_DIGIT:
+			/* a number, with C++14 digit separators (1'000) and exponents */
+			do {
+				if ((t[i] == 'e' || t[i] == 'E' || t[i] == 'p' || t[i] == 'P') &&
+				    i + 1 < len && (t[i + 1] == '+' || t[i + 1] == '-'))
+					i++;
+				i++;
+			} while (i < len && (c_class[(unsigned char)t[i]] == C_IDENT ||
+					     c_class[(unsigned char)t[i]] == C_DIGIT || t[i] == '.' ||
+					     (t[i] == '\'' && i + 1 < len &&
+					      c_class[(unsigned char)t[i + 1]] >= C_IDENT)));
+			break;
+		default:
+			i++;
+		}
 	}
 }
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff.h"
 #include "graph.h"
 #include "index.h"
 #include "markdown.h"
@@ -18,6 +19,7 @@
 
 static const char usage_text[] =
 	"Usage: optrace [OPTIONS] [OPS_LIST]\n"
+	"       optrace diff OLD NEW [OPTIONS] [OPS_LIST]   (see 'optrace diff --help')\n"
 	"\n"
 	"Trace PyTorch operators through the source of the release you use and write\n"
 	"Markdown pages (with Graphviz call-chain diagrams), an index, trace.json and an\n"
@@ -37,7 +39,8 @@ static const char usage_text[] =
 	"What to trace:\n"
 	"      --all                every entry of native_functions.yaml (with OPS_LIST: both)\n"
 	"      --full               no well-known early exit: trace every op through the source\n"
-	"      --depth N            composite branches followed (default 1)\n"
+	"      --depth N            composite branches followed (default 3, and 1 for\n"
+	"                           the entries --all adds: each has its own page)\n"
 	"\n"
 	"Output:\n"
 	"  -o, --out DIR            output folder (default: out)\n"
@@ -72,7 +75,10 @@ enum {
 	OPT_DEPTH,
 	OPT_PYTHON,
 	OPT_DUMP_REGISTRY,
-	OPT_PRINT_VERSION
+	OPT_PRINT_VERSION,
+	OPT_JSON,      /* diff only */
+	OPT_MAX_BYTES, /* diff only */
+	OPT_FAIL_ON    /* diff only */
 };
 
 static const struct option long_options[] = {
@@ -127,6 +133,8 @@ static bool parse_formats(const char *s, unsigned *out)
 	if (strlen(s) >= sizeof(buf))
 		return false;
 	strcpy(buf, s);
+	if (!*s || s[0] == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,"))
+		return false; /* an empty format name */
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "md"))
 			*out |= OT_FORMAT_MD;
@@ -148,11 +156,140 @@ static void print_version(void)
 	       ot_graph_library_version(), ot_scan_library_version());
 }
 
+static const char diff_usage_text[] =
+	"Usage: optrace diff OLD NEW [OPTIONS] [OPS_LIST]\n"
+	"\n"
+	"Report what changed for the ops of OPS_LIST (default ./ops.list) between two\n"
+	"releases: ops and overloads removed or added, schema, dispatch and backward\n"
+	"changes, implementation moved to another file, GPU library changed. OLD and NEW\n"
+	"are releases of one checkout (1.13.1, v2.6.0), read from their tags, or\n"
+	"trace.json files written earlier by optrace. Well-known ops are always traced\n"
+	"in full. The report is GitHub-Flavored Markdown sized for a pull-request\n"
+	"comment or $GITHUB_STEP_SUMMARY.\n"
+	"\n"
+	"  -s, --source DIR         PyTorch git checkout (default:\n"
+	"                           ${TILEGYM_SKILL_CACHE_DIR:-~/.cache/tilegym}/pytorch-source)\n"
+	"      --source-url URL     clone from URL when DIR does not exist\n"
+	"      --all                every entry of both releases' native_functions.yaml\n"
+	"                           (with OPS_LIST, or when ./ops.list exists: both)\n"
+	"      --full               accepted for symmetry: a diff always traces in full\n"
+	"      --depth N            composite branches followed (default 3, and 1 for\n"
+	"                           the entries --all adds: each has its own page)\n"
+	"      --templates DIR      where wellknown.yaml is looked up first\n"
+	"  -o, --out FILE           the Markdown report (default: out/diff-OLD-NEW.md;\n"
+	"                           '-' writes it to stdout)\n"
+	"      --json FILE          also write the whole classification as JSON\n"
+	"      --max-bytes N        size limit of the Markdown report (default 60000,\n"
+	"                           at least 2048); rows that do not fit are counted\n"
+	"      --fail-on WHAT       'breaking' or 'any': a non-zero status when such\n"
+	"                           changes exist (below)\n"
+	"      --base-url URL       source links: URL/<tag>/<path>#L<line>\n"
+	"                           (default: https://github.com/pytorch/pytorch/blob; '' = none)\n"
+	"  -j, --jobs N             worker threads (default: number of CPUs)\n"
+	"  -q, --quiet              no summary\n"
+	"  -v, --verbose            also print timings\n"
+	"  -h, --help               show this help\n"
+	"\n"
+	"Exit status: 0 the reports were written (and no change --fail-on names);\n"
+	"3 breaking changes found (--fail-on breaking or any); 4 changes found, none\n"
+	"breaking (--fail-on any); 2 usage or fatal error (nothing written).\n";
+
+static const struct option diff_options[] = {
+	{"source", required_argument, NULL, 's'},
+	{"out", required_argument, NULL, 'o'},
+	{"jobs", required_argument, NULL, 'j'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"verbose", no_argument, NULL, 'v'},
+	{"help", no_argument, NULL, 'h'},
+	{"all", no_argument, NULL, OPT_ALL},
+	{"full", no_argument, NULL, OPT_FULL},
+	{"source-url", required_argument, NULL, OPT_SOURCE_URL},
+	{"templates", required_argument, NULL, OPT_TEMPLATES},
+	{"base-url", required_argument, NULL, OPT_BASE_URL},
+	{"depth", required_argument, NULL, OPT_DEPTH},
+	{"json", required_argument, NULL, OPT_JSON},
+	{"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
+	{"fail-on", required_argument, NULL, OPT_FAIL_ON},
+	{NULL, 0, NULL, 0},
+};
+
+/* optrace diff OLD NEW [OPS_LIST]: options may come before, between or after */
+static int diff_main(int argc, char **argv)
+{
+	ot_diff_opts o = {.max_depth = -1};
+	const char *pos[4];
+	int npos = 0, c, n;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":s:o:j:qvh", diff_options, NULL)) != -1) {
+		switch (c) {
+		case 's': o.source = optarg; break;
+		case 'o': o.out_md = optarg; break;
+		case 'j':
+			if (!parse_int(optarg, 1, 64, &o.jobs))
+				return usage_error("--jobs needs a number from 1 to 64, not '%s'", optarg);
+			break;
+		case 'q': o.quiet = true; break;
+		case 'v': o.verbose++; break;
+		case 'h':
+			fputs(diff_usage_text, stdout);
+			return OT_EXIT_OK;
+		case OPT_ALL: o.all = true; break;
+		case OPT_FULL: break;
+		case OPT_SOURCE_URL: o.source_url = optarg; break;
+		case OPT_TEMPLATES: o.templates = optarg; break;
+		case OPT_BASE_URL: o.base_url = optarg; break;
+		case OPT_DEPTH:
+			if (!parse_int(optarg, 0, 8, &o.max_depth))
+				return usage_error("--depth needs a number from 0 to 8, not '%s'", optarg);
+			break;
+		case OPT_JSON: o.out_json = optarg; break;
+		case OPT_MAX_BYTES:
+			if (!parse_int(optarg, OT_DIFF_MIN_BYTES, 1 << 30, &n))
+				return usage_error("--max-bytes needs a number from 2048 to 1073741824, not '%s'",
+						   optarg);
+			o.max_bytes = (size_t)n;
+			break;
+		case OPT_FAIL_ON:
+			if (!strcmp(optarg, "breaking"))
+				o.fail_on = OT_DIFF_FAIL_BREAKING;
+			else if (!strcmp(optarg, "any"))
+				o.fail_on = OT_DIFF_FAIL_ANY;
+			else
+				return usage_error("--fail-on takes 'breaking' or 'any', not '%s'", optarg);
+			break;
+		case ':':
+			return usage_error("option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (npos == 3)
+			return usage_error("too many arguments, starting at '%s'", argv[i]);
+		pos[npos++] = argv[i];
+	}
+	if (npos < 2)
+		return usage_error("%s", "diff needs two releases (or trace.json files): OLD NEW");
+	o.old_arg = pos[0];
+	o.new_arg = pos[1];
+	if (npos == 3) {
+		o.ops_list = pos[2];
+		o.ops_list_given = true;
+	}
+	if (o.out_json && o.out_md && !strcmp(o.out_json, o.out_md))
+		return usage_error("--json and --out name the same file '%s'", o.out_json);
+	return ot_diff_run(&o);
+}
+
 int main(int argc, char **argv)
 {
-	ot_run_opts o = {0};
+	ot_run_opts o = {.max_depth = -1};
 	int c;
 
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return diff_main(argc - 1, argv + 1);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":s:t:o:j:qvh", long_options, NULL)) != -1) {
 		switch (c) {

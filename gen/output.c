@@ -279,7 +279,8 @@ done:
 	return error;
 }
 
-/* Write `data` to a new file `name` in folder `parent`, synced to disk. */
+/* Write `data` to a new file `name` in folder `parent`. It reaches the disk
+ * with the syncfs() of the commit: one flush for a run, not one per file. */
 static int write_new_file(int parent, const char *name, const char *data, size_t len,
 			  const char *label)
 {
@@ -289,8 +290,6 @@ static int write_new_file(int parent, const char *name, const char *data, size_t
 	if (fd < 0)
 		return io_error("create", label);
 	error = write_all(fd, data, len, label);
-	if (!error && fsync(fd) < 0)
-		error = io_error("sync", label);
 	if (close(fd) < 0 && !error)
 		error = io_error("close", label);
 	if (error < 0)
@@ -744,6 +743,17 @@ int ot_output_commit(ot_output *o, ot_output_stats *stats)
 
 	if (o->entries.len > 1) /* qsort must not see NULL */
 		qsort(o->entries.items, o->entries.len, sizeof(struct entry), entry_cmp);
+	/* every staged file on disk before any is renamed into place (a write
+	 * error the disk reports late, e.g. ENOSPC on writeback, stops here) */
+	for (i = 0; i < o->entries.len; i++) {
+		if (o->entries.items[i].state == STAGED) {
+			if (syncfs(o->stagefd) < 0)
+				error = io_error("sync", OT_OUTPUT_STAGING);
+			break;
+		}
+	}
+	if (error)
+		goto done;
 	folders = ot_map_new();
 	for (i = 0; i < o->entries.len; i++) {
 		struct entry *e = &o->entries.items[i];

@@ -332,6 +332,12 @@ static void base_of(char *out, size_t n, const char *full)
 		out[len - 1] = '\0';
 }
 
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 /* The op a trace is about: the base name of its first aten overload (the
  * tracer puts the best match of the user's name first), or "". */
 static void primary_of(char *out, size_t n, const ot_trace *tr)
@@ -342,44 +348,75 @@ static void primary_of(char *out, size_t n, const ot_trace *tr)
 		out[0] = '\0';
 }
 
-/* Does trace i reach op `base`: one of the ops it calls, or one of its own
- * overloads other than its primary op? */
-static bool reaches_op(const ot_trace *tr, const char *base, const char *own)
+static void link_related(ot_pages *p, ot_map *by_primary, char (*primary)[160], size_t i,
+			 const char *base)
 {
-	char b[160];
-	if (!strcmp(base, own))
-		return false;
-	for (size_t k = 0; k < tr->calls.len; k++)
-		if (!strcmp(tr->calls.items[k], base))
-			return true;
-	for (size_t k = 0; k < tr->aten.len; k++) {
-		base_of(b, sizeof(b), tr->aten.items[k]);
-		if (!strcmp(b, base))
-			return true;
+	size_t *js = ot_map_get(by_primary, base);
+	if (!js || !strcmp(base, primary[i]))
+		return;
+	for (size_t k = 1; k <= js[0]; k++) {
+		size_t j = js[k];
+		bool seen = false;
+		for (size_t m = 0; m < p->reaches[i].len && !seen; m++)
+			seen = p->reaches[i].items[m] == j;
+		if (seen || j == i)
+			continue;
+		ot_vec_push(&p->reaches[i], j);
+		ot_vec_push(&p->reached_by[j], i);
 	}
-	return false;
 }
 
+/*
+ * Related ops: trace i reaches trace j when j's primary op is one of the ops
+ * i calls or one of i's own overloads other than its primary one; i and j
+ * are the same op when their primary ops are equal. Linear in the number of
+ * calls, through a map from primary op to the traces about it.
+ */
 static void compute_related(ot_pages *p)
 {
 	char (*primary)[160] = ot_calloc(p->n ? p->n : 1, sizeof(*primary));
+	ot_map *by_primary = ot_map_new();
+	ot_arena *a = ot_arena_new();
+	char b[160];
+
 	p->reaches = ot_calloc(p->n ? p->n : 1, sizeof(*p->reaches));
 	p->reached_by = ot_calloc(p->n ? p->n : 1, sizeof(*p->reached_by));
 	p->same_op = ot_calloc(p->n ? p->n : 1, sizeof(*p->same_op));
-	for (size_t i = 0; i < p->n; i++)
-		primary_of(primary[i], sizeof(primary[i]), p->traces[i]);
 	for (size_t i = 0; i < p->n; i++) {
-		for (size_t j = 0; j < p->n; j++) {
-			if (i == j || !primary[j][0])
-				continue;
-			if (!strcmp(primary[i], primary[j])) {
-				ot_vec_push(&p->same_op[i], j);
-			} else if (reaches_op(p->traces[i], primary[j], primary[i])) {
-				ot_vec_push(&p->reaches[i], j);
-				ot_vec_push(&p->reached_by[j], i);
-			}
+		size_t *old, *js, n;
+		primary_of(primary[i], sizeof(primary[i]), p->traces[i]);
+		if (!primary[i][0])
+			continue;
+		/* js[0] counts, js[1..] are trace indices, in input order */
+		old = ot_map_get(by_primary, primary[i]);
+		n = old ? old[0] : 0;
+		js = ot_realloc(old, (n + 2) * sizeof(size_t));
+		js[0] = n + 1;
+		js[n + 1] = i;
+		/* an existing key keeps its (arena) string; only the value changes */
+		ot_map_put(by_primary, old ? primary[i] : ot_arena_strdup(a, primary[i]), js);
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		const ot_trace *tr = p->traces[i];
+		size_t *same = primary[i][0] ? ot_map_get(by_primary, primary[i]) : NULL;
+		for (size_t k = 1; same && k <= same[0]; k++)
+			if (same[k] != i)
+				ot_vec_push(&p->same_op[i], same[k]);
+		for (size_t k = 0; k < tr->calls.len; k++)
+			link_related(p, by_primary, primary, i, tr->calls.items[k]);
+		for (size_t k = 0; k < tr->aten.len; k++) {
+			base_of(b, sizeof(b), tr->aten.items[k]);
+			link_related(p, by_primary, primary, i, b);
 		}
 	}
+	for (size_t i = 0; i < p->n; i++) {
+		qsort(p->reaches[i].items, p->reaches[i].len, sizeof(size_t), cmp_size);
+		qsort(p->reached_by[i].items, p->reached_by[i].len, sizeof(size_t), cmp_size);
+	}
+	for (size_t k = 0; k < ot_map_len(by_primary); k++)
+		free(ot_map_value_at(by_primary, k));
+	ot_map_free(by_primary);
+	ot_arena_free(a);
 	free(primary);
 }
 
@@ -513,7 +550,8 @@ static const char *joined_codes(ot_arena *a, const ot_strvec *v, size_t max)
 	return r;
 }
 
-/* The ASCII overview: one node per layer (depth-0 facts), forks for backends. */
+/* The ASCII overview: one node per layer (the op's own fact first, else a
+ * branch's), forks for backends. */
 static const char *overview(const ot_trace *tr, ot_arena *a)
 {
 	ot_buf b = OT_BUF_INIT;
@@ -528,14 +566,16 @@ static const char *overview(const ot_trace *tr, ot_arena *a)
 		size_t count = 0, missing = 0;
 		for (size_t i = 0; i < tr->steps.len; i++) {
 			const ot_step *s = &tr->steps.items[i];
-			if ((int)s->layer != layer || s->depth)
+			if ((int)s->layer != layer)
 				continue;
+			/* branches show where the work happens, but a layer missing
+			 * in a branch is the branch's own story */
 			if (!s->found) {
-				missing++;
+				missing += !s->depth;
 				continue;
 			}
-			if (!firsts)
-				firsts = s;
+			if (!firsts || (firsts->depth && !s->depth))
+				firsts = s; /* the op's own step first */
 			count++;
 		}
 		if (!count && !missing)
@@ -556,7 +596,7 @@ static const char *overview(const ot_trace *tr, ot_arena *a)
 			size_t nb = 0, k = 0;
 			for (size_t i = 0; i < tr->steps.len; i++) {
 				const ot_step *s = &tr->steps.items[i];
-				if ((int)s->layer == layer && !s->depth && s->found && *s->backend &&
+				if ((int)s->layer == layer && s->found && *s->backend &&
 				    !strvec_has(&seen, s->backend))
 					ot_vec_push(&seen, s->backend);
 			}
@@ -565,7 +605,7 @@ static const char *overview(const ot_trace *tr, ot_arena *a)
 				const ot_step *pick = NULL;
 				for (size_t i = 0; i < tr->steps.len && !pick; i++) {
 					const ot_step *s = &tr->steps.items[i];
-					if ((int)s->layer == layer && !s->depth && s->found &&
+					if ((int)s->layer == layer && s->found &&
 					    !strcmp(s->backend, seen.items[k]))
 						pick = s;
 				}
@@ -888,7 +928,7 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 						ot_v_set(a, sm, "fence", ot_v_str_borrow(a, fence));
 						ot_v_set_str(a, sm, "lang", fence_lang(s->file));
 					}
-					if (!key && !s->depth)
+					if (!key || (key->depth && !s->depth))
 						key = s;
 					nfound++;
 				} else {
@@ -906,10 +946,14 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 				ot_value *row = ot_v_map(a);
 				ot_v_set_str(a, row, "layer", ot_layer_name((ot_layer)layer));
 				if (key) {
+					const char *cell = md_code(a, key->symbol);
+					if (key->depth && *key->op) /* a branch's fact, not the op's own */
+						cell = ot_arena_printf(a, "%s via %s", cell,
+								       md_code(a, ot_arena_printf(a, "aten::%s", key->op)));
+					if (nfound > 1)
+						cell = ot_arena_printf(a, "%s (+%zu more)", cell, nfound - 1);
 					ot_v_set(a, row, "file", ot_v_str_borrow(a, location(p, a, key->file, key->line)));
-					ot_v_set(a, row, "key", ot_v_str_borrow(a, nfound > 1
-										  ? ot_arena_printf(a, "%s (+%zu more)", md_code(a, key->symbol), nfound - 1)
-										  : md_code(a, key->symbol)));
+					ot_v_set(a, row, "key", ot_v_str_borrow(a, cell));
 				} else {
 					ot_v_set_str(a, row, "file", "not found");
 					ot_v_set_str(a, row, "key", "");

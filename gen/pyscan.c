@@ -15,7 +15,6 @@
 enum {
 	RE_DEF,    /* class/def at a line start */
 	RE_ASSIGN, /* module-level name = ... */
-	RE_NAME,   /* a dotted name, maybe called */
 	RE_DECOMP, /* register_decomposition( */
 	RE_ATEN,   /* aten.x(.overload) */
 	RE_DOC,    /* add_docstr(torch.x, */
@@ -26,9 +25,9 @@ enum {
 static const char *const patterns[RE_COUNT] = {
 	[RE_DEF] = "^([ \\t]*)(?:async[ \\t]+)?(def|class)[ \\t]+([A-Za-z_]\\w*)",
 	[RE_ASSIGN] = "^([A-Za-z_]\\w*)[ \\t]*(?::[^=\\n]*)?=(?!=)",
-	[RE_NAME] = "(?<![\\w.])([A-Za-z_]\\w*(?:[ \\t]*\\.[ \\t]*[A-Za-z_]\\w*)*)([ \\t]*\\()?",
 	[RE_DECOMP] = "\\bregister_decomposition[ \\t]*\\(",
-	[RE_ATEN] = "(?<![\\w.])aten\\.([A-Za-z_]\\w*(?:\\.[A-Za-z_]\\w*)?)",
+	/* aten.x, torch.ops.aten.x, torch._ops.ops.aten.x */
+	[RE_ATEN] = "\\baten\\.([A-Za-z_]\\w*(?:\\.[A-Za-z_]\\w*)?)",
 	[RE_DOC] = "\\badd_docstr[ \\t]*\\(\\s*torch\\.([A-Za-z_]\\w*)\\s*,",
 	[RE_DOCALL] = "\\badd_docstr_all[ \\t]*\\(\\s*[\"']",
 };
@@ -52,9 +51,68 @@ static const char *const keywords[] = {
 
 static bool is_keyword(const char *s, size_t n)
 {
+	if (n < 2 || n > 10)
+		return false;
 	for (size_t i = 0; i < OT_ARRAY_LEN(keywords); i++)
-		if (strlen(keywords[i]) == n && !memcmp(keywords[i], s, n))
+		if (keywords[i][0] == s[0] && !strncmp(keywords[i], s, n) && !keywords[i][n])
 			return true;
+	return false;
+}
+
+static inline bool py_ident(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+/*
+ * The next dotted name in the code view at or after *off — "a", "a.b.c",
+ * "self . x" — that does not continue a word or another name; [*s, *e) is
+ * the name, *call tells whether '(' follows. *off moves past it. This runs
+ * over every identifier of every Python file, so it is a small hand-written
+ * lexer rather than a pattern.
+ */
+static bool next_name(const char *c, size_t len, size_t *off, size_t *s, size_t *e, bool *call)
+{
+	size_t i = *off;
+	for (; i < len; i++) {
+		char ch = c[i];
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_'))
+			continue;
+		if (i > 0 && (py_ident(c[i - 1]) || c[i - 1] == '.')) {
+			while (i + 1 < len && py_ident(c[i + 1]))
+				i++; /* the rest of a word we are in the middle of */
+			continue;
+		}
+		*s = i;
+		for (;;) {
+			size_t j;
+			while (i < len && py_ident(c[i]))
+				i++;
+			*e = i;
+			j = i;
+			while (j < len && (c[j] == ' ' || c[j] == '\t'))
+				j++;
+			if (j < len && c[j] == '.') {
+				j++;
+				while (j < len && (c[j] == ' ' || c[j] == '\t'))
+					j++;
+				if (j < len && ((c[j] >= 'a' && c[j] <= 'z') || (c[j] >= 'A' && c[j] <= 'Z') ||
+						c[j] == '_')) {
+					i = j;
+					continue;
+				}
+			}
+			break;
+		}
+		i = *e;
+		while (i < len && (c[i] == ' ' || c[i] == '\t'))
+			i++;
+		*call = i < len && c[i] == '(';
+		*off = *call ? i + 1 : *e;
+		return true;
+	}
+	*off = len;
 	return false;
 }
 
@@ -263,13 +321,12 @@ void ot_scan_python(ot_scan_result *out, ot_arena *arena, const char *code, cons
 		OT_VEC(ot_ix_pyref) *per = ot_calloc(n ? n : 1, sizeof(*per));
 		size_t cursor = 0;
 		off = 0;
-		while (n && off < len && ot_scan_match(res[RE_NAME], code, len, off, md) > 0) {
-			PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-			bool call = ov[5] != PCRE2_UNSET && ov[5] > ov[4];
-			uint32_t line = line_of(&f, ov[0]);
+		size_t ns, ne;
+		bool call;
+		while (n && next_name(code, len, &off, &ns, &ne, &call)) {
+			uint32_t line = line_of(&f, ns);
 			size_t owner;
-			off = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
-			if (is_keyword(code + ov[2], ov[3] - ov[2]))
+			if (is_keyword(code + ns, ne - ns))
 				continue;
 			while (cursor + 1 < n && a[cursor + 1].line <= line)
 				cursor++;
@@ -289,7 +346,7 @@ void ot_scan_python(ot_scan_result *out, ot_arena *arena, const char *code, cons
 				continue; /* the def line itself: parameters, not calls */
 			if (!call && a[owner].kind != OT_PY_ASSIGN)
 				continue;
-			ot_ix_pyref r = {ot_scan_copy_name(arena, code + ov[2], ov[3] - ov[2]), line, call};
+			ot_ix_pyref r = {ot_scan_copy_name(arena, code + ns, ne - ns), line, call};
 			ot_vec_push(&per[owner], r);
 		}
 		for (size_t i = 0; i < n; i++) {

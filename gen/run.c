@@ -21,8 +21,7 @@
 
 /* ---- messages and progress ----------------------------------------------------------- */
 
-static void say(const char *fmt, ...) OT_PRINTF(1, 2);
-static void say(const char *fmt, ...)
+void ot_run_say(const char *fmt, ...)
 {
 	va_list ap;
 	fputs("optrace: ", stderr);
@@ -32,11 +31,18 @@ static void say(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+#define say ot_run_say
+
 static double now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double ot_run_clock(void)
+{
+	return now();
 }
 
 /* A progress line on a terminal, redrawn at most ten times a second. */
@@ -131,21 +137,35 @@ static void parallel_for(size_t n, int jobs, void (*fn)(size_t, void *), void *p
 
 /* ---- the run ------------------------------------------------------------------------ */
 
-enum phase { PH_READ, PH_INDEX, PH_TRACE, PH_RENDER, PH_LAYOUT, PH_WRITE, PH_COUNT };
-static const char *const phase_names[PH_COUNT] = {"read", "index", "trace", "render", "layout", "write"};
+/* Where the wall time goes (-v): every second of a run is in one phase. */
+enum phase { PH_SETUP, PH_READ, PH_INDEX, PH_TRACE, PH_RENDER, PH_LAYOUT, PH_WRITE, PH_CLEANUP, PH_COUNT };
+static const char *const phase_names[PH_COUNT] = {"setup", "read", "index", "trace",
+						  "render", "layout", "write", "cleanup"};
 
 struct op_in {
 	const char *input;
 	int line;  /* ops.list line, 0 for --all */
 	bool full;
+	int depth; /* composite branches followed, or 0: the tracer's */
+};
+
+/* What a release's traces are made from; the traces borrow from it. */
+struct ot_run_held {
+	ot_source *src;
+	ot_index *ix;
+	ot_registry *reg;
+	ot_wellknown *wk;
+	ot_tracer *tracer;
 };
 
 struct run {
 	const ot_run_opts *o;
+	ot_run_held *h;
 	OT_VEC(struct op_in) ops;
 	ot_trace **traces;
+	ot_buf *json;  /* each op's trace.json object, made by the tracing thread */
+	ot_tj_entries *entries; /* each op's registry entries, for trace.json */
 	int *lines;
-	ot_tracer *tracer;
 	ot_pages *pages;
 	ot_output *out;
 	ot_release rel;
@@ -175,8 +195,12 @@ static void add_time(struct run *r, enum phase ph, double dt)
 static void trace_one(size_t i, void *payload)
 {
 	struct run *r = payload;
-	r->traces[i] = ot_trace_op(r->tracer, r->ops.items[i].input,
-				   r->ops.items[i].full || r->o->full);
+	r->traces[i] = ot_trace_op(r->h->tracer, r->ops.items[i].input,
+				   r->ops.items[i].full || r->o->full, r->ops.items[i].depth);
+	if (r->json) {
+		ot_tracejson_select(&r->entries[i], r->h->reg, &r->traces[i]->aten);
+		ot_tracejson_op(&r->json[i], r->traces[i], &r->entries[i]);
+	}
 }
 
 static void write_file(struct run *r, const char *path, const ot_buf *b)
@@ -273,23 +297,27 @@ static void collect_ops(struct run *r, const ot_opslist *list, const ot_registry
 			ot_arena *arena)
 {
 	ot_map *seen = ot_map_new();
-	if (list) {
+	/* with --all and no list named, ./ops.list only lends its version pin */
+	if (list && (r->o->ops_list_given || !r->o->all)) {
 		for (size_t i = 0; i < list->ops.len; i++) {
 			const ot_opslist_entry *e = &list->ops.items[i];
 			if (ot_map_get(seen, e->name))
 				continue;
 			ot_map_put(seen, e->name, (void *)1);
-			ot_vec_push(&r->ops, ((struct op_in){e->name, e->line, e->full}));
+			ot_vec_push(&r->ops, ((struct op_in){e->name, e->line, e->full, 0}));
 		}
 	}
 	if (r->o->all) {
+		/* every entry has a page of its own, so a branch is a link away:
+		 * entries follow one level of branches unless --depth says */
+		int depth = r->o->max_depth >= 0 ? 0 : 1;
 		for (size_t i = 0; i < ot_registry_func_count(reg); i++) {
 			const ot_reg_func *f = ot_registry_func_at(reg, i);
 			const char *name = ot_arena_printf(arena, "aten::%s", f->schema.full);
 			if (ot_map_get(seen, name))
 				continue;
 			ot_map_put(seen, name, (void *)1);
-			ot_vec_push(&r->ops, ((struct op_in){name, 0, true}));
+			ot_vec_push(&r->ops, ((struct op_in){name, 0, true, depth}));
 		}
 	}
 	if (r->ops.len > 1) /* no ops: items is NULL, which qsort must not see */
@@ -297,43 +325,124 @@ static void collect_ops(struct run *r, const ot_opslist *list, const ot_registry
 	ot_map_free(seen);
 }
 
-/* Two inputs that spell the same op, or slugs equal but for case, would write
- * the same page: the later one is an error, never an overwrite. */
+/* Keep only the ops not marked in `drop` (their traces, JSON and entries go). */
+static void drop_ops(struct run *r, const bool *drop)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < r->ops.len; i++) {
+		if (drop[i]) {
+			ot_trace_free(r->traces[i]);
+			if (r->json) {
+				ot_buf_free(&r->json[i]);
+				ot_vec_free(&r->entries[i]);
+			}
+			continue;
+		}
+		r->traces[k] = r->traces[i];
+		r->ops.items[k] = r->ops.items[i];
+		r->lines[k] = r->lines[i];
+		if (r->json) {
+			r->json[k] = r->json[i];
+			r->entries[k] = r->entries[i];
+		}
+		k++;
+	}
+	r->ops.len = k;
+}
+
+/*
+ * Two inputs that spell the same op, or slugs equal but for case, would write
+ * the same page. The ops.list's spelling wins over --all's (torch.ops.aten.mm
+ * in the list, aten::mm from --all: one page, under the list's name);
+ * otherwise the later one is an error, never an overwrite.
+ */
 static void check_slugs(struct run *r)
 {
-	ot_map *slugs = ot_map_new();
+	ot_map *slugs = ot_map_new(); /* slug -> 1 + index of the op that keeps it */
+	bool *drop = ot_calloc(r->ops.len ? r->ops.len : 1, sizeof(*drop));
 	for (size_t i = 0; i < r->ops.len; i++) {
 		ot_trace *tr = r->traces[i];
-		const ot_trace *first;
+		size_t first;
 		if (!tr->target.canonical[0])
 			continue;
-		first = ot_map_get(slugs, tr->target.slug);
-		if (first) {
+		first = (size_t)(uintptr_t)ot_map_get(slugs, tr->target.slug);
+		if (!first) {
+			ot_map_put(slugs, tr->target.slug, (void *)(uintptr_t)(i + 1));
+		} else if (!r->lines[first - 1] && r->lines[i]) {
+			drop[first - 1] = true; /* --all's, before the list's */
+			ot_map_put(slugs, tr->target.slug, (void *)(uintptr_t)(i + 1));
+		} else if (r->lines[first - 1] && !r->lines[i]) {
+			drop[i] = true; /* --all's, after the list's */
+		} else {
 			char *msg = ot_arena_printf(tr->arena,
 						    "'%s' names the same page (ops/%s.md) as '%s'; "
 						    "it is listed once",
-						    tr->input, tr->target.slug, first->input);
+						    tr->input, tr->target.slug, r->traces[first - 1]->input);
 			tr->status = OT_STATUS_ERROR;
 			ot_vec_push(&tr->messages, msg);
 			tr->target.canonical[0] = '\0';
-			continue;
 		}
-		ot_map_put(slugs, tr->target.slug, tr);
 	}
+	drop_ops(r, drop);
+	free(drop);
 	ot_map_free(slugs);
 }
 
-static int load_registry(ot_registry **out, const ot_index *ix)
+/*
+ * The registries are parsed on a thread of their own while the tree is
+ * indexed: they are read through their own source reader, so the two never
+ * share a libgit2 handle.
+ */
+struct registry_job {
+	ot_source *src;
+	ot_source_files files; /* native_functions.yaml, derivatives.yaml if present */
+	ot_arena *arena;
+	ot_registry *reg;
+	int rc;
+	char error[2048];
+};
+
+static void *load_registry_thread(void *arg)
 {
-	int64_t nf = ot_index_file_id(ix, OT_REGISTRY_NATIVE_PATH);
-	int64_t dv = ot_index_file_id(ix, OT_REGISTRY_DERIV_PATH);
-	const ot_ix_file *n, *d;
-	if (nf < 0)
-		return ot_error_set("%s is missing from the source tree", OT_REGISTRY_NATIVE_PATH);
-	n = ot_index_file(ix, (uint32_t)nf);
-	d = dv >= 0 ? ot_index_file(ix, (uint32_t)dv) : NULL;
-	return ot_registry_load(out, n->text, n->len, OT_REGISTRY_NATIVE_PATH, d ? d->text : NULL,
-				d ? d->len : 0, OT_REGISTRY_DERIV_PATH);
+	struct registry_job *job = arg;
+	ot_source_reader *reader = NULL;
+	ot_buf text[2] = {OT_BUF_INIT, OT_BUF_INIT};
+	const ot_source_file *nf = NULL, *dv = NULL;
+
+	for (size_t i = 0; i < job->files.len; i++) {
+		if (!strcmp(job->files.items[i].path, OT_REGISTRY_NATIVE_PATH))
+			nf = &job->files.items[i];
+		else if (!strcmp(job->files.items[i].path, OT_REGISTRY_DERIV_PATH))
+			dv = &job->files.items[i];
+	}
+	if (!nf)
+		job->rc = ot_error_set("%s is missing from the source tree", OT_REGISTRY_NATIVE_PATH);
+	else if ((job->rc = ot_source_reader_new(&reader, job->src)) == 0 &&
+		 (job->rc = ot_source_reader_read(&text[0], reader, nf)) == 0 &&
+		 (!dv || (job->rc = ot_source_reader_read(&text[1], reader, dv)) == 0))
+		job->rc = ot_registry_load(&job->reg, text[0].ptr, text[0].size, OT_REGISTRY_NATIVE_PATH,
+					   dv ? text[1].ptr : NULL, text[1].size, OT_REGISTRY_DERIV_PATH);
+	if (job->rc < 0)
+		snprintf(job->error, sizeof(job->error), "%s", ot_error_last());
+	ot_source_reader_free(reader);
+	ot_buf_free(&text[0]);
+	ot_buf_free(&text[1]);
+	return NULL;
+}
+
+/* Start parsing the registries of `src` in the background. */
+static int registry_start(struct registry_job *job, pthread_t *tid, ot_source *src)
+{
+	static const char *const paths[] = {OT_REGISTRY_NATIVE_PATH, OT_REGISTRY_DERIV_PATH, NULL};
+	job->src = src;
+	job->arena = ot_arena_new();
+	if (ot_source_list(&job->files, job->arena, src, paths, NULL, NULL) < 0)
+		return OT_ERROR;
+	if (pthread_create(tid, NULL, load_registry_thread, job) != 0)
+		load_registry_thread(job); /* no thread: do it now */
+	else
+		return 1;
+	return 0;
 }
 
 static int load_wellknown(ot_wellknown **out, const char *templates)
@@ -368,40 +477,173 @@ static void print_summary(const struct run *r, size_t missing_layers, const ot_o
 		    st->written, st->unchanged, st->removed);
 }
 
+/* ---- steps shared by a run and a release traced in memory -------------------------------- */
+
+static void held_free(ot_run_held *h)
+{
+	if (!h)
+		return;
+	ot_tracer_free(h->tracer);
+	ot_wellknown_free(h->wk);
+	ot_registry_free(h->reg);
+	ot_index_free(h->ix);
+	ot_source_free(h->src);
+	free(h);
+}
+
+/* Open the checkout at `release` (`commit`: a nightly's commit, or NULL). */
+static int open_source(ot_run_held *h, const ot_run_opts *o, const char *release,
+		       const char *commit, bool tty)
+{
+	ot_source_opts so = {0};
+	char *default_source = o->source ? NULL : ot_run_default_source();
+	int rc;
+
+	so.path = o->source ? o->source : default_source;
+	so.clone_url = o->source_url ? o->source_url : OT_SOURCE_DEFAULT_URL;
+	so.allow_unverified = o->unverified_source;
+	so.progress = tty;
+	rc = ot_source_open(&h->src, &so);
+	if (rc == 0)
+		rc = ot_source_select(h->src, release, commit);
+	free(default_source);
+	return rc;
+}
+
+/*
+ * Read and index the tree of r->h's checkout (unless `index_tree` is
+ * false) while its registries are parsed. Times go to r->phase, from `t`
+ * (when the checkout was opened) on. Errors are left in ot_error_last,
+ * ready to print.
+ */
+static int read_release(struct run *r, bool index_tree, double t)
+{
+	const ot_run_opts *o = r->o;
+	ot_run_held *h = r->h;
+	struct registry_job job = {0};
+	pthread_t tid;
+	int running = 0, rc = OT_ERROR;
+
+	if ((running = registry_start(&job, &tid, h->src)) < 0) {
+		ot_error_wrap("reading %s", ot_source_path(h->src));
+		goto done;
+	}
+	if (index_tree && ot_index_build(&h->ix, h->src, jobs_of(o)) < 0) {
+		ot_error_wrap("reading %s", ot_source_path(h->src));
+		goto done;
+	}
+	if (h->ix) {
+		const ot_index_stats *st = ot_index_get_stats(h->ix);
+		double wall = now() - t;
+		double sum = st->read_seconds + st->scan_seconds;
+		/* split the wall time of the parallel build by the threads' shares */
+		r->phase[PH_READ] = sum > 0 ? wall * st->read_seconds / sum : 0;
+		r->phase[PH_INDEX] = wall - r->phase[PH_READ];
+	}
+	t = now();
+	if (running == 1)
+		pthread_join(tid, NULL);
+	running = 0;
+	r->phase[PH_INDEX] += now() - t;
+	if (job.rc < 0) {
+		ot_error_set("%s", job.error);
+		goto done;
+	}
+	h->reg = job.reg;
+	job.reg = NULL;
+	rc = 0;
+done:
+	if (running == 1)
+		pthread_join(tid, NULL);
+	ot_registry_free(job.reg);
+	ot_vec_free(&job.files);
+	ot_arena_free(job.arena);
+	return rc;
+}
+
+/*
+ * Trace r->ops (collected, not empty) with a tracer over r->h, on the
+ * run's threads; with `json`, each op's trace.json object and registry
+ * entries are made by the thread that traced it.
+ */
+static void trace_ops(struct run *r, bool json, struct progress *prog, bool tty)
+{
+	const ot_run_opts *o = r->o;
+	double t = now();
+	{
+		ot_tracer_opts to = {o->max_depth >= 0 ? o->max_depth : 3, 3, o->full};
+		r->h->tracer = ot_tracer_new(r->h->reg, r->h->ix, r->h->wk, &to);
+	}
+	r->traces = ot_calloc(r->ops.len, sizeof(*r->traces));
+	if (json) {
+		r->json = ot_calloc(r->ops.len, sizeof(*r->json));
+		r->entries = ot_calloc(r->ops.len, sizeof(*r->entries));
+		for (size_t i = 0; i < r->ops.len; i++)
+			r->json[i] = (ot_buf)OT_BUF_INIT;
+	}
+	r->lines = ot_calloc(r->ops.len, sizeof(*r->lines));
+	for (size_t i = 0; i < r->ops.len; i++)
+		r->lines[i] = r->ops.items[i].line;
+	r->phase[PH_INDEX] += now() - t; /* the tracer's tables */
+	t = now();
+	progress_start(prog, tty && r->ops.len > 20, "tracing", r->ops.len);
+	parallel_for(r->ops.len, jobs_of(o), trace_one, r, prog);
+	progress_end(prog);
+	r->phase[PH_TRACE] = now() - t;
+}
+
+/* Everything of a run but what r->h holds. */
+static void run_free(struct run *r)
+{
+	for (size_t i = 0; r->traces && i < r->ops.len; i++)
+		ot_trace_free(r->traces[i]);
+	free(r->traces);
+	for (size_t i = 0; r->json && i < r->ops.len; i++) {
+		ot_buf_free(&r->json[i]);
+		ot_vec_free(&r->entries[i]);
+	}
+	free(r->json);
+	free(r->entries);
+	free(r->lines);
+	ot_vec_free(&r->ops);
+}
+
 int ot_run(const ot_run_opts *o)
 {
 	struct run r = {0};
 	ot_opslist *list = NULL;
 	ot_version ver;
-	ot_source *src = NULL;
-	ot_index *ix = NULL;
-	ot_registry *reg = NULL;
-	ot_wellknown *wk = NULL;
+	ot_run_held *h = ot_calloc(1, sizeof(*h));
 	ot_arena *arena = ot_arena_new();
-	char *default_source = NULL, pin_origin[600] = "";
+	char pin_origin[600] = "";
 	const char *ops_path = o->ops_list ? o->ops_list : "ops.list";
 	unsigned formats = o->formats ? o->formats : OT_FORMAT_MD | OT_FORMAT_JSON;
 	int jobs = jobs_of(o), status = OT_EXIT_FATAL;
 	bool tty = isatty(2) && !o->quiet;
 	size_t list_errors = 0, missing_layers = 0;
 	struct progress prog = {0};
-	double t;
+	double t, t_start = now(), t_done = 0;
+	size_t nops = 0;
 	ot_run_opts opts = *o;
 
 	opts.formats = formats;
 	r.o = &opts;
+	r.h = h;
 	pthread_mutex_init(&r.err_lock, NULL);
 	pthread_mutex_init(&r.phase_lock, NULL);
 	pthread_mutex_init(&prog.lock, NULL);
 
-	/* 1. the op list */
-	if (o->ops_list_given || !o->all || access(ops_path, F_OK) == 0) {
+	/* 1. the op list. Without one named, ./ops.list is read when it exists;
+	 * a run that needs no ops from it (--all, --dump-registry,
+	 * --print-version) goes on without it, and --all only takes its pin. */
+	if (o->ops_list_given || access(ops_path, F_OK) == 0 ||
+	    !(o->all || o->dump_registry || o->print_version)) {
 		if (ot_opslist_load(&list, ops_path) < 0) {
 			say("%s", ot_error_last());
 			goto done;
 		}
 		for (size_t i = 0; i < list->diags.len; i++)
-			fprintf(stderr, "%s\n", list->diags.items[i].message);
+			say("%s", list->diags.items[i].message);
 		list_errors = ot_opslist_error_count(list);
 		if (list->pin)
 			snprintf(pin_origin, sizeof(pin_origin), "ops.list pin (%s:%d)", ops_path,
@@ -422,80 +664,51 @@ int ot_run(const ot_run_opts *o)
 	if (o->verbose && !o->quiet)
 		say("tracing PyTorch %s (from %s)", ver.release, ver.origin);
 
-	/* 3. the checkout, at that release */
+	/* 3. the checkout, at that release; 4-5. its tree indexed, the
+	 * registries parsed meanwhile */
 	t = now();
-	{
-		ot_source_opts so = {0};
-		if (!o->source)
-			default_source = ot_run_default_source();
-		so.path = o->source ? o->source : default_source;
-		so.clone_url = o->source_url ? o->source_url : OT_SOURCE_DEFAULT_URL;
-		so.allow_unverified = o->unverified_source;
-		so.progress = tty;
-		if (ot_source_open(&src, &so) < 0 ||
-		    ot_source_select(src, ver.release, ver.nightly ? ver.commit : NULL) < 0) {
-			say("%s", ot_error_last());
-			goto done;
-		}
-	}
-	if (!ot_source_verified(src))
-		say("warning: %s is not a git checkout: its release cannot be proven; every output "
-		    "says so", ot_source_path(src));
-
-	/* 4. read and index the tree once */
-	if (ot_index_build(&ix, src, jobs) < 0) {
-		say("reading %s: %s", ot_source_path(src), ot_error_last());
+	r.phase[PH_SETUP] = t - t_start;
+	if (open_source(h, o, ver.release, ver.nightly ? ver.commit : NULL, tty) < 0) {
+		say("%s", ot_error_last());
 		goto done;
 	}
-	{
-		const ot_index_stats *st = ot_index_get_stats(ix);
-		double wall = now() - t;
-		double sum = st->read_seconds + st->scan_seconds;
-		/* split the wall time of the parallel build by the threads' shares */
-		r.phase[PH_READ] = sum > 0 ? wall * st->read_seconds / sum : 0;
-		r.phase[PH_INDEX] = wall - r.phase[PH_READ];
-	}
-
-	/* 5. the registries */
-	t = now();
-	if (load_registry(&reg, ix) < 0) {
+	if (!ot_source_verified(h->src))
+		say("warning: %s is not a git checkout: its release cannot be proven; every output "
+		    "says so", ot_source_path(h->src));
+	if (read_release(&r, !o->dump_registry, t) < 0) {
 		say("%s", ot_error_last());
 		goto done;
 	}
 	if (o->dump_registry) {
 		ot_buf b = OT_BUF_INIT;
-		ot_registry_dump_json(&b, reg);
+		ot_registry_dump_json(&b, h->reg);
 		fwrite(b.ptr, 1, b.size, stdout);
 		ot_buf_free(&b);
 		status = OT_EXIT_OK;
 		goto done;
 	}
-	if (load_wellknown(&wk, o->templates) < 0) {
+	t = now();
+	if (load_wellknown(&h->wk, o->templates) < 0) {
 		say("%s", ot_error_last());
 		goto done;
 	}
 	r.phase[PH_INDEX] += now() - t;
 
 	/* 6. trace */
-	collect_ops(&r, list, reg, arena);
+	collect_ops(&r, list, h->reg, arena);
 	if (!r.ops.len) {
 		say("%s lists no ops (add one per line, or use --all)", ops_path);
 		goto done;
 	}
-	{
-		ot_tracer_opts to = {o->max_depth > 0 ? o->max_depth : 1, 3, o->full};
-		r.tracer = ot_tracer_new(reg, ix, wk, &to);
-	}
-	r.traces = ot_calloc(r.ops.len, sizeof(*r.traces));
-	r.lines = ot_calloc(r.ops.len, sizeof(*r.lines));
-	for (size_t i = 0; i < r.ops.len; i++)
-		r.lines[i] = r.ops.items[i].line;
-	t = now();
-	progress_start(&prog, tty && r.ops.len > 20, "tracing", r.ops.len);
-	parallel_for(r.ops.len, jobs, trace_one, &r, &prog);
-	progress_end(&prog);
-	r.phase[PH_TRACE] = now() - t;
+	trace_ops(&r, (formats & OT_FORMAT_JSON) && !o->check, &prog, tty);
 	check_slugs(&r);
+	for (size_t i = 0; r.json && i < r.ops.len; i++) {
+		/* an op that check_slugs turned into an error is serialised again */
+		if (r.traces[i]->status == OT_STATUS_ERROR) {
+			ot_buf_clear(&r.json[i]);
+			ot_tracejson_op(&r.json[i], r.traces[i], &r.entries[i]);
+		}
+	}
 	for (size_t i = 0; i < r.ops.len; i++) {
 		const ot_trace *tr = r.traces[i];
 		missing_layers += ot_trace_missing(tr);
@@ -515,10 +728,11 @@ int ot_run(const ot_run_opts *o)
 			say("%s: %s", tr->input, tr->messages.len ? tr->messages.items[0] : "error");
 	}
 
-	r.rel.version = ot_source_version(src);
-	r.rel.tag = ot_source_tag(src);
-	r.rel.commit = ot_source_commit(src);
-	r.rel.verified = ot_source_verified(src);
+	/* a nightly is named as installed (2.7.0a0+gitabc1234), not as a release */
+	r.rel.version = ver.nightly ? ver.raw : ot_source_version(h->src);
+	r.rel.tag = ot_source_tag(h->src);
+	r.rel.commit = ot_source_commit(h->src);
+	r.rel.verified = ot_source_verified(h->src);
 	r.rel.base_url = o->base_url ? o->base_url : "https://github.com/pytorch/pytorch/blob";
 
 	if (o->check) {
@@ -535,7 +749,8 @@ int ot_run(const ot_run_opts *o)
 		say("%s", ot_error_last());
 		goto done;
 	}
-	if (ot_pages_new(&r.pages, &r.rel, r.traces, r.lines, r.ops.len, ix, reg, o->templates) < 0) {
+	if ((formats & (OT_FORMAT_MD | OT_FORMAT_HTML)) &&
+	    ot_pages_new(&r.pages, &r.rel, r.traces, r.lines, r.ops.len, h->ix, h->reg, o->templates) < 0) {
 		say("%s", ot_error_last());
 		goto done;
 	}
@@ -551,6 +766,7 @@ int ot_run(const ot_run_opts *o)
 		for (int p = PH_RENDER; p <= PH_WRITE && sum > 0; p++)
 			r.phase[p] = wall * r.phase[p] / sum;
 	}
+	t = now();
 	if (!atomic_load(&r.failed)) {
 		ot_buf b = OT_BUF_INIT, html = OT_BUF_INIT;
 		if (formats & (OT_FORMAT_MD | OT_FORMAT_HTML)) {
@@ -570,8 +786,10 @@ int ot_run(const ot_run_opts *o)
 			}
 		}
 		if (formats & OT_FORMAT_JSON) {
+			double tj = now();
 			ot_buf_clear(&b);
-			ot_tracejson_write(&b, &r.rel, r.traces, r.ops.len);
+			ot_tracejson_assemble(&b, &r.rel, r.json, r.ops.len, r.entries);
+			r.phase[PH_RENDER] += now() - tj;
 			write_file(&r, "trace.json", &b);
 		}
 		ot_buf_free(&b);
@@ -593,39 +811,102 @@ int ot_run(const ot_run_opts *o)
 		if (!o->quiet)
 			print_summary(&r, missing_layers, &st);
 	}
+	t_done = now();
+	nops = r.ops.len;
 	status = OT_EXIT_OK;
 	if (list_errors || missing_layers)
 		status = OT_EXIT_PARTIAL;
 	for (size_t i = 0; i < r.ops.len; i++)
 		if (r.traces[i]->status >= OT_STATUS_NOTFOUND)
 			status = OT_EXIT_PARTIAL;
-	if (o->verbose && !o->quiet) {
-		double total = 0;
-		for (int p = 0; p < PH_COUNT; p++)
-			total += r.phase[p];
-		for (int p = 0; p < PH_COUNT; p++)
-			say("phase %-7s %8.3f s", phase_names[p], r.phase[p]);
-		say("phase total   %8.3f s  (%zu ops, %d jobs)", total, r.ops.len, jobs);
-	}
 
 done:
 	ot_pages_free(r.pages);
 	ot_output_free(r.out);
-	for (size_t i = 0; r.traces && i < r.ops.len; i++)
-		ot_trace_free(r.traces[i]);
-	free(r.traces);
-	free(r.lines);
-	ot_vec_free(&r.ops);
-	ot_tracer_free(r.tracer);
-	ot_wellknown_free(wk);
-	ot_registry_free(reg);
-	ot_index_free(ix);
-	ot_source_free(src);
+	run_free(&r);
+	held_free(h);
 	ot_opslist_free(list);
 	ot_arena_free(arena);
-	free(default_source);
 	pthread_mutex_destroy(&r.err_lock);
 	pthread_mutex_destroy(&r.phase_lock);
 	pthread_mutex_destroy(&prog.lock);
+	if (o->verbose && !o->quiet && t_done > 0) {
+		double total = now() - t_start;
+		r.phase[PH_CLEANUP] = now() - t_done;
+		for (int p = 0; p < PH_COUNT; p++)
+			say("phase %-7s %8.3f s", phase_names[p], r.phase[p]);
+		say("phase total   %8.3f s  (%zu ops, %d jobs, %.0f ops/s)", total, nops, jobs,
+		    total > 0 ? (double)nops / total : 0.0);
+	}
 	return status;
+}
+
+
+/* ---- one release in memory (optrace diff) --------------------------------------------------- */
+
+void ot_run_traces_free(ot_run_traces *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; t->traces && i < t->n; i++)
+		ot_trace_free(t->traces[i]);
+	free(t->traces);
+	held_free(t->held);
+	ot_registry_free(t->reg);
+	free((char *)t->rel.version);
+	free((char *)t->rel.tag);
+	free((char *)t->rel.commit);
+	free(t);
+}
+
+int ot_run_trace_release(ot_run_traces **out, const ot_run_opts *o, const char *version,
+			 const char *commit_hint, const ot_opslist *list)
+{
+	ot_run_traces *t = ot_calloc(1, sizeof(*t));
+	struct run r = {0};
+	struct progress prog = {0};
+	ot_arena *arena = ot_arena_new();
+	bool tty = isatty(2) && !o->quiet;
+	double t0 = now();
+	int rc = OT_ERROR;
+
+	*out = NULL;
+	r.o = o;
+	r.h = t->held = ot_calloc(1, sizeof(*t->held));
+	pthread_mutex_init(&r.phase_lock, NULL);
+	pthread_mutex_init(&prog.lock, NULL);
+	if (open_source(r.h, o, version, commit_hint, tty) < 0 || read_release(&r, true, t0) < 0 ||
+	    load_wellknown(&r.h->wk, o->templates) < 0)
+		goto done;
+	collect_ops(&r, list, r.h->reg, arena);
+	if (!r.ops.len) {
+		ot_error_set("no ops to trace at %s (give an ops list, or --all)", version);
+		goto done;
+	}
+	trace_ops(&r, false, &prog, tty);
+	check_slugs(&r); /* as ot_run does, so a trace.json and a tag compare alike */
+	t->traces = r.traces;
+	t->n = r.ops.len;
+	r.traces = NULL;
+	t->rel.version = ot_strdup(ot_source_version(r.h->src));
+	t->rel.tag = ot_source_tag(r.h->src) ? ot_strdup(ot_source_tag(r.h->src)) : NULL;
+	t->rel.commit = ot_strdup(ot_source_commit(r.h->src));
+	t->rel.verified = ot_source_verified(r.h->src);
+	/* the registry outlives the rest for whoever takes it (optrace diff's
+	 * documents point at its entries); the tracer only borrowed it */
+	t->reg = r.h->reg;
+	r.h->reg = NULL;
+	if (o->verbose && !o->quiet)
+		say("%s: read and index %.3f s, trace %.3f s (%zu ops, %d jobs)", t->rel.version,
+		    r.phase[PH_READ] + r.phase[PH_INDEX], r.phase[PH_TRACE], t->n, jobs_of(o));
+	*out = t;
+	t = NULL;
+	rc = 0;
+done:
+	run_free(&r);
+	ot_run_traces_free(t);
+	ot_arena_free(arena);
+	pthread_mutex_destroy(&r.phase_lock);
+	pthread_mutex_destroy(&prog.lock);
+	return rc;
 }

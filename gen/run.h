@@ -11,6 +11,10 @@
 #define OT_RUN_H
 
 #include "common.h"
+#include "opslist.h"
+#include "page.h"
+#include "registry.h"
+#include "trace.h"
 
 enum {
 	OT_FORMAT_MD = 1 << 0,
@@ -39,7 +43,10 @@ typedef struct {
 	const char *base_url;      /**< --base-url for source links */
 	unsigned formats;          /**< OT_FORMAT_* bits; 0 = md + json */
 	int jobs;                  /**< -j; 0 = number of CPUs */
-	int max_depth;             /**< --depth; composite branches followed */
+	int max_depth;             /**< --depth: composite branches followed, for
+				        every op; -1: 3 for the ops of a list, 1
+				        for the entries --all adds (each has its
+				        own page to follow) */
 	bool full;                 /**< --full: no well-known early exit */
 	bool all;                  /**< --all: every native_functions.yaml entry */
 	bool quiet;                /**< -q */
@@ -60,5 +67,40 @@ char *ot_run_default_source(void);
  * --dump-registry / --print-version) on stdout. Returns an OT_EXIT_* status.
  */
 int ot_run(const ot_run_opts *opts);
+
+/** Print "optrace: <message>" and a newline on stderr, as every message of a run. */
+void ot_run_say(const char *fmt, ...) OT_PRINTF(1, 2);
+
+/** Seconds on a monotonic clock (for phase timings). */
+double ot_run_clock(void);
+
+typedef struct ot_run_held ot_run_held;
+
+/** The traces of one release, kept in memory (for optrace diff). */
+typedef struct {
+	ot_release rel;          /**< the release traced; strings owned by this struct */
+	ot_registry *reg;        /**< the registry the traces were made from; owned
+				      by this struct, a caller may take it (and set
+				      this to NULL): it outlives the traces */
+	ot_trace **traces;       /**< sorted by input, each op once */
+	size_t n;
+	ot_run_held *held;       /**< source, index, tracer the traces borrow */
+} ot_run_traces;
+
+/**
+ * Trace every op of `list` (may be NULL) and, with o->all, every entry of
+ * native_functions.yaml, at release `version` (a normalised release such as
+ * "2.6.0"; `commit_hint` names a nightly's commit, else NULL), in memory.
+ * Honours o->source, source_url, full (well-known ops traced in full),
+ * jobs, max_depth, templates, quiet and verbose (phase timings on stderr);
+ * writes nothing. Errors: the checkout or the release cannot be read, an
+ * unverified plain directory (its release cannot be told apart from
+ * another), no op to trace. Caller frees with ot_run_traces_free.
+ */
+int ot_run_trace_release(ot_run_traces **out, const ot_run_opts *o, const char *version,
+			 const char *commit_hint, const ot_opslist *list);
+
+/** Free the traces, what they borrow, and the registry unless taken. */
+void ot_run_traces_free(ot_run_traces *t);
 
 #endif

@@ -376,10 +376,12 @@ static int select_release(git_commit **out, ot_source *src, const char *version)
 				ot_buf_puts(&why, "it has no origin remote to fetch it from");
 			else if (fetched > 0)
 				ot_buf_puts(&why, "its origin remote does not have it either");
+			/* without an origin, name the upstream repository to fetch from */
 			ot_error_set("PyTorch %s: the checkout %s has no tag %s (%s); fetch it: "
-				     "git -C %s fetch origin tag %s, or pass --source with a "
+				     "git -C %s fetch %s tag %s, or pass --source with a "
 				     "checkout that has it",
-				     version, src->path, tag, why.ptr, src->path, tag);
+				     version, src->path, tag, why.ptr, src->path,
+				     fetched == 0 ? OT_SOURCE_DEFAULT_URL : "origin", tag);
 			goto done;
 		}
 	}

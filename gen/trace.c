@@ -14,10 +14,23 @@
 #include "trace.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "buf.h"
+
+/* What the autograd code generator decides for ops without a
+ * derivatives.yaml entry, read from its sources (lines 0: not there). */
+struct autograd_rules {
+	int64_t f_gen;             /* tools/autograd/gen_variable_type.py */
+	ot_map *dont_require;      /* DONT_REQUIRE_DERIVATIVE: name -> line */
+	uint32_t not_implemented;  /* the NotImplemented kernel registration */
+	ot_map *foreach_without;   /* _foreach_ops_without_differentiability_info:
+				      "name.overload" -> line */
+	int64_t f_foreach;         /* torchgen/api/autograd.py */
+	uint32_t foreach_derived;  /* def gen_foreach_derivativeinfo( */
+};
 
 struct ot_tracer {
 	const ot_registry *reg;
@@ -28,6 +41,18 @@ struct ot_tracer {
 	ot_arena *arena;
 	/* suggestion candidates per strategy, as the user would write them */
 	ot_strvec cand[OT_STRAT_COUNT];
+	ot_map *calls; /* call name -> struct call_info, for every name called in C++ */
+	struct autograd_rules autograd;
+};
+
+/* What a name called in a C++ body is, worked out once per tracer (explore
+ * looks at every call of every body it follows). */
+struct call_info {
+	bool selection;     /* a runtime selection point: use_cudnn(...) */
+	const char *op;     /* the registry op it names (at::_foo_symint -> _foo), or NULL;
+			       metadata queries (size, dim...) are not ops here */
+	bool op_method;     /* that op has a Tensor method variant */
+	bool stub;          /* a DispatchStub */
 };
 
 /* ---- names ----------------------------------------------------------------- */
@@ -61,6 +86,7 @@ struct ctx {
 	ot_arena *a;
 	ot_map *seen;  /* visited Python defs, C++ defs, stubs, ops (keys in arena) */
 	OT_VEC(struct pending_op) queue;
+	int max_depth; /* composite branches followed for this op */
 };
 
 static const char *fpath(const struct ctx *c, uint32_t file)
@@ -69,16 +95,25 @@ static const char *fpath(const struct ctx *c, uint32_t file)
 }
 
 /* First visit of `what` (a pointer or name) under `kind`? */
+/* First visit of (kind, ptr, name)? ptr and name may each be NULL. The key
+ * is built by hand: this runs for every call of every explored body. */
 static bool first_visit(struct ctx *c, const char *kind, const void *ptr, const char *name)
 {
 	char key[256];
-	if (name)
-		snprintf(key, sizeof(key), "%s:%s", kind, name);
-	else
-		snprintf(key, sizeof(key), "%s:%p", kind, ptr);
+	size_t n = strlen(kind), m = name ? strlen(name) : 0;
+	uintptr_t v = (uintptr_t)ptr;
+	if (n + m + 2 * sizeof(v) + 3 > sizeof(key))
+		m = sizeof(key) - n - 2 * sizeof(v) - 3;
+	memcpy(key, kind, n);
+	key[n++] = ':';
+	for (int shift = (int)(8 * sizeof(v)) - 4; shift >= 0; shift -= 4)
+		key[n++] = "0123456789abcdef"[(v >> shift) & 15];
+	key[n++] = ':';
+	memcpy(key + n, name ? name : "", m);
+	key[n + m] = '\0';
 	if (ot_map_get(c->seen, key))
 		return false;
-	ot_map_put(c->seen, ot_arena_strdup(c->a, key), (void *)1);
+	ot_map_put(c->seen, ot_arena_strndup(c->a, key, n + m), (void *)1);
 	return true;
 }
 
@@ -107,6 +142,10 @@ static void message(struct ctx *c, const char *fmt, ...)
  * a scanner bug, and is recorded as such rather than printed as a fact.
  * Returns false for a duplicate or a rejected step.
  */
+/* add_step's answer for a step whose file:line check failed; steps added
+ * beneath it are dropped too (a parent of -1 is the root) */
+#define STEP_DROPPED (-2)
+
 static int add_step(struct ctx *c, int parent, ot_layer layer, uint32_t file, uint32_t line,
 		    const char *symbol, const char *note, const char *op, const char *backend,
 		    int depth)
@@ -115,15 +154,21 @@ static int add_step(struct ctx *c, int parent, ot_layer layer, uint32_t file, ui
 	const char *path = fpath(c, file);
 	ot_step s;
 
+	if (parent == STEP_DROPPED)
+		return STEP_DROPPED; /* beneath a step that failed its check */
 	for (size_t i = 0; i < tr->steps.len; i++) {
 		const ot_step *o = &tr->steps.items[i];
+		/* the same code line for another op (mm.out's kernel, seen before as a
+		 * helper of mm) is a fact of its own; a registry entry is one fact
+		 * however it was reached (as _softmax's delegate or on its own) */
 		if (o->found && o->layer == layer && o->line == line && !strcmp(o->file, path) &&
-		    !strcmp(o->symbol, symbol))
+		    !strcmp(o->symbol, symbol) &&
+		    (layer == OT_LAYER_YAML || !strcmp(o->op, op ? op : "")))
 			return (int)i;
 	}
 	if (!ot_index_line_has(c->ix, file, line, symbol)) {
 		message(c, "internal: %s:%u does not contain '%s'; step dropped", path, line, symbol);
-		return -1;
+		return STEP_DROPPED;
 	}
 	s.parent = parent;
 	s.layer = layer;
@@ -144,7 +189,10 @@ static int add_missing(struct ctx *c, int parent, ot_layer layer, const char *wh
 {
 	ot_trace *tr = c->tr;
 	ot_step s = {0};
-	char *note = ot_arena_printf(c->a, "not found: %s in %s", what, where);
+	char *note;
+	if (parent == STEP_DROPPED)
+		return STEP_DROPPED;
+	note = ot_arena_printf(c->a, "not found: %s in %s", what, where);
 	for (size_t i = 0; i < tr->steps.len; i++)
 		if (!tr->steps.items[i].found && !strcmp(tr->steps.items[i].note, note))
 			return (int)i;
@@ -161,13 +209,13 @@ static int add_missing(struct ctx *c, int parent, ot_layer layer, const char *wh
 }
 
 /* First line of an indexed file containing `needle`, or 0. */
-static uint32_t find_line(const struct ctx *c, int64_t file, const char *needle)
+static uint32_t find_line_in(const ot_index *ix, int64_t file, const char *needle)
 {
 	const ot_ix_file *f;
 	const char *hit;
 	if (file < 0)
 		return 0;
-	f = ot_index_file(c->ix, (uint32_t)file);
+	f = ot_index_file(ix, (uint32_t)file);
 	hit = strstr(f->text, needle);
 	if (!hit)
 		return 0;
@@ -182,6 +230,11 @@ static uint32_t find_line(const struct ctx *c, int64_t file, const char *needle)
 		}
 		return lo + 1;
 	}
+}
+
+static uint32_t find_line(const struct ctx *c, int64_t file, const char *needle)
+{
+	return find_line_in(c->ix, file, needle);
 }
 
 static bool path_in(const char *path, const char *prefix)
@@ -204,12 +257,25 @@ static const char *const metadata_methods[] = {
 	"tolist", "type", "suggest_memory_format", "is_non_overlapping_and_dense", "retain_grad",
 	"requires_grad_", "is_inference", "is_pinned", "sym_storage_offset"};
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp((const char *)a, *(const char *const *)b);
+}
+
+static const char *sorted_metadata[OT_ARRAY_LEN(metadata_methods)];
+static pthread_once_t metadata_once = PTHREAD_ONCE_INIT;
+
+static void sort_metadata(void)
+{
+	memcpy(sorted_metadata, metadata_methods, sizeof(sorted_metadata));
+	qsort(sorted_metadata, OT_ARRAY_LEN(sorted_metadata), sizeof(char *), ot_strptr_cmp);
+}
+
 static bool is_metadata_method(const char *name)
 {
-	for (size_t i = 0; i < OT_ARRAY_LEN(metadata_methods); i++)
-		if (!strcmp(metadata_methods[i], name))
-			return true;
-	return false;
+	pthread_once(&metadata_once, sort_metadata);
+	return bsearch(name, sorted_metadata, OT_ARRAY_LEN(sorted_metadata), sizeof(char *),
+		       cmp_str) != NULL;
 }
 
 static bool has_variant(const ot_registry *reg, const char *name, bool method)
@@ -222,19 +288,31 @@ static bool has_variant(const ot_registry *reg, const char *name, bool method)
 	return false;
 }
 
-/* Branches that are well-known ops are listed but not followed: their pages
- * are the reference's. When the op itself was asked for in full, the
- * computing ones (math, reductions, comparisons, indexing: matmul -> mm,
- * bmm, dot) are followed; creation, shape and dtype bookkeeping never is. */
+/* The groups of the well-known reference whose ops compute (math,
+ * reductions, comparisons, indexing), as opposed to creation, shape and
+ * dtype bookkeeping. */
+static bool computing_group(const char *group)
+{
+	return !strcmp(group, "math") || !strcmp(group, "reduction") ||
+	       !strcmp(group, "comparison") || !strcmp(group, "indexing");
+}
+
+/* Branches that are well-known ops are not followed: their pages are the
+ * reference's. When the op itself was asked for in full, the computing ones
+ * (matmul -> mm, bmm, dot) are followed; bookkeeping never is. */
 static bool is_wellknown_op(const struct ctx *c, const char *name)
 {
 	ot_wellknown_match m;
 	if (!c->t->wk || !ot_wellknown_lookup(&m, c->t->wk, name))
 		return false;
-	if (!c->tr->full)
-		return true;
-	return strcmp(m.group, "math") && strcmp(m.group, "reduction") &&
-	       strcmp(m.group, "comparison") && strcmp(m.group, "indexing");
+	return !c->tr->full || !computing_group(m.group);
+}
+
+/* A well-known op that computes (shown as a branch even when not followed). */
+static bool computing_wellknown(const struct ctx *c, const char *name)
+{
+	ot_wellknown_match m;
+	return c->t->wk && ot_wellknown_lookup(&m, c->t->wk, name) && computing_group(m.group);
 }
 
 static void queue_op(struct ctx *c, const char *name, const char *overload, int depth, int parent)
@@ -350,7 +428,7 @@ static bool reach_op(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pyref *r
 	int at;
 	if (is_metadata_method(name) || !ot_registry_overloads(c->t->reg, name, &(size_t){0}))
 		return false;
-	if (!first_visit(c, ot_arena_printf(c->a, "pyop:%p", (const void *)def), NULL, name))
+	if (!first_visit(c, "pyop", def, name))
 		return false;
 	if (is_wellknown_op(c, name)) {
 		strvec_add_unique(c, &c->tr->calls, name);
@@ -359,7 +437,8 @@ static bool reach_op(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pyref *r
 	at = add_step(c, parent, OT_LAYER_BRIDGE, def->file, r->line, r->path, note, NULL, NULL, 0);
 	if (!strcmp(r->path, ot_arena_printf(c->a, "_VF.%s", name)) ||
 	    !strcmp(r->path, ot_arena_printf(c->a, "torch._VF.%s", name))) {
-		uint32_t l = find_line(c, c->t->f_vf, "_VariableFunctions");
+		/* the forwarding code, not the module docstring that mentions it */
+		uint32_t l = find_line(c, c->t->f_vf, "= torch._C._VariableFunctions");
 		if (l && at >= 0)
 			at = add_step(c, at, OT_LAYER_BRIDGE, (uint32_t)c->t->f_vf, l, "_VariableFunctions",
 				      "torch._VF is torch._C._VariableFunctions: generated C++ bindings",
@@ -524,39 +603,67 @@ static const char *file_backend(const char *path)
 	return "";
 }
 
+/* Is `n` a name of the C API whose functions start with `prefix` and go on
+ * in camelCase? */
+static bool api_prefix(const char *n, const char *prefix)
+{
+	size_t k = strlen(prefix);
+	return !strncmp(n, prefix, k) && isupper((unsigned char)n[k]);
+}
+
 static const char *gpu_lib_of(const ot_ix_call *call)
 {
 	const char *n = call->name, *q = call->qual;
-	if (call->kind == OT_CALL_LAUNCH)
+	if (call->kind == OT_CALL_LAUNCH || call->kind == OT_CALL_MACRO_LAUNCH)
 		return "custom CUDA kernel";
-	if (ot_starts_with(n, "cudnn"))
-		return "cuDNN";
-	if (ot_starts_with(n, "cublasLt"))
-		return "cuBLASLt";
-	if (ot_starts_with(n, "cublas") || strstr(q, "cuda::blas"))
+	/* this runs for every call of every explored body: look at the first
+	 * letter before comparing prefixes */
+	switch (n[0]) {
+	case 'c':
+		/* the libraries' C APIs are camelCase (cudnnRNNForward, cublasSgemm);
+		 * cudnn_is_acceptable and cudnn_convolution are PyTorch's own */
+		if (api_prefix(n, "cudnn"))
+			return "cuDNN";
+		if (api_prefix(n, "cublasLt"))
+			return "cuBLASLt";
+		if (api_prefix(n, "cublas"))
+			return "cuBLAS";
+		if (api_prefix(n, "cufft"))
+			return "cuFFT";
+		if (api_prefix(n, "cusolver"))
+			return "cuSOLVER";
+		if (api_prefix(n, "cusparse"))
+			return "cuSPARSE";
+		if (api_prefix(n, "curand"))
+			return "cuRAND";
+		break;
+	case 'm':
+		/* MAGMA's API is snake_case (magma_sgetrf_gpu); magma_int_cast is
+		 * PyTorch's, and its magmaLu<T>... wrappers stand for the calls */
+		if (ot_starts_with(n, "magma") && strcmp(n, "magma_int_cast") != 0)
+			return "MAGMA";
+		if (api_prefix(n, "miopen"))
+			return "MIOpen";
+		break;
+	case 'g':
+	case 'j':
+	case 'o':
+		if (!strcmp(n, "gpu_kernel") || !strcmp(n, "gpu_kernel_with_scalars") ||
+		    !strcmp(n, "opmath_gpu_kernel_with_scalars") ||
+		    !strcmp(n, "opmath_symmetric_gpu_kernel_with_scalars") ||
+		    !strcmp(n, "jitted_gpu_kernel") || !strcmp(n, "gpu_reduce_kernel") ||
+		    !strcmp(n, "gpu_kernel_multiple_outputs"))
+			return "TensorIterator CUDA kernel";
+		break;
+	}
+	if (!*q)
+		return NULL;
+	if (strstr(q, "cuda::blas"))
 		return "cuBLAS";
-	if (ot_starts_with(n, "cufft"))
-		return "cuFFT";
-	if (ot_starts_with(n, "cusolver"))
-		return "cuSOLVER";
-	if (ot_starts_with(n, "cusparse"))
-		return "cuSPARSE";
-	if (ot_starts_with(n, "curand"))
-		return "cuRAND";
-	if (ot_starts_with(n, "magma"))
-		return "MAGMA";
-	if (ot_starts_with(n, "miopen"))
-		return "MIOpen";
 	if (ot_starts_with(q, "thrust"))
 		return "Thrust";
 	if (!strcmp(q, "cub") || ot_ends_with(q, "::cub") || ot_starts_with(q, "cub::"))
 		return "CUB";
-	if (!strcmp(n, "gpu_kernel") || !strcmp(n, "gpu_kernel_with_scalars") ||
-	    !strcmp(n, "opmath_gpu_kernel_with_scalars") ||
-	    !strcmp(n, "opmath_symmetric_gpu_kernel_with_scalars") ||
-	    !strcmp(n, "jitted_gpu_kernel") || !strcmp(n, "gpu_reduce_kernel") ||
-	    !strcmp(n, "gpu_kernel_multiple_outputs"))
-		return "TensorIterator CUDA kernel";
 	return NULL;
 }
 
@@ -586,6 +693,37 @@ static bool in_at_native(const ot_ix_cdef *d)
 	else
 		snprintf(full, sizeof(full), "%s", d->ns);
 	return !strcmp(full, "at::native") || !strcmp(full, "::at::native");
+}
+
+/* Does definition `d` live where qualifier `qual` points ("at::native",
+ * "native", "cuda::blas", "at::cuda::blas")? Its namespace and written
+ * qualifier, joined, must end with the call's qualifier. */
+static bool qual_matches(const ot_ix_cdef *d, const char *qual)
+{
+	char full[600];
+	size_t n, m;
+	if (qual[0] == ':' && qual[1] == ':')
+		qual += 2;
+	snprintf(full, sizeof(full), "%s%s%s", d->ns, *d->ns && *d->qual ? "::" : "", d->qual);
+	n = strlen(full);
+	m = strlen(qual);
+	return m <= n && !strcmp(full + n - m, qual) && (m == n || full[n - m - 1] == ':');
+}
+
+/* Is namespace `outer` ("at::native") `inner` or one enclosing it
+ * ("at::native::(anonymous)"), where unqualified lookup from inner reaches? */
+static bool ns_encloses(const char *outer, const char *inner)
+{
+	size_t n = strlen(outer);
+	return !strncmp(outer, inner, n) && (inner[n] == '\0' || (inner[n] == ':' && n > 0));
+}
+
+static bool plain_lowercase_word(const char *name)
+{
+	for (; *name; name++)
+		if (!islower((unsigned char)*name) && !isdigit((unsigned char)*name))
+			return false;
+	return true;
 }
 
 /* Is this a definition we can follow as a C++ helper? */
@@ -625,6 +763,33 @@ static const char *stub_backend(const char *macro, const char *path)
 		if (!strcmp(map[i][0], macro))
 			return map[i][1];
 	return "";
+}
+
+/* The text a definition's step shows: its name, or for a definition a macro
+ * invocation generated, the invocation (the name is on no line). */
+static const char *cdef_symbol(const ot_ix_cdef *d)
+{
+	return d->gen ? d->gen->site->text : d->name;
+}
+
+/* "generated by the macro OP(f, erfc, Erfc) defined at path:line[, through
+ * OP_CUSTOM_FUNCTOR(f, erfc, Erfc) defined at path:line]" (in the arena). */
+static const char *generated_note(const struct ctx *c, const ot_ix_cdef *d)
+{
+	const ot_ix_gen *g = d->gen;
+	const ot_ix_minvoke *s = g->site;
+	ot_buf b = OT_BUF_INIT;
+	const char *out;
+	ot_buf_printf(&b, "generated by the macro %s(", s->macro);
+	for (uint16_t a = 0; a < s->nargs; a++)
+		ot_buf_printf(&b, "%s%s", a ? ", " : "", s->args[a]);
+	ot_buf_printf(&b, ") defined at %s:%u", fpath(c, g->macro->file), g->macro->line);
+	if (g->inner)
+		ot_buf_printf(&b, ", through %s defined at %s:%u", g->inner, fpath(c, g->paster->file),
+			      g->paster->line);
+	out = ot_arena_strdup(c->a, b.ptr);
+	ot_buf_free(&b);
+	return out;
 }
 
 /* The definition of a registered kernel: in the registration's file first. */
@@ -678,8 +843,11 @@ static void explore_stub(struct ctx *c, const char *stub, const char *op, int de
 					    "aten/src/ATen/", op, depth);
 				continue;
 			}
-			snprintf(note, sizeof(note), "kernel registered for %s (%s)", stub, backend);
-			kstep = add_step(c, reg, OT_LAYER_KERNEL, k->file, k->line, k->name, note, op,
+			kstep = add_step(c, reg, OT_LAYER_KERNEL, k->file, k->line, cdef_symbol(k),
+					 ot_arena_printf(c->a, "kernel registered for %s (%s)%s%s", stub,
+							 backend, k->gen ? ", " : "",
+							 k->gen ? generated_note(c, k) : ""),
+					 op,
 					 backend, depth);
 			{
 				bool dummy = false;
@@ -689,24 +857,15 @@ static void explore_stub(struct ctx *c, const char *stub, const char *op, int de
 	}
 }
 
-/* The registry op a C++ call names: at::mm(...), at::_foo(...), x.mm(...),
- * at::_cudnn_rnn_symint(...) (the SymInt spelling of _cudnn_rnn). Returns
- * the op's name (in the arena) or NULL. */
-static const char *call_op(struct ctx *c, const ot_ix_call *call)
+/* The registry op a C++ call names: at::mm(...), at::_foo_symint(...) (the
+ * SymInt spelling of _foo), x.mm(...) for a method. NULL when none. */
+static const char *call_op(const struct call_info *ci, const ot_ix_call *call)
 {
-	size_t n;
-	const char *name = call->name;
-	if (call->kind == OT_CALL_LAUNCH)
+	if (!ci || !ci->op || call->kind == OT_CALL_LAUNCH || call->kind == OT_CALL_MACRO_LAUNCH)
 		return NULL;
-	if (call->kind != OT_CALL_MEMBER && strcmp(call->qual, "at") && strcmp(call->qual, "::at"))
-		return NULL;
-	if (ot_ends_with(name, "_symint") && !ot_registry_overloads(c->t->reg, name, &n))
-		name = ot_arena_strndup(c->a, name, strlen(name) - strlen("_symint"));
-	if (is_metadata_method(name) || !ot_registry_overloads(c->t->reg, name, &n))
-		return NULL;
-	if (call->kind == OT_CALL_MEMBER && !has_variant(c->t->reg, name, true))
-		return NULL;
-	return name;
+	if (call->kind == OT_CALL_MEMBER)
+		return ci->op_method ? ci->op : NULL;
+	return !strcmp(call->qual, "at") || !strcmp(call->qual, "::at") ? ci->op : NULL;
 }
 
 /*
@@ -724,12 +883,17 @@ static void explore_helpers(struct ctx *c, const ot_ix_cdef *d, const ot_ix_call
 		for (const ot_ix_cdef *h = ot_index_cdefs(c->ix, call->name); h && n < 3; h = h->next) {
 			if (h == d || !helper_candidate(c, h))
 				continue;
-			/* other files: only for qualified calls, or for snake_case names
-			 * in the caller's namespace (max(a, b) is std::max, not the
-			 * max op's kernel) */
+			/* a qualified call names its namespace: c10::cuda::X::get() is
+			 * not at::native::get */
+			if (*call->qual && !qual_matches(h, call->qual))
+				continue;
+			/* other files: only for qualified calls, or in the caller's
+			 * namespace (or one enclosing it) for names that are not one plain lowercase word
+			 * (max(a, b) is std::max, not the max op's kernel;
+			 * GeluCUDAKernelImpl and gelu_kernel are helpers) */
 			if (pass == 0 ? h->file != d->file
-				      : !*call->qual && (strcmp(h->ns, d->ns) != 0 ||
-							 !strchr(call->name, '_')))
+				      : !*call->qual && (!ns_encloses(h->ns, d->ns) ||
+							 plain_lowercase_word(call->name)))
 				continue;
 			cand[n++] = h;
 		}
@@ -739,11 +903,12 @@ static void explore_helpers(struct ctx *c, const ot_ix_cdef *d, const ot_ix_call
 		const char *hp = fpath(c, h->file);
 		size_t mark = c->tr->steps.len;
 		bool found = false;
-		char note[200];
 		int at;
-		snprintf(note, sizeof(note), "helper called by %s", d->name);
 		at = add_step(c, self, is_gpu_file(hp) ? OT_LAYER_KERNEL : OT_LAYER_CPP, h->file,
-			      h->line, h->name, note, op, file_backend(hp), depth);
+			      h->line, cdef_symbol(h),
+			      ot_arena_printf(c->a, "helper called by %s%s%s", d->name, h->gen ? ", " : "",
+					      h->gen ? generated_note(c, h) : ""),
+			      op, file_backend(hp), depth);
 		explore(c, h, op, depth, level + 1, at, &found);
 		if (found)
 			*interesting = true;
@@ -762,7 +927,7 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 		    int self, bool *interesting)
 {
 	const char *path = fpath(c, d->file);
-	ot_strvec libs_here = {0};
+	size_t gpu_steps = 0;
 
 	if (!first_visit(c, "cdef", d, NULL))
 		return;
@@ -770,64 +935,93 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 		strvec_add_unique(c, &c->tr->gpu_libs, "cuDNN");
 	for (uint32_t i = 0; i < d->ncalls; i++) {
 		const ot_ix_call *call = &d->calls[i];
+		const struct call_info *ci = ot_map_get(c->t->calls, call->name);
 		const char *lib, *branch;
-		const ot_ix_stub *st;
 
-		if (is_selection_point(call->name)) {
-			ot_selection sel = {ot_arena_strdup(c->a, call->name), path, call->line};
+		if (ci && ci->selection) {
+			/* a runtime choice (use_cudnn(...)); a stub can be one too
+			 * (_fused_sdp_choice_stub), so go on classifying the call */
 			bool dup = false;
 			for (size_t k = 0; k < c->tr->selection.len; k++)
-				if (c->tr->selection.items[k].line == sel.line &&
+				if (c->tr->selection.items[k].line == call->line &&
 				    !strcmp(c->tr->selection.items[k].file, path))
 					dup = true;
-			if (!dup && ot_index_line_has(c->ix, d->file, call->line, call->name))
+			if (!dup && ot_index_line_has(c->ix, d->file, call->line, call->name)) {
+				ot_selection sel = {ot_arena_strdup(c->a, call->name), path, call->line};
 				ot_vec_push(&c->tr->selection, sel);
+			}
+			*interesting = true;
+		}
+		if (ci && ci->stub && (call->kind == OT_CALL_PLAIN || call->kind == OT_CALL_REF)) {
+			char note[200];
+			if (call->kind == OT_CALL_REF)
+				snprintf(note, sizeof(note), "passes DispatchStub %s to %s, which calls it", call->name, d->name);
+			else
+				snprintf(note, sizeof(note), "calls DispatchStub %s (picks the kernel by device)", call->name);
+			explore_stub(c, call->name, op, depth, level,
+				     add_step(c, self, OT_LAYER_STUB, d->file, call->line, call->name, note,
+					      op, NULL, depth));
 			*interesting = true;
 			continue;
 		}
-		branch = call_op(c, call);
+		if (call->kind == OT_CALL_REF)
+			continue;
+		branch = call_op(ci, call);
 		if (branch) {
+			bool follow;
 			if (!strcmp(branch, c->tr->target.name) && depth == 0)
 				continue;
 			strvec_add_unique(c, &c->tr->calls, branch);
-			if (depth >= c->t->opts.max_depth || is_wellknown_op(c, branch))
+			if (depth >= c->max_depth)
 				continue; /* listed in calls, not followed */
+			/* a well-known branch that computes (matmul -> mm, einsum -> bmm) is
+			 * shown but not followed; bookkeeping ops (empty, to, view) only listed */
+			follow = !is_wellknown_op(c, branch);
+			if (!follow && !computing_wellknown(c, branch))
+				continue;
 			*interesting = true;
 			/* one step per op a function calls: its first call site */
-			if (first_visit(c, ot_arena_printf(c->a, "branch:%p", (const void *)d), NULL, branch)) {
+			if (first_visit(c, "branch", d, branch)) {
 				char note[200];
 				const char *sym = call->kind == OT_CALL_MEMBER ? call->name : call_text(c, call);
 				int at;
-				snprintf(note, sizeof(note), "branch: calls aten::%s", branch);
+				snprintf(note, sizeof(note), follow ? "branch: calls aten::%s"
+								    : "branch: calls aten::%s (well-known, see its page)",
+					 branch);
 				at = add_step(c, self, OT_LAYER_CPP, d->file, call->line, sym, note, op, NULL,
 					      depth);
-				queue_op(c, branch, NULL, depth + 1, at);
+				if (follow)
+					queue_op(c, branch, NULL, depth + 1, at);
 			}
 			continue;
 		}
 		lib = gpu_lib_of(call);
 		if (lib) {
-			bool seen = false;
-			for (size_t k = 0; k < libs_here.len; k++)
-				if (!strcmp(libs_here.items[k], lib))
-					seen = true;
+			bool launch = call->kind == OT_CALL_LAUNCH || call->kind == OT_CALL_MACRO_LAUNCH;
+			const char *sym = call->kind == OT_CALL_LAUNCH	     ? call->name
+					  : call->kind == OT_CALL_MACRO_LAUNCH ? call->qual
+									       : call_text(c, call);
 			strvec_add_unique(c, &c->tr->gpu_libs, lib);
 			*interesting = true;
-			if (!seen) {
+			/* every distinct library call or launch of the body, up to a few */
+			if (gpu_steps < 8 && first_visit(c, "gpu", d, sym)) {
 				char note[200];
 				int at;
-				ot_vec_push(&libs_here, lib);
-				if (call->kind == OT_CALL_LAUNCH)
+				gpu_steps++;
+				if (call->kind == OT_CALL_MACRO_LAUNCH)
+					snprintf(note, sizeof(note),
+						 "launches the CUDA kernel %s through the macro %s", call->name,
+						 call->qual);
+				else if (launch)
 					snprintf(note, sizeof(note), "launches the CUDA kernel %s", call->name);
 				else
-					snprintf(note, sizeof(note), "%s: %s", lib, call_text(c, call));
-				at = add_step(c, self, OT_LAYER_CUDA, d->file, call->line,
-					      call->kind == OT_CALL_LAUNCH ? call->name : call_text(c, call),
-					      note, op, "CUDA", depth);
-				if (call->kind == OT_CALL_LAUNCH) {
+					snprintf(note, sizeof(note), "%s: %s", lib, sym);
+				at = add_step(c, self, OT_LAYER_CUDA, d->file, call->line, sym, note, op,
+					      "CUDA", depth);
+				if (launch) {
 					for (const ot_ix_cdef *k = ot_index_cdefs(c->ix, call->name); k; k = k->next) {
 						if (k->global) {
-							add_step(c, at, OT_LAYER_CUDA, k->file, k->line, k->name,
+							add_step(c, at, OT_LAYER_CUDA, k->file, k->line, cdef_symbol(k),
 								 "__global__ CUDA kernel", op, "CUDA", depth);
 							break;
 						}
@@ -836,22 +1030,11 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 			}
 			continue;
 		}
-		st = ot_index_stubs(c->ix, call->name);
-		if (st && call->kind == OT_CALL_PLAIN) {
-			char note[200];
-			snprintf(note, sizeof(note), "calls DispatchStub %s (picks the kernel by device)", call->name);
-			explore_stub(c, call->name, op, depth, level,
-				     add_step(c, self, OT_LAYER_STUB, d->file, call->line, call->name, note,
-					      op, NULL, depth));
-			*interesting = true;
-			continue;
-		}
 		if (level < c->t->opts.helper_depth && call->kind == OT_CALL_PLAIN &&
 		    (!*call->qual || !strcmp(call->qual, "at::native") || !strcmp(call->qual, "native") ||
 		     strstr(call->qual, "cuda") || strstr(call->qual, "cudnn")))
 			explore_helpers(c, d, call, op, depth, level, self, interesting);
 	}
-	ot_vec_free(&libs_here);
 }
 
 /* ---- native_functions.yaml entries ---------------------------------------------------------- */
@@ -869,22 +1052,27 @@ static bool dir_matches_key(const char *path, const char *key)
 }
 
 /* Definitions of the C++ function a dispatch entry names: in at::native, in
- * the backend's folder first; a macro invocation that names it only when
- * there is no written definition. */
+ * native/ and the backend's folder first, then in native/, then elsewhere in
+ * ATen (ATen/cuda/PinnedMemoryAllocator.cpp's is_pinned_cuda); a macro
+ * invocation that names it only when there is no written definition. A
+ * definition a macro invocation generated (ot_ix_cdef.gen) counts as written:
+ * the macro's body is the definition. */
 static size_t kernel_defs(const struct ctx *c, const char *kernel, const char *key, bool structured,
 			  const ot_ix_cdef **out, size_t max)
 {
 	size_t n = 0;
-	for (int pass = 0; pass < 3 && !n; pass++) {
+	for (int pass = 0; pass < 4 && !n; pass++) {
 		for (int symint = 0; symint < 2; symint++) {
 			char name[200];
 			snprintf(name, sizeof(name), symint ? "%s_symint" : "%s", kernel);
 			for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, name); d && n < max; d = d->next) {
 				const char *p = fpath(c, d->file);
-				if (d->in_class || !path_in(p, "aten/src/ATen/native/") ||
-				    path_in(p, "aten/src/ATen/native/ufunc/") || !in_at_native(d))
+				bool native = path_in(p, "aten/src/ATen/native/");
+				if (d->in_class || !path_in(p, "aten/src/ATen/") ||
+				    path_in(p, "aten/src/ATen/native/ufunc/") || !in_at_native(d) ||
+				    native == (pass == 2))
 					continue;
-				if (pass < 2) {
+				if (pass < 3) {
 					/* structured ops have TORCH_IMPL_FUNC kernels for some
 					 * keys and plain functions for others (sparse, ...) */
 					if (d->kind != OT_CDEF_FUNC && !(structured && d->kind == OT_CDEF_IMPL))
@@ -901,6 +1089,14 @@ static size_t kernel_defs(const struct ctx *c, const char *kernel, const char *k
 	return n;
 }
 
+static bool has_tag(const ot_reg_func *f, const char *tag)
+{
+	for (size_t i = 0; i < f->ntags; i++)
+		if (!strcmp(f->tags[i], tag))
+			return true;
+	return false;
+}
+
 static bool main_key(const char *keys)
 {
 	static const char *const main_keys[] = {"CPU", "CUDA", "CompositeImplicitAutograd",
@@ -914,6 +1110,73 @@ static bool main_key(const char *keys)
 			if (!strcmp(tok, main_keys[i]))
 				return true;
 	return false;
+}
+
+/* The parameter list of a definition, from its name to the matching ')',
+ * read from the indexed text (at most `n` bytes into `out`). */
+static void def_params(const struct ctx *c, const ot_ix_cdef *d, char *out, size_t n)
+{
+	const ot_ix_file *f = ot_index_file(c->ix, d->file);
+	const char *p = f->text + f->line_off[d->line - 1], *end = f->text + f->len;
+	size_t k = 0;
+	int depth = 0;
+	out[0] = '\0';
+	if (d->gen) {
+		/* the list is in the macro's body; same shape: "(a, b" */
+		size_t len = strlen(d->gen->params);
+		if (len && d->gen->params[len - 1] == ')')
+			len--;
+		snprintf(out, n, "%.*s", (int)len, d->gen->params);
+		return;
+	}
+	p = strstr(p, d->name);
+	if (!p)
+		return;
+	p = strchr(p + strlen(d->name), '(');
+	if (d->kind == OT_CDEF_IMPL && p) /* TORCH_IMPL_FUNC(name)(params) */
+		p = strchr(p + 1, '(');
+	for (; p && p < end && k + 1 < n; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && --depth == 0)
+			break;
+		if (depth > 0)
+			out[k++] = *p;
+	}
+	out[k] = '\0';
+}
+
+/* How well a C++ definition fits an overload's schema: same number of
+ * parameters, and a Dimname parameter exactly when the schema has one. A
+ * kernel name can have several C++ overloads (cumsum_out for cumsum.out and
+ * for cumsum.dimname_out); this tells them apart. */
+static int overload_fit(const struct ctx *c, const ot_ix_cdef *d, const ot_reg_func *f)
+{
+	char params[2048];
+	size_t count = 0;
+	int depth = 0, score = 0;
+	bool dimname = false, schema_dimname = false;
+	def_params(c, d, params + 0, sizeof(params));
+	if (params[0] == '(')
+		memmove(params, params + 1, strlen(params));
+	for (const char *p = params; *p; p++) {
+		if (*p == '(' || *p == '<' || *p == '[' || *p == '{')
+			depth++;
+		else if ((*p == ')' || *p == '>' || *p == ']' || *p == '}') && depth > 0)
+			depth--;
+		else if (*p == ',' && depth == 0)
+			count++;
+	}
+	if (strspn(params, " \t\n") != strlen(params))
+		count++;
+	dimname = strstr(params, "Dimname") != NULL;
+	for (size_t i = 0; i < f->schema.nargs; i++)
+		if (strstr(f->schema.args[i].type, "Dimname"))
+			schema_dimname = true;
+	if (count == f->schema.nargs)
+		score += 2;
+	score += dimname == schema_dimname ? 1 : -3;
+	return score;
 }
 
 struct kernel_use {
@@ -973,18 +1236,23 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 	/* the structured meta function: TORCH_META_FUNC(name), or TORCH_META_FUNC2(name,
 	 * overload) named after the functional overload that delegates */
 	if (eff->structured) {
-		const char *names[8];
+		const char *names[16];
 		size_t nnames = 0, nov;
 		bool found = false;
 		const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, eff->schema.name, &nov);
 		names[nnames++] = eff->schema.name;
 		if (*eff->schema.overload)
 			names[nnames++] = ot_arena_printf(c->a, "%s.%s", eff->schema.name, eff->schema.overload);
-		/* TORCH_META_FUNC2 is named after the overloads that delegate here */
-		for (size_t k = 0; k < nov && nnames < OT_ARRAY_LEN(names); k++)
-			if (ov[k]->delegate == eff && *ov[k]->schema.overload)
+		/* TORCH_META_FUNC2(name, overload) is named after the overloads that
+		 * delegate here, and so is TORCH_META_FUNC(name_overload), the
+		 * spelling torchgen uses (lerp.Scalar -> lerp_Scalar) */
+		for (size_t k = 0; k < nov && nnames + 1 < OT_ARRAY_LEN(names); k++)
+			if (ov[k]->delegate == eff && *ov[k]->schema.overload) {
 				names[nnames++] = ot_arena_printf(c->a, "%s.%s", eff->schema.name,
 								  ov[k]->schema.overload);
+				names[nnames++] = ot_arena_printf(c->a, "%s_%s", eff->schema.name,
+								  ov[k]->schema.overload);
+			}
 		for (size_t k = 0; k < nnames; k++) {
 			for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, names[k]); d; d = d->next) {
 				if (d->kind != OT_CDEF_META && d->kind != OT_CDEF_PRECOMPUTE)
@@ -1016,7 +1284,7 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 		if (fid >= 0) {
 			for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, eff->schema.base); d; d = d->next) {
 				if (d->file == (uint32_t)fid) {
-					add_step(c, kparent, OT_LAYER_KERNEL, d->file, d->line, d->name,
+					add_step(c, kparent, OT_LAYER_KERNEL, d->file, d->line, cdef_symbol(d),
 						 "ufunc inner loop: the scalar/vectorized formula the "
 						 "generated CPU and CUDA kernels share",
 						 op, "CPU, CUDA", depth);
@@ -1029,8 +1297,9 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 		}
 	}
 
-	/* group dispatch keys by kernel */
-	if (!eff->has_dispatch) {
+	/* group dispatch keys by kernel (an entry with a ufunc inner loop and no
+	 * table has only generated kernels: nothing hand-written to look for) */
+	if (!eff->has_dispatch && !eff->nufunc_inner_loop) {
 		/* torchgen names the kernel after the C++ API: add_out for add.out */
 		uses[nuses].kernel = eff->schema.is_out
 					     ? ot_arena_printf(c->a, "%s_out", eff->schema.name)
@@ -1072,11 +1341,32 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 			 uses[u].keys);
 		nd = kernel_defs(c, uses[u].kernel, first_key, eff->structured && eff->has_dispatch,
 				 defs, OT_ARRAY_LEN(defs));
+		if (nd > 1) {
+			/* several C++ overloads of that name: keep those that fit */
+			int fit[OT_ARRAY_LEN(defs)], best = -100;
+			size_t kept = 0;
+			for (size_t k = 0; k < nd; k++) {
+				fit[k] = overload_fit(c, defs[k], eff);
+				if (fit[k] > best)
+					best = fit[k];
+			}
+			for (size_t k = 0; k < nd; k++)
+				if (fit[k] == best)
+					defs[kept++] = defs[k];
+			nd = kept;
+		}
 		if (!nd) {
+			/* torchgen writes the kernels of view_copy ops (t_copy,
+			 * lift_fresh_copy) into CompositeViewCopyKernels.cpp at build
+			 * time: there is no definition to find in the source tree */
 			add_missing(c, kparent, OT_LAYER_CPP,
 				    ot_arena_printf(c->a, "C++ function `%s` (%s)", uses[u].kernel,
 						    uses[u].keys),
-				    "aten/src/ATen/native/", op, depth);
+				    has_tag(eff, "view_copy")
+					    ? "the source tree: torchgen generates the kernels of ops tagged "
+					      "view_copy (CompositeViewCopyKernels.cpp, a build output)"
+					    : "aten/src/ATen/native/",
+				    op, depth);
 			continue;
 		}
 		for (size_t k = 0; k < nd; k++) {
@@ -1085,7 +1375,11 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 			bool dummy = false;
 			int at;
 			ot_layer layer = *be ? OT_LAYER_KERNEL : OT_LAYER_CPP;
-			if (defs[k]->macro)
+			if (defs[k]->gen)
+				snprintf(n, sizeof(n), "%s for %s, %s",
+					 defs[k]->kind == OT_CDEF_IMPL ? "structured kernel" : "C++ implementation",
+					 uses[u].keys, generated_note(c, defs[k]));
+			else if (defs[k]->macro)
 				snprintf(n, sizeof(n), "%s for %s: generated by the macro %s",
 					 defs[k]->kind == OT_CDEF_IMPL ? "structured kernel" : "C++ implementation",
 					 uses[u].keys, defs[k]->macro);
@@ -1094,7 +1388,7 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 					 defs[k]->kind == OT_CDEF_IMPL ? "TORCH_IMPL_FUNC (structured kernel)"
 								       : "C++ implementation",
 					 uses[u].keys);
-			at = add_step(c, kparent, layer, defs[k]->file, defs[k]->line, defs[k]->name, n, op,
+			at = add_step(c, kparent, layer, defs[k]->file, defs[k]->line, cdef_symbol(defs[k]), n, op,
 				      *be ? be : first_key, depth);
 			/* the kernels people write against: CPU, CUDA and the composites;
 			 * sparse, quantized, mkldnn, nested, MPS... are listed, not followed */
@@ -1130,17 +1424,29 @@ static void formula_helpers(struct ctx *c, const char *formula, const char *op, 
 			for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, name); d; d = d->next) {
 				if (d->kind == OT_CDEF_FUNC && !d->in_class &&
 				    path_in(fpath(c, d->file), "torch/csrc/autograd/")) {
-					add_step(c, parent, OT_LAYER_BACKWARD, d->file, d->line, name,
+					add_step(c, parent, OT_LAYER_BACKWARD, d->file, d->line, cdef_symbol(d),
 						 "backward helper (torch/csrc/autograd)", op, NULL, depth);
 					goto next;
 				}
 			}
 			{
+				/* a backward op: its functional overload (not .grad_input,
+				 * the out= one), also when spelled name_symint */
 				size_t n;
 				const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, name, &n);
-				if (ov)
+				const ot_reg_func *pick = NULL;
+				if (!ov && ot_ends_with(name, "_symint")) {
+					name[strlen(name) - strlen("_symint")] = '\0';
+					ov = ot_registry_overloads(c->t->reg, name, &n);
+				}
+				for (size_t k = 0; ov && k < n && !pick; k++)
+					if (!ov[k]->schema.is_out)
+						pick = ov[k];
+				if (!pick && ov)
+					pick = ov[0];
+				if (pick)
 					add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)c->t->f_native,
-						 (uint32_t)ov[0]->line, name,
+						 (uint32_t)pick->line, name,
 						 "backward op (its own native_functions.yaml entry)", op,
 						 NULL, depth);
 			}
@@ -1170,11 +1476,107 @@ static void add_deriv_step(struct ctx *c, const ot_reg_deriv *dv, const char *op
 			formula_helpers(c, dv->dispatch[k].formulas[i].formula, op, depth, at);
 }
 
+static bool has_tensor(const ot_reg_arg *args, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ot_starts_with(args[i].type, "Tensor"))
+			return true;
+	return false;
+}
+
+/* Does some overload of op `name` have a derivatives.yaml entry? */
+static bool has_formula(const struct ctx *c, const char *name)
+{
+	size_t n;
+	const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, name, &n);
+	for (size_t i = 0; ov && i < n; i++)
+		if (ov[i]->deriv)
+			return true;
+	return false;
+}
+
+/*
+ * An op with Tensors in and out but no derivatives.yaml entry: the autograd
+ * code generator decides, in this order. A view_copy op takes the formula of
+ * its view; a _foreach op the formula of its per-tensor op (releases whose
+ * torchgen derives them), unless listed as having none; an op in
+ * DONT_REQUIRE_DERIVATIVE (by base name or name) never has outputs that
+ * require grad; any other gets the NotImplemented autograd kernel.
+ */
+static bool codegen_backward(struct ctx *c, const ot_reg_func *f, int depth, int parent)
+{
+	const struct autograd_rules *r = &c->t->autograd;
+	const char *op = f->schema.full, *listed;
+	uintptr_t line;
+
+	if (has_tag(f, "view_copy") && ot_ends_with(f->schema.name, "_copy")) {
+		const char *view = ot_arena_printf(c->a, "%.*s%s%s",
+						   (int)(strlen(f->schema.name) - 5), f->schema.name,
+						   *f->schema.overload ? "." : "", f->schema.overload);
+		const ot_reg_func *v = ot_registry_find(c->t->reg, view);
+		if (v && v->deriv) {
+			add_deriv_step(c, v->deriv, op,
+				       ot_arena_printf(c->a, "view_copy op: the code generator gives it "
+							     "the formula of the view %s:", view),
+				       depth, parent);
+			return true;
+		}
+	}
+	if (ot_starts_with(f->schema.name, "_foreach_") && r->foreach_derived) {
+		const char *key = ot_arena_printf(c->a, "%s.%s", f->schema.base, f->schema.overload);
+		const char *per_tensor = f->schema.base + strlen("_foreach_");
+		size_t n;
+		line = (uintptr_t)ot_map_get(r->foreach_without, key);
+		if (line) {
+			add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)r->f_gen, (uint32_t)line,
+				 f->schema.base,
+				 "no derivatives.yaml entry, and listed among the _foreach ops "
+				 "without one: its autograd kernel is NotImplemented",
+				 op, NULL, depth);
+			return true;
+		}
+		if (has_formula(c, per_tensor) && ot_registry_overloads(c->t->reg, per_tensor, &n)) {
+			add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)r->f_foreach,
+				 r->foreach_derived, "gen_foreach_derivativeinfo",
+				 ot_arena_printf(c->a, "no derivatives.yaml entry: torchgen derives the "
+						       "backward of %s from the formula of its "
+						       "per-tensor op %s",
+						 op, per_tensor),
+				 op, NULL, depth);
+			return true;
+		}
+	}
+	line = (uintptr_t)ot_map_get(r->dont_require, f->schema.base);
+	listed = f->schema.base;
+	if (!line) {
+		line = (uintptr_t)ot_map_get(r->dont_require, f->schema.name);
+		listed = f->schema.name;
+	}
+	if (line) {
+		add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)r->f_gen, (uint32_t)line, listed,
+			 ot_arena_printf(c->a, "no derivatives.yaml entry; %s is in the code generator's "
+					       "DONT_REQUIRE_DERIVATIVE, so its outputs never require grad",
+					 listed),
+			 op, NULL, depth);
+		return true;
+	}
+	if (r->not_implemented) {
+		add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)r->f_gen, r->not_implemented,
+			 "AUTOGRAD_NOT_IMPLEMENTED_REGISTRATION",
+			 ot_arena_printf(c->a, "no derivatives.yaml entry: the generated autograd kernel "
+					       "of %s is NotImplemented, so a backward through it raises "
+					       "an error", op),
+			 op, NULL, depth);
+		return true;
+	}
+	return false;
+}
+
 static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_func *eff, int depth,
 			   int parent)
 {
 	const char *op = f->schema.full;
-	bool implicit = !eff->has_dispatch;
+	bool implicit = !eff->has_dispatch && !eff->nufunc_inner_loop;
 	for (size_t i = 0; i < eff->ndispatch; i++)
 		if (!strcmp(eff->dispatch[i].key, "CompositeImplicitAutograd"))
 			implicit = true;
@@ -1182,8 +1584,22 @@ static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_fun
 		add_deriv_step(c, f->deriv, op, "derivatives.yaml:", depth, parent);
 		return;
 	}
-	if (f->schema.is_out)
-		return; /* out= variants are not differentiable */
+	if (f->schema.is_out) {
+		/* out= variants are not differentiable: the generated autograd
+		 * kernel raises if an argument requires grad */
+		for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, "throw_error_out_requires_grad"); d;
+		     d = d->next) {
+			if (d->kind == OT_CDEF_FUNC &&
+			    path_in(fpath(c, d->file), "torch/csrc/autograd/")) {
+				add_step(c, parent, OT_LAYER_BACKWARD, d->file, d->line, d->name,
+					 "out= variant: not differentiable; autograd raises if an "
+					 "argument requires grad",
+					 op, NULL, depth);
+				break;
+			}
+		}
+		return;
+	}
 	if (f->schema.inplace) {
 		/* in-place variants reuse the formula of their out-of-place overload */
 		char name[200];
@@ -1207,6 +1623,21 @@ static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_fun
 			 op, NULL, depth);
 		return;
 	}
+	{
+		/* nothing to differentiate: no Tensor in, or no Tensor out */
+		const char *why = !has_tensor(f->schema.args, f->schema.nargs)
+					  ? "not differentiable: it takes no Tensor"
+				  : !has_tensor(f->schema.returns, f->schema.nreturns)
+					  ? "not differentiable: it returns no Tensor"
+					  : NULL;
+		if (why) {
+			add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)c->t->f_native,
+				 (uint32_t)f->line, op, why, op, NULL, depth);
+			return;
+		}
+	}
+	if (codegen_backward(c, f, depth, parent))
+		return;
 	add_missing(c, parent, OT_LAYER_BACKWARD,
 		    ot_arena_printf(c->a, "derivatives.yaml entry for %s", op), OT_REGISTRY_DERIV_PATH,
 		    op, depth);
@@ -1494,6 +1925,89 @@ static void build_candidates(ot_tracer *t)
 	ot_map_free(seen);
 }
 
+static void build_call_infos(ot_tracer *t)
+{
+	size_t n = ot_index_call_name_count(t->ix), nov;
+	struct call_info *infos = ot_arena_alloc(t->arena, (n ? n : 1) * sizeof(*infos));
+	t->calls = ot_map_new();
+	for (size_t i = 0; i < n; i++) {
+		const char *name = ot_index_call_name_at(t->ix, i), *op = name;
+		struct call_info *ci = &infos[i];
+		ci->selection = is_selection_point(name);
+		ci->stub = ot_index_stubs(t->ix, name) != NULL;
+		if (ot_ends_with(name, "_symint") && !ot_registry_overloads(t->reg, name, &nov))
+			op = ot_arena_strndup(t->arena, name, strlen(name) - strlen("_symint"));
+		if (!is_metadata_method(op) && ot_registry_overloads(t->reg, op, &nov)) {
+			ci->op = op;
+			ci->op_method = has_variant(t->reg, op, true);
+		}
+		ot_map_put(t->calls, name, ci);
+	}
+}
+
+/* The quoted strings of a line: `"name",` or `("name", "overload"),`.
+ * Returns how many were found (0 to 2). */
+static int quoted_strings(const char *s, size_t len, const char **str, size_t *slen)
+{
+	int n = 0;
+	const char *end = s + len;
+	while (n < 2) {
+		const char *a = memchr(s, '"', (size_t)(end - s)), *b;
+		if (!a || !(b = memchr(a + 1, '"', (size_t)(end - a - 1))))
+			break;
+		str[n] = a + 1;
+		slen[n++] = (size_t)(b - a - 1);
+		s = b + 1;
+	}
+	return n;
+}
+
+/* Read a Python set literal that starts at a line beginning with `header`:
+ * one entry per line, `"name",` or `("name", "overload"),` (kept as
+ * "name.overload"), comments and blank lines skipped, up to the line that
+ * starts with '}'. Each entry maps to its line. */
+static void read_py_set(ot_tracer *t, int64_t file, const char *header, ot_map *out)
+{
+	const ot_ix_file *f = ot_index_file(t->ix, (uint32_t)file);
+	uint32_t l = find_line_in(t->ix, file, header);
+	if (!l)
+		return;
+	for (l++; l <= f->nlines; l++) {
+		size_t len, slen[2];
+		const char *s = ot_index_line(t->ix, (uint32_t)file, l, &len), *str[2];
+		int n;
+		while (len && (*s == ' ' || *s == '\t'))
+			s++, len--;
+		if (len && *s == '}')
+			break;
+		if (!len || *s == '#' || !(n = quoted_strings(s, len, str, slen)))
+			continue;
+		ot_map_put(out,
+			   n == 2 ? ot_arena_printf(t->arena, "%.*s.%.*s", (int)slen[0], str[0],
+						    (int)slen[1], str[1])
+				  : ot_arena_strndup(t->arena, str[0], slen[0]),
+			   (void *)(uintptr_t)l);
+	}
+}
+
+static void read_autograd_rules(ot_tracer *t)
+{
+	struct autograd_rules *r = &t->autograd;
+	r->dont_require = ot_map_new();
+	r->foreach_without = ot_map_new();
+	r->f_gen = ot_index_file_id(t->ix, OT_INDEX_AUTOGRAD_CODEGEN_PATH);
+	r->f_foreach = ot_index_file_id(t->ix, OT_INDEX_FOREACH_CODEGEN_PATH);
+	if (r->f_gen >= 0) {
+		read_py_set(t, r->f_gen, "DONT_REQUIRE_DERIVATIVE = {", r->dont_require);
+		read_py_set(t, r->f_gen, "_foreach_ops_without_differentiability_info = {",
+			    r->foreach_without);
+		r->not_implemented = find_line_in(t->ix, r->f_gen,
+						  "AUTOGRAD_NOT_IMPLEMENTED_REGISTRATION.substitute(");
+	}
+	if (r->f_foreach >= 0)
+		r->foreach_derived = find_line_in(t->ix, r->f_foreach, "def gen_foreach_derivativeinfo(");
+}
+
 ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_wellknown *wk,
 			 const ot_tracer_opts *opts)
 {
@@ -1513,7 +2027,9 @@ ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_we
 	t->f_tensor = ot_index_file_id(ix, "torch/_tensor.py");
 	t->f_functional = ot_index_file_id(ix, "torch/nn/functional.py");
 	t->f_torch_functional = ot_index_file_id(ix, "torch/functional.py");
+	read_autograd_rules(t);
 	build_candidates(t);
+	build_call_infos(t);
 	return t;
 }
 
@@ -1523,6 +2039,9 @@ void ot_tracer_free(ot_tracer *t)
 		return;
 	for (int s = 0; s < OT_STRAT_COUNT; s++)
 		ot_vec_free(&t->cand[s]);
+	ot_map_free(t->calls);
+	ot_map_free(t->autograd.dont_require);
+	ot_map_free(t->autograd.foreach_without);
 	ot_arena_free(t->arena);
 	free(t);
 }
@@ -1533,7 +2052,7 @@ static void sort_strvec(ot_strvec *v)
 		qsort(v->items, v->len, sizeof(char *), ot_strptr_cmp);
 }
 
-ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full)
+ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full, int max_depth)
 {
 	ot_trace *tr = ot_calloc(1, sizeof(*tr));
 	struct ctx c = {0};
@@ -1547,6 +2066,7 @@ ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full)
 	c.tr = tr;
 	c.a = tr->arena;
 	c.seen = ot_map_new();
+	c.max_depth = max_depth > 0 ? max_depth : t->opts.max_depth;
 
 	if (ot_resolve_parse(&tr->target, input) < 0) {
 		tr->status = OT_STATUS_ERROR;
@@ -1563,12 +2083,22 @@ ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full)
 	    ot_wellknown_lookup(&tr->wellknown, t->wk, input)) {
 		size_t n;
 		const ot_reg_func *const *ov;
+		const ot_reg_func *entry = NULL;
 		tr->is_wellknown = true;
 		tr->status = OT_STATUS_WELLKNOWN;
-		if (tr->wellknown.aten && (ov = ot_registry_overloads(t->reg, tr->wellknown.aten, &n))) {
-			strvec_add_unique(&c, &tr->aten, ov[0]->schema.full);
-			add_step(&c, -1, OT_LAYER_YAML, (uint32_t)t->f_native, (uint32_t)ov[0]->line,
-				 ov[0]->schema.full, ov[0]->func, ov[0]->schema.full, NULL, 0);
+		/* the entry to link: the overload named (aten::mm.out), else the
+		 * first overload of the reference's aten name */
+		if (tr->target.strategy == OT_STRAT_ATEN && tr->target.overload[0])
+			entry = ot_registry_find(t->reg, ot_arena_printf(tr->arena, "%s.%s",
+									 tr->target.name,
+									 tr->target.overload));
+		if (!entry && tr->wellknown.aten &&
+		    (ov = ot_registry_overloads(t->reg, tr->wellknown.aten, &n)))
+			entry = ov[0];
+		if (entry) {
+			strvec_add_unique(&c, &tr->aten, entry->schema.full);
+			add_step(&c, -1, OT_LAYER_YAML, (uint32_t)t->f_native, (uint32_t)entry->line,
+				 entry->schema.full, entry->func, entry->schema.full, NULL, 0);
 		}
 		goto done;
 	}

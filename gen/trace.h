@@ -108,7 +108,8 @@ typedef struct {
 typedef struct ot_tracer ot_tracer;
 
 typedef struct {
-	int max_depth;      /**< composite branches followed (default 1) */
+	int max_depth;      /**< composite branches followed (default 1; the caller
+				 of ot_tracer_new chooses, optrace's is 3) */
 	int helper_depth;   /**< C++ helper functions followed per kernel (default 3) */
 	bool full;          /**< --full: no well-known early exit for any op */
 } ot_tracer_opts;
@@ -123,11 +124,12 @@ void ot_tracer_free(ot_tracer *t);
 
 /**
  * Trace one op. `full` bypasses the well-known early exit for this op
- * (ops.list `!full`). Never fails as a whole: an unknown op gives status
- * not-found with suggestions, a malformed name status error with a
- * message. Caller frees with ot_trace_free.
+ * (ops.list `!full`); `max_depth` > 0 replaces the tracer's max_depth for
+ * this op. Never fails as a whole: an unknown op gives status not-found
+ * with suggestions, a malformed name status error with a message. Caller
+ * frees with ot_trace_free.
  */
-ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full);
+ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full, int max_depth);
 
 void ot_trace_free(ot_trace *tr);
 

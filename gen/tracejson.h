@@ -1,7 +1,8 @@
 /*
- * tracejson.h - out/trace.json: every trace of a run as data.
+ * tracejson.h - out/trace.json: every trace of a run as data, and the
+ * reader that turns such a file back into traces (optrace diff).
  *
- *   {"schema_version": 1,
+ *   {"schema_version": 2,
  *    "tool": {"name": "optrace", "version": "0.1.0"},
  *    "pytorch": {"version", "tag", "commit", "verified"},
  *    "ops": [{"input", "name", "slug", "page", "status", "strategy",
@@ -10,23 +11,155 @@
  *                        "op", "backend", "depth", "parent"}, ...],
  *             "backends": {"keys": [...], "gpu": [...],
  *                          "selection": [{"symbol", "file", "line"}, ...]},
- *             "calls": [...], "messages": [...], "suggestions": [...]}, ...]}
+ *             "calls": [...], "messages": [...], "suggestions": [...],
+ *             "registry": ["add.Tensor", "add.Scalar", ...]}, ...],
+ *    "registry": [entry, ...]}
+ *
+ * An op's "registry" names the native_functions.yaml entries its comparison
+ * needs (ot_tracejson_select): every overload of every name in "aten"
+ * (add -> add.Tensor, add.Scalar, add.out, ...), then the structured
+ * delegates of those, each once. The top-level "registry" holds every entry
+ * some op names, once, in the order ops first name them:
+ *
+ *   {"name": "mm.out", "line": 35, "func": "mm.out(Tensor self, ...) -> ...",
+ *    "variants": "function, method" | null, "python_module": "nn" | null,
+ *    "dispatch": [{"key", "kernel", "line"}, ...] | null (no dispatch table),
+ *    "structured": false, "structured_delegate": "mm.out" | null,
+ *    "structured_inherits": "TensorIteratorBase" | null,
+ *    "ufunc_inner_loop": ["Generic: add (AllAndComplex, BFloat16, Half)", ...],
+ *    "autogen": ["add.Scalar_out", ...],
+ *    "derivative": null | {"name", "line", "output_differentiability": "[True, False]" | null,
+ *                         "formulas": [{"inputs", "formula", "line", "forward"}, ...],
+ *                         "dispatch": [{"key", "line", "formulas": [...]}, ...]}}
  *
  * Ops are in the order given (the caller sorts them by input); keys are
  * always in this order; a step that was not found has "file": null and
  * "line": null. The bytes depend only on the traces: no times, no paths of
  * the machine, identical for any -j.
+ *
+ * Schema 1 (optrace before `diff`) had no "registry" keys; the reader still
+ * takes such a file, as one without registry data.
  */
 #ifndef OT_TRACEJSON_H
 #define OT_TRACEJSON_H
 
 #include "buf.h"
 #include "page.h"
+#include "registry.h"
 #include "trace.h"
 
-#define OT_TRACEJSON_SCHEMA 1
+#define OT_TRACEJSON_SCHEMA 2
 
-/** Serialise `n` traces (pretty-printed, 2-space indent) into `out` (appended). */
-void ot_tracejson_write(ot_buf *out, const ot_release *rel, ot_trace *const *traces, size_t n);
+/** Registry entries, borrowed from their registry (or document). */
+typedef OT_VEC(const ot_reg_func *) ot_tj_entries;
+
+/**
+ * The entries of `reg` an op's comparison needs, for the op's overloads
+ * `aten`: every overload of every name in `aten`, in the order of `aten`
+ * and each name's overloads in file order, then the structured delegates
+ * of those not already listed; each once. `out` is cleared first; the
+ * entries are borrowed from `reg`. The writer and optrace diff's in-memory
+ * documents both select with this function.
+ */
+void ot_tracejson_select(ot_tj_entries *out, const ot_registry *reg, const ot_strvec *aten);
+
+/**
+ * Serialise `n` traces (pretty-printed, 2-space indent) into `out`
+ * (appended). `reg` is the registry the traces were made from; NULL leaves
+ * out every "registry" key.
+ */
+void ot_tracejson_write(ot_buf *out, const ot_release *rel, const ot_registry *reg,
+			ot_trace *const *traces, size_t n);
+
+/**
+ * The same in two steps, so ops can be serialised in parallel: one op's
+ * object as it appears in the "ops" list (appended to `out`), with
+ * `entries` (as ot_tracejson_select gives them) as its "registry", or no
+ * such key when `entries` is NULL; then the file around `n` such objects,
+ * whose top-level "registry" is made from the ops' `entries` (an array of
+ * `n`, all from one registry; NULL: no such key). The bytes equal
+ * ot_tracejson_write's.
+ */
+void ot_tracejson_op(ot_buf *out, const ot_trace *tr, const ot_tj_entries *entries);
+void ot_tracejson_assemble(ot_buf *out, const ot_release *rel, const ot_buf *ops, size_t n,
+			   const ot_tj_entries *entries);
+
+/* ---- reading --------------------------------------------------------------------- */
+
+/**
+ * One op of a document: read back from a file (strings and arrays owned by
+ * the document's arena), or made from a trace (ot_tracejson_doc_add_trace).
+ */
+typedef struct {
+	const char *input;
+	const char *name;     /**< canonical name, or NULL (the input named no op) */
+	ot_status status;
+	const char *strategy; /**< "module", ..., or NULL */
+	ot_strvec aten;       /**< overloads of the op itself */
+	ot_step *steps;       /**< as written; found == (file != NULL); a step
+				   not found has line 0; absent strings are "" */
+	size_t nsteps;
+	ot_strvec keys, gpu;  /**< "backends": dispatch keys, GPU libraries */
+	ot_strvec messages;
+	bool has_registry;    /**< the op has registry data ("registry" key) */
+	const ot_reg_func **registry; /**< its entries, in order: entries of the
+					   document's registry (or of the
+					   registry the document owns) */
+	size_t nregistry;
+} ot_tj_op;
+
+/** A document: the release and its ops, in file (or trace) order. */
+typedef struct {
+	ot_arena *arena;
+	const char *version; /**< "2.6.0" */
+	const char *tag;     /**< "v2.6.0", or NULL */
+	const char *commit;  /**< 40-hex id, or "unverified" */
+	bool verified;
+	OT_VEC(ot_tj_op) ops;
+	ot_registry *registry; /**< owned; ops added from traces point at its
+				    entries (NULL for a document read back) */
+} ot_tj_doc;
+
+/**
+ * An empty document for release `rel` (its strings are copied). The
+ * document takes `reg` (may be NULL): ops added with
+ * ot_tracejson_doc_add_trace select their entries there.
+ * Caller frees with ot_tracejson_doc_free.
+ */
+ot_tj_doc *ot_tracejson_doc_new(const ot_release *rel, ot_registry *reg);
+
+/**
+ * Append the op of trace `tr` to `doc`, with what trace.json would say of
+ * it: the same fields, the same strings (copied into the document), and
+ * as "registry" the entries ot_tracejson_select picks in the document's
+ * registry (none, and has_registry false, when it has none). A report
+ * made from such a document equals one made from the trace.json of the
+ * same traces.
+ */
+void ot_tracejson_doc_add_trace(ot_tj_doc *doc, const ot_trace *tr);
+
+/**
+ * Parse a whole trace.json (`len` bytes named `name` in messages) into
+ * *out. Schema 2 files give each op its registry entries; a schema-1 file
+ * gives ops without registry data. Keys may come in any order. Memory stays
+ * near the document's own size: the JSON is parsed one op (or registry
+ * entry) at a time. Errors (naming the place, as in "t.json:3:7: expected
+ * ':'" or "t.json: ops[3].steps[0]: 'layer' names no known layer"): not
+ * JSON (RFC 8259; also a key given twice in one object, a \u0000 in a
+ * string, nesting deeper than 64), a top level that is not an object, a
+ * schema_version this reader does not know, a missing or malformed
+ * "pytorch" or "ops", a member of the wrong type, a
+ * missing required member of an op ("input", "status", "aten", "steps"),
+ * an unknown status or layer, a registry entry whose schema does not parse,
+ * that is listed twice or whose "name" is not its schema's, and an op's
+ * registry name that the top-level "registry" does not hold.
+ * Caller frees with ot_tracejson_doc_free.
+ */
+int ot_tracejson_read(ot_tj_doc **out, const char *data, size_t len, const char *name);
+
+/** Read the file at `path` (see ot_tracejson_read). */
+int ot_tracejson_load(ot_tj_doc **out, const char *path);
+
+void ot_tracejson_doc_free(ot_tj_doc *doc);
 
 #endif

@@ -225,10 +225,20 @@ void ot_v_scalar_text(ot_buf *out, const ot_value *v)
 
 void ot_json_escape(ot_buf *out, const char *s, size_t len)
 {
-	size_t i;
+	size_t i = 0, run;
+	ot_buf_grow_by(out, len + 2);
 	ot_buf_putc(out, '"');
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
+	while (i < len) {
+		unsigned char c = 0;
+		/* copy the longest run that needs no escaping in one go */
+		for (run = i; run < len; run++) {
+			c = (unsigned char)s[run];
+			if (c < 0x20 || c == '"' || c == '\\' || c == 0x7f)
+				break;
+		}
+		ot_buf_put(out, s + i, run - i);
+		if (run >= len)
+			break;
 		switch (c) {
 		case '"': ot_buf_puts(out, "\\\""); break;
 		case '\\': ot_buf_puts(out, "\\\\"); break;
@@ -237,12 +247,9 @@ void ot_json_escape(ot_buf *out, const char *s, size_t len)
 		case '\t': ot_buf_puts(out, "\\t"); break;
 		case '\b': ot_buf_puts(out, "\\b"); break;
 		case '\f': ot_buf_puts(out, "\\f"); break;
-		default:
-			if (c < 0x20 || c == 0x7f)
-				ot_buf_printf(out, "\\u%04x", c);
-			else
-				ot_buf_putc(out, (char)c);
+		default: ot_buf_printf(out, "\\u%04x", c);
 		}
+		i = run + 1;
 	}
 	ot_buf_putc(out, '"');
 }

@@ -350,7 +350,8 @@ START_TEST(tag_missing)
 	ck_assert_has(ot_error_last(), repo);
 	ck_assert_has(ot_error_last(), "has no tag v1.0.0");
 	ck_assert_has(ot_error_last(), "no origin remote");
-	ot_buf_printf(&cmd, "git -C %s fetch origin tag v1.0.0", repo);
+	/* no origin: the message names the upstream repository instead */
+	ot_buf_printf(&cmd, "git -C %s fetch %s tag v1.0.0", repo, OT_SOURCE_DEFAULT_URL);
 	ck_assert_has(ot_error_last(), cmd.ptr);
 	ck_assert_has(ot_error_last(), "--source");
 	ck_assert_ptr_null(ot_source_commit(src));
