@@ -27,9 +27,10 @@ int fuzz_registry_one(const uint8_t *data, size_t size);
 int fuzz_mustache_one(const uint8_t *data, size_t size);
 int fuzz_scan_c_one(const uint8_t *data, size_t size);
 int fuzz_scan_py_one(const uint8_t *data, size_t size);
+int fuzz_tracejson_one(const uint8_t *data, size_t size);
 
-/* A replayed input must not come near libFuzzer's -timeout (10 s). */
-#define MAX_SECONDS 2.0
+/* libFuzzer's -timeout (tests/fuzz/run.sh): slower is a hang. */
+#define MAX_SECONDS 10.0
 
 static double now(void)
 {
@@ -147,6 +148,7 @@ CRASH_TEST(fuzz_registry)
 CRASH_TEST(fuzz_mustache)
 CRASH_TEST(fuzz_scan_c)
 CRASH_TEST(fuzz_scan_py)
+CRASH_TEST(fuzz_tracejson)
 
 /* ---- seeds from the fixture ------------------------------------------------------ */
 
@@ -215,6 +217,14 @@ START_TEST(seeds_scan_py)
 }
 END_TEST
 
+/* The golden trace.json files of tests/cases/ read back. */
+START_TEST(seeds_tracejson)
+{
+	static const char *const exts[] = {"trace.json", NULL};
+	ck_assert_uint_gt(replay_tree(fuzz_tracejson_one, "tests/cases", exts), 10);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fuzz");
@@ -226,6 +236,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, crashes_fuzz_mustache);
 	tcase_add_test(tc, crashes_fuzz_scan_c);
 	tcase_add_test(tc, crashes_fuzz_scan_py);
+	tcase_add_test(tc, crashes_fuzz_tracejson);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("seeds");
 	tcase_set_timeout(tc, 120);
@@ -235,6 +246,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, seeds_mustache);
 	tcase_add_test(tc, seeds_scan_c);
 	tcase_add_test(tc, seeds_scan_py);
+	tcase_add_test(tc, seeds_tracejson);
 	suite_add_tcase(s, tc);
 	return s;
 }

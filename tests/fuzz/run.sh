@@ -146,6 +146,11 @@ case " $harnesses " in *" fuzz_scan_py "*)
     ;;
 esac
 
+case " $harnesses " in *" fuzz_tracejson "*)
+    find tests/cases -name trace.json | copy_seeds fuzz_tracejson
+    ;;
+esac
+
 # ---- run ---------------------------------------------------------------------------
 
 # One harness: fuzz for $seconds; its log in BUILD/fuzz/logs/H.log.
