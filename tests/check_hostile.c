@@ -292,9 +292,8 @@ START_TEST(opslist_crlf_is_the_same_list)
 	struct result ra = run_box(a, NULL, "-s", fixture, "--python", "/bin/false", NULL);
 	struct result rb = run_box(b, NULL, "-s", fixture, "--python", "/bin/false", NULL);
 	char *da, *db;
-	/* status 1: torch.add !full has a layer the fixture does not define */
-	ck_assert_msg(ra.status == 1 && rb.status == 1, "%d %s / %d %s", ra.status, ra.err,
-		      rb.status, rb.err);
+	ck_assert_msg(ra.status == rb.status && ra.status <= 1, "%d %s / %d %s", ra.status,
+		      ra.err, rb.status, rb.err);
 	ck_assert_str_eq(ra.err, rb.err);
 	/* the same files, byte for byte (inodes differ: compare names and hashes) */
 	da = shell("cd \"$1\"/out && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha1sum", a, NULL);
@@ -466,10 +465,9 @@ static const char hostile_script[] =
 	"git clone -q --no-hardlinks \"$fixture\" repo\n"
 	"mkdir outside\n"
 	"cp repo/$NF outside/native_functions.yaml\n"
-	/* a definition that would fill the tracer's missing add_out if read */
-	"printf 'namespace at { namespace native {\\nTensor& add_out(const Tensor& self, "
-	"const Tensor& other, const Scalar& alpha, Tensor& out) { return out; }\\n}}\\n' "
-	"> outside/Evil.cpp\n"
+	/* a kernel registration nn.LSTM's trace would list, if the file were read */
+	"printf 'namespace at { namespace native {\\nREGISTER_DISPATCH(lstm_cudnn_stub, "
+	"&evil_lstm_kernel);\\n}}\\n' > outside/Evil.cpp\n"
 	"cd repo; git remote remove origin\n"
 	"g() { git -c user.name=t -c user.email=t@localhost -c advice.detachedHead=false \"$@\"; }\n"
 	"variant() { g checkout -q v2.0.0; eval \"$2\"; g add -A; g commit -qm \"$1\"; g tag \"$1\"; }\n"
@@ -634,19 +632,24 @@ START_TEST(checkout_native_functions_is_a_link_outside)
 }
 END_TEST
 
-/* Links to a source file and a folder outside: the run works, reads neither. */
+/*
+ * Links to a source file and a folder outside: the run works and reads
+ * neither (a regular Evil.cpp with the same text puts a stub registration
+ * of it into nn.LSTM's trace).
+ */
 static void expect_links_ignored(const char *tag, const char *checkout, const char *version,
 				 bool unverified)
 {
-	static const char list[] = "torch.add !full\n";
+	static const char list[] = "nn.LSTM\ntorch.add !full\n";
 	char *box = sandbox(tag, list, sizeof(list) - 1), *json;
 	struct result r = run_box(box, checkout, "-s", checkout, "-t", version,
 				  unverified ? "--unverified-source" : "-q", NULL);
-	ck_assert_msg(r.status == 1, "%d: %s", r.status, r.err);
+	ck_assert_msg(r.status <= 1, "%d: %s", r.status, r.err);
+	ck_assert(exists_in(box, "out/ops/nn-lstm.md"));
 	json = shell("cat \"$1\"/out/trace.json", box, NULL);
-	ck_assert_msg(!strstr(json, "Evil") && !strstr(json, "outside"), "a link was followed");
-	/* the layer the outside file would have filled is still missing */
-	ck_assert_has(json, "not found: C++ function `add_out`");
+	ck_assert_msg(!strstr(json, "Evil") && !strstr(json, "evil_lstm_kernel") &&
+			      !strstr(json, "outside"),
+		      "a link was followed");
 	result_free(&r);
 	free(json);
 	free(box);
