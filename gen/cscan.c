@@ -903,6 +903,16 @@ static void init_walk_class(void)
 	walk_class[0] = false;
 }
 
+/* Does an argument end at `i` (the next character, blanks skipped, is ',' or
+ * ')')? impl(self, dim, cumsum_stub) hands the stub over; a member access
+ * (stub.is_device_supported()) does not. */
+static bool ends_argument(const char *c, size_t len, size_t i)
+{
+	while (i < len && (c[i] == ' ' || c[i] == '\t' || c[i] == '\n' || c[i] == '\r'))
+		i++;
+	return i < len && (c[i] == ',' || c[i] == ')');
+}
+
 static void walk(struct walker *w)
 {
 	const char *c = w->code;
@@ -926,7 +936,8 @@ static void walk(struct walker *w)
 				i++;
 			if (w->func >= 0 && call_follows(c, w->len, i, &kind))
 				record_call(w, s, i, kind);
-			else if (w->func >= 0 && i - s > 5 && !memcmp(c + i - 5, "_stub", 5))
+			else if (w->func >= 0 && i - s > 5 && !memcmp(c + i - 5, "_stub", 5) &&
+				 ends_argument(c, w->len, i))
 				record_call(w, s, i, OT_CALL_REF); /* a stub handed to a helper */
 			else if (decl_scope(w) && paren == 0 && is_macro_name(c + s, i - s))
 				record_macro_site(w, s, i);
@@ -1242,7 +1253,8 @@ static ot_ix_template mtok_template(ot_arena *arena, const struct mdef *m, size_
 				    bool *uses)
 {
 	ot_ix_template tp = {0};
-	ot_ix_part *parts = ot_arena_alloc(arena, (to - from + 1) * sizeof(*parts));
+	/* a token adds at most two parts: the literal before a parameter, and it */
+	ot_ix_part *parts = ot_arena_alloc(arena, (2 * (to - from) + 1) * sizeof(*parts));
 	ot_buf lit = OT_BUF_INIT;
 	bool prev_word = false, joined = false;
 

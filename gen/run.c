@@ -320,7 +320,8 @@ static void collect_ops(struct run *r, const ot_opslist *list, const ot_registry
 			ot_vec_push(&r->ops, ((struct op_in){name, 0, true, depth}));
 		}
 	}
-	qsort(r->ops.items, r->ops.len, sizeof(*r->ops.items), cmp_op_in);
+	if (r->ops.len > 1) /* no ops: items is NULL, which qsort must not see */
+		qsort(r->ops.items, r->ops.len, sizeof(*r->ops.items), cmp_op_in);
 	ot_map_free(seen);
 }
 

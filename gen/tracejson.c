@@ -1288,6 +1288,7 @@ int ot_tracejson_read(ot_tj_doc **out, const char *data, size_t len, const char 
 	ot_arena *a = ot_arena_new();
 	ot_tj_doc *doc = NULL;
 	ot_value *sv = NULL, *pt = NULL;
+	ot_map *seen = NULL; /* top-level keys: each once */
 	struct toplist ops = {0}, reg = {0};
 	struct reading rg = {{NULL, a, OT_BUF_INIT}, NULL, NULL, name};
 	ot_release rel = {0};
@@ -1305,6 +1306,7 @@ int ot_tracejson_read(ot_tj_doc **out, const char *data, size_t len, const char 
 		goto done;
 	}
 	/* the top level: "ops" and "registry" checked and counted only */
+	seen = ot_map_new();
 	if (!jp_eat(&j, '}')) {
 		do {
 			const char *key = NULL;
@@ -1322,10 +1324,11 @@ int ot_tracejson_read(ot_tj_doc **out, const char *data, size_t len, const char 
 				goto done;
 			}
 			t = !strcmp(key, "ops") ? &ops : !strcmp(key, "registry") ? &reg : NULL;
-			if (t && t->given) {
+			if (ot_map_get(seen, key)) {
 				rc = jp_twice(&j, key);
 				goto done;
 			}
+			ot_map_put(seen, key, (void *)1);
 			if ((rc = t ? jp_skip_list(&j, t) : jp_value(&j, a, &v)) < 0)
 				goto done;
 			if (!strcmp(key, "schema_version"))
@@ -1389,6 +1392,7 @@ int ot_tracejson_read(ot_tj_doc **out, const char *data, size_t len, const char 
 	doc = NULL;
 done:
 	ot_tracejson_doc_free(doc);
+	ot_map_free(seen);
 	ot_map_free(rg.entries);
 	ot_buf_free(&rg.r.where);
 	ot_buf_free(&j.scratch);

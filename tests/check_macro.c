@@ -142,7 +142,8 @@ START_TEST(scanner_impl_func_and_nested_invocations)
 	     "/*\n"
 	     "#define COMMENTED(x) void x##_f(int) {}\n"
 	     "*/\n"
-	     "#define VARIADIC(name, ...) void name##_v(__VA_ARGS__) {}\n");
+	     "#define VARIADIC(name, ...) void name##_v(__VA_ARGS__) {}\n"
+	     "#define SPREAD(a, b, c) INNER(a b c, x a y)\n");
 	m = find_macro(&r, "CMP");
 	ck_assert_ptr_nonnull(m);
 	ck_assert_uint_eq(m->nitems, 1);
@@ -179,6 +180,12 @@ START_TEST(scanner_impl_func_and_nested_invocations)
 	ck_assert(m->variadic);
 	ck_assert_uint_eq(m->nparams, 1);
 	ck_assert_str_eq(m->items[0].params, "(__VA_ARGS__)");
+	/* parameters apart: a blank between each, every part kept */
+	m = find_macro(&r, "SPREAD");
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->items[0].nargs, 2);
+	ck_assert_str_eq(tmpl(a, &m->items[0].args[0]), "{0} {1} {2}");
+	ck_assert_str_eq(tmpl(a, &m->items[0].args[1]), "x {0} y");
 	ot_scan_result_free(&r);
 	ot_arena_free(a);
 }
