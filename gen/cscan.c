@@ -204,6 +204,17 @@ static void analyze_head(struct head_info *info, const char *code, const struct 
 			info->ns_start = info->ns_end = 1;
 			return;
 		}
+		/* a macro statement without ';' before the namespace
+		 * (C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-W...")) */
+		if (tok_punct(code, t, '(') && k > first &&
+		    is_macro_name(code + h->toks[k - 1].start,
+				  h->toks[k - 1].end - h->toks[k - 1].start)) {
+			size_t close = match_group(code, h, k);
+			if (close < h->n) {
+				k = close;
+				continue;
+			}
+		}
 		if (tok_punct(code, t, '=') || tok_punct(code, t, '('))
 			break;
 	}
