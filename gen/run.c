@@ -213,6 +213,32 @@ static void write_file(struct run *r, const char *path, const ot_buf *b)
 	add_time(r, PH_WRITE, now() - t);
 }
 
+/* trace.json, written from the ops' pieces (tens of megabytes with --all):
+ * never joined in memory */
+static void write_trace_json(struct run *r)
+{
+	ot_buf head = OT_BUF_INIT, tail = OT_BUF_INIT;
+	ot_output_part *parts = ot_calloc(2 * r->ops.len + 2, sizeof(*parts));
+	size_t n = 0;
+	double t = now();
+	ot_tracejson_frame(&head, &tail, &r->rel, r->ops.len, r->entries);
+	parts[n++] = (ot_output_part){head.ptr, head.size};
+	for (size_t i = 0; i < r->ops.len; i++) {
+		const char *sep = ot_tracejson_separator(i);
+		parts[n++] = (ot_output_part){sep, strlen(sep)};
+		parts[n++] = (ot_output_part){r->json[i].ptr, r->json[i].size};
+	}
+	parts[n++] = (ot_output_part){tail.ptr, tail.size};
+	r->phase[PH_RENDER] += now() - t;
+	t = now();
+	if (ot_output_write_parts(r->out, "trace.json", parts, n) < 0)
+		record_failure(r, "trace.json");
+	r->phase[PH_WRITE] += now() - t;
+	free(parts);
+	ot_buf_free(&head);
+	ot_buf_free(&tail);
+}
+
 static int draw_one(size_t i, void *payload, ot_buf *dot, ot_buf *svg)
 {
 	struct run *r = payload;
@@ -803,13 +829,8 @@ int ot_run(const ot_run_opts *o)
 				write_file(&r, "html/style.css", &html);
 			}
 		}
-		if (formats & OT_FORMAT_JSON) {
-			double tj = now();
-			ot_buf_clear(&b);
-			ot_tracejson_assemble(&b, &r.rel, r.json, r.ops.len, r.entries);
-			r.phase[PH_RENDER] += now() - tj;
-			write_file(&r, "trace.json", &b);
-		}
+		if (formats & OT_FORMAT_JSON)
+			write_trace_json(&r);
 		ot_buf_free(&b);
 		ot_buf_free(&html);
 	}
