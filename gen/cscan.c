@@ -204,6 +204,17 @@ static void analyze_head(struct head_info *info, const char *code, const struct 
 			info->ns_start = info->ns_end = 1;
 			return;
 		}
+		/* a macro statement without ';' before the namespace
+		 * (C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-W...")) */
+		if (tok_punct(code, t, '(') && k > first &&
+		    is_macro_name(code + h->toks[k - 1].start,
+				  h->toks[k - 1].end - h->toks[k - 1].start)) {
+			size_t close = match_group(code, h, k);
+			if (close < h->n) {
+				k = close;
+				continue;
+			}
+		}
 		if (tok_punct(code, t, '=') || tok_punct(code, t, '('))
 			break;
 	}
@@ -903,6 +914,16 @@ static void init_walk_class(void)
 	walk_class[0] = false;
 }
 
+/* Does an argument end at `i` (the next character, blanks skipped, is ',' or
+ * ')')? impl(self, dim, cumsum_stub) hands the stub over; a member access
+ * (stub.is_device_supported()) does not. */
+static bool ends_argument(const char *c, size_t len, size_t i)
+{
+	while (i < len && (c[i] == ' ' || c[i] == '\t' || c[i] == '\n' || c[i] == '\r'))
+		i++;
+	return i < len && (c[i] == ',' || c[i] == ')');
+}
+
 static void walk(struct walker *w)
 {
 	const char *c = w->code;
@@ -926,7 +947,8 @@ static void walk(struct walker *w)
 				i++;
 			if (w->func >= 0 && call_follows(c, w->len, i, &kind))
 				record_call(w, s, i, kind);
-			else if (w->func >= 0 && i - s > 5 && !memcmp(c + i - 5, "_stub", 5))
+			else if (w->func >= 0 && i - s > 5 && !memcmp(c + i - 5, "_stub", 5) &&
+				 ends_argument(c, w->len, i))
 				record_call(w, s, i, OT_CALL_REF); /* a stub handed to a helper */
 			else if (decl_scope(w) && paren == 0 && is_macro_name(c + s, i - s))
 				record_macro_site(w, s, i);
@@ -1242,7 +1264,8 @@ static ot_ix_template mtok_template(ot_arena *arena, const struct mdef *m, size_
 				    bool *uses)
 {
 	ot_ix_template tp = {0};
-	ot_ix_part *parts = ot_arena_alloc(arena, (to - from + 1) * sizeof(*parts));
+	/* a token adds at most two parts: the literal before a parameter, and it */
+	ot_ix_part *parts = ot_arena_alloc(arena, (2 * (to - from) + 1) * sizeof(*parts));
 	ot_buf lit = OT_BUF_INIT;
 	bool prev_word = false, joined = false;
 

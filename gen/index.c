@@ -53,7 +53,7 @@ static const char *const aten_dirs[] = {"aten/src/ATen/native/", "aten/src/ATen/
  * autograd code generator whose rules decide the backward of ops that have
  * no derivatives.yaml entry). */
 static const char *const text_files[] = {OT_REGISTRY_NATIVE_PATH, OT_REGISTRY_DERIV_PATH,
-					 OT_INDEX_AUTOGRAD_CODEGEN_PATH,
+					 OT_INDEX_AUTOGRAD_CODEGEN_PATH, OT_INDEX_TRACE_CODEGEN_PATH,
 					 OT_INDEX_FOREACH_CODEGEN_PATH};
 
 static bool text_only(const char *path)
@@ -64,6 +64,14 @@ static bool text_only(const char *path)
 	return false;
 }
 
+/* Folders of native/ no trace can reach: backends registered with
+ * TORCH_LIBRARY_IMPL outside native_functions.yaml (Vulkan, Metal), and
+ * QNNPACK, a vendored C library beneath the quantized kernels (3 MB of the
+ * tree: skipping them is a tenth of the reading). */
+static const char *const unreachable_dirs[] = {"aten/src/ATen/native/vulkan/",
+					       "aten/src/ATen/native/metal/",
+					       "aten/src/ATen/native/quantized/cpu/qnnpack/"};
+
 static bool keep_file(const char *path, void *payload)
 {
 	ot_lang lang = ot_lex_lang(path);
@@ -73,6 +81,9 @@ static bool keep_file(const char *path, void *payload)
 	if (ot_starts_with(path, "aten/src/ATen/")) {
 		if (lang != OT_LANG_C || strstr(path, "/test/"))
 			return false;
+		for (size_t i = 0; i < OT_ARRAY_LEN(unreachable_dirs); i++)
+			if (ot_starts_with(path, unreachable_dirs[i]))
+				return false;
 		for (size_t i = 0; i < OT_ARRAY_LEN(aten_dirs); i++)
 			if (ot_starts_with(path, aten_dirs[i]))
 				return true;
@@ -92,7 +103,7 @@ static bool keep_file(const char *path, void *payload)
 }
 
 static const char *const prefixes[] = {"aten/src/ATen/", "torch/", OT_REGISTRY_DERIV_PATH,
-				       OT_INDEX_AUTOGRAD_CODEGEN_PATH,
+				       OT_INDEX_AUTOGRAD_CODEGEN_PATH, OT_INDEX_TRACE_CODEGEN_PATH,
 				       OT_INDEX_FOREACH_CODEGEN_PATH, SCALAR_TYPE_LISTS, NULL};
 
 /* ---- parallel read + scan ----------------------------------------------------- */
@@ -148,10 +159,8 @@ static void index_one(struct worker *w, ot_source_reader *reader, size_t i, ot_b
 	f->path = sf->path;
 	f->text = text;
 	/* the code generators are Python, but their definitions are not torch's */
-	f->lang = !strcmp(sf->path, OT_INDEX_AUTOGRAD_CODEGEN_PATH) ||
-			  !strcmp(sf->path, OT_INDEX_FOREACH_CODEGEN_PATH)
-		  ? OT_LANG_OTHER
-		  : ot_lex_lang(sf->path);
+	f->lang = text_only(sf->path) && ot_ends_with(sf->path, ".py") ? OT_LANG_OTHER
+								       : ot_lex_lang(sf->path);
 	ot_vec_push(&lines, 0);
 	for (const char *p = text, *end = text + f->len; (p = memchr(p, '\n', (size_t)(end - p)));) {
 		p++;
@@ -682,6 +691,26 @@ bool ot_index_line_has(const ot_index *ix, uint32_t id, uint32_t line, const cha
 	size_t len;
 	const char *s = ot_index_line(ix, id, line, &len);
 	return s && memmem(s, len, needle, strlen(needle)) != NULL;
+}
+
+uint32_t ot_index_find_line(const ot_index *ix, int64_t id, const char *needle)
+{
+	const ot_ix_file *f;
+	const char *hit;
+	uint32_t lo = 0, hi, off;
+	if (id < 0 || !(f = ot_index_file(ix, (uint32_t)id)) || !f->nlines ||
+	    !(hit = memmem(f->text, f->len, needle, strlen(needle))))
+		return 0;
+	off = (uint32_t)(hit - f->text);
+	hi = f->nlines;
+	while (hi - lo > 1) { /* the last line starting at or before the hit */
+		uint32_t mid = (lo + hi) / 2;
+		if (f->line_off[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo + 1;
 }
 
 const ot_ix_cdef *ot_index_cdefs(const ot_index *ix, const char *name)

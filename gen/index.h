@@ -32,6 +32,8 @@
 /** The autograd code generator, indexed as text (not scanned): its rules
  * decide the backward of ops that have no derivatives.yaml entry. */
 #define OT_INDEX_AUTOGRAD_CODEGEN_PATH "tools/autograd/gen_variable_type.py"
+/** Its list of the ops whose autograd kernels are written by hand. */
+#define OT_INDEX_TRACE_CODEGEN_PATH "tools/autograd/gen_trace_type.py"
 /** Where torchgen derives the backward of _foreach ops (2.1 and later). */
 #define OT_INDEX_FOREACH_CODEGEN_PATH "torchgen/api/autograd.py"
 
@@ -265,6 +267,10 @@ const char *ot_index_line(const ot_index *ix, uint32_t id, uint32_t line, size_t
 
 /** True when `line` of file `id` contains `needle`. */
 bool ot_index_line_has(const ot_index *ix, uint32_t id, uint32_t line, const char *needle);
+
+/** The first line of file `id` containing `needle` (1-based), or 0; 0 too
+ * for a negative `id` (a file the tree does not have). */
+uint32_t ot_index_find_line(const ot_index *ix, int64_t id, const char *needle);
 
 /* Lookups by name: the first record of a linked list (file order), or NULL. */
 const ot_ix_cdef *ot_index_cdefs(const ot_index *ix, const char *name);

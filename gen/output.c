@@ -207,30 +207,53 @@ static int io_error(const char *what, const char *label)
 }
 
 /* Whether the open regular file `fd` holds exactly `data`. */
-static int same_contents(bool *out, int fd, const char *data, size_t len, const char *label)
+static size_t parts_len(const ot_output_part *parts, size_t n)
+{
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++)
+		len += parts[i].len;
+	return len;
+}
+
+static int same_contents(bool *out, int fd, const ot_output_part *parts, size_t nparts,
+			 const char *label)
 {
 	char chunk[65536];
-	size_t done = 0;
+	size_t part = 0, off = 0; /* where the comparison is in parts */
 	struct stat st;
 
 	*out = false;
 	if (fstat(fd, &st) < 0)
 		return ot_error_set("cannot inspect %s: %s", label, strerror(errno));
-	if (!S_ISREG(st.st_mode) || (size_t)st.st_size != len)
+	if (!S_ISREG(st.st_mode) || (size_t)st.st_size != parts_len(parts, nparts))
 		return 0;
 	for (;;) {
 		ssize_t n = read(fd, chunk, sizeof(chunk));
+		size_t at = 0;
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return ot_error_set("cannot read %s: %s", label, strerror(errno));
 		if (n == 0)
 			break;
-		if ((size_t)n > len - done || memcmp(chunk, data + done, (size_t)n))
-			return 0;
-		done += (size_t)n;
+		while (at < (size_t)n) {
+			size_t k;
+			if (part == nparts)
+				return 0; /* the file grew since fstat */
+			k = parts[part].len - off < (size_t)n - at ? parts[part].len - off : (size_t)n - at;
+			if (memcmp(chunk + at, parts[part].data + off, k))
+				return 0;
+			at += k;
+			off += k;
+			if (off == parts[part].len) {
+				part++;
+				off = 0;
+			}
+		}
 	}
-	*out = done == len;
+	while (part < nparts && !parts[part].len)
+		part++;
+	*out = part == nparts;
 	return 0;
 }
 
@@ -238,8 +261,8 @@ static int same_contents(bool *out, int fd, const char *data, size_t len, const 
  * Compare with the published OUT/relpath. *out: true when its bytes are
  * already right. A folder in the way, or a link on the way, is an error.
  */
-static int published_same(bool *out, ot_output *o, const char *relpath, const char *data,
-			  size_t len)
+static int published_same(bool *out, ot_output *o, const char *relpath,
+			  const ot_output_part *parts, size_t nparts)
 {
 	ot_buf label = OT_BUF_INIT;
 	const char *name;
@@ -269,7 +292,7 @@ static int published_same(bool *out, ot_output *o, const char *relpath, const ch
 			goto done;
 		}
 	}
-	error = same_contents(out, fd, data, len, label.ptr);
+	error = same_contents(out, fd, parts, nparts, label.ptr);
 
 done:
 	if (fd >= 0)
@@ -281,15 +304,16 @@ done:
 
 /* Write `data` to a new file `name` in folder `parent`. It reaches the disk
  * with the syncfs() of the commit: one flush for a run, not one per file. */
-static int write_new_file(int parent, const char *name, const char *data, size_t len,
-			  const char *label)
+static int write_new_file(int parent, const char *name, const ot_output_part *parts,
+			  size_t nparts, const char *label)
 {
-	int fd, error;
+	int fd, error = 0;
 	unlinkat(parent, name, 0); /* a leftover of this run's failed attempt */
 	fd = openat(parent, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return io_error("create", label);
-	error = write_all(fd, data, len, label);
+	for (size_t i = 0; i < nparts && !error; i++)
+		error = write_all(fd, parts[i].data, parts[i].len, label);
 	if (close(fd) < 0 && !error)
 		error = io_error("close", label);
 	if (error < 0)
@@ -297,7 +321,7 @@ static int write_new_file(int parent, const char *name, const char *data, size_t
 	return error;
 }
 
-static int stage(ot_output *o, const char *relpath, const char *data, size_t len)
+static int stage(ot_output *o, const char *relpath, const ot_output_part *parts, size_t nparts)
 {
 	ot_buf label = OT_BUF_INIT;
 	const char *name;
@@ -308,7 +332,7 @@ static int stage(ot_output *o, const char *relpath, const char *data, size_t len
 	ot_buf_clear(&label);
 	ot_buf_printf(&label, "%s/%s", o->dir, relpath);
 	if (!error)
-		error = write_new_file(parent, name, data, len, label.ptr);
+		error = write_new_file(parent, name, parts, nparts, label.ptr);
 	close_parent(parent, o->stagefd);
 	ot_buf_free(&label);
 	return error;
@@ -438,6 +462,13 @@ static int claim(size_t *index, ot_output *o, const char *relpath)
 
 int ot_output_write(ot_output *o, const char *relpath, const char *data, size_t len)
 {
+	ot_output_part part = {data, len};
+	return ot_output_write_parts(o, relpath, &part, 1);
+}
+
+int ot_output_write_parts(ot_output *o, const char *relpath, const ot_output_part *parts,
+			  size_t nparts)
+{
 	size_t index = 0;
 	bool same = false;
 	int error;
@@ -451,9 +482,9 @@ int ot_output_write(ot_output *o, const char *relpath, const char *data, size_t 
 		return error;
 
 	/* The file I/O runs unlocked: threads write different paths. */
-	error = published_same(&same, o, relpath, data, len);
+	error = published_same(&same, o, relpath, parts, nparts);
 	if (!error && !same)
-		error = stage(o, relpath, data, len);
+		error = stage(o, relpath, parts, nparts);
 
 	pthread_mutex_lock(&o->lock);
 	o->entries.items[index].state = error < 0 ? FAILED : same ? UNCHANGED : STAGED;
@@ -608,6 +639,7 @@ static void free_paths(path_list *paths)
 static int write_manifest(ot_output *o, const path_list *paths)
 {
 	ot_buf text = OT_BUF_INIT, label = OT_BUF_INIT;
+	ot_output_part part;
 	bool same = false;
 	int fd, error = 0;
 	size_t i;
@@ -617,17 +649,17 @@ static int write_manifest(ot_output *o, const path_list *paths)
 		if (i == 0 || strcmp(paths->items[i], paths->items[i - 1]))
 			ot_buf_printf(&text, "%s\n", paths->items[i]);
 	ot_buf_printf(&label, "%s/%s", o->dir, OT_OUTPUT_MANIFEST);
+	part = (ot_output_part){text.ptr, text.size};
 
 	fd = openat(o->dirfd, OT_OUTPUT_MANIFEST, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd >= 0) {
-		error = same_contents(&same, fd, text.ptr, text.size, label.ptr);
+		error = same_contents(&same, fd, &part, 1, label.ptr);
 		close(fd);
 		if (error < 0 || same)
 			goto done;
 	}
 	/* written in the staging folder (same file system), then renamed */
-	if ((error = write_new_file(o->stagefd, OT_OUTPUT_MANIFEST, text.ptr, text.size,
-				    label.ptr)) < 0)
+	if ((error = write_new_file(o->stagefd, OT_OUTPUT_MANIFEST, &part, 1, label.ptr)) < 0)
 		goto done;
 	if (renameat(o->stagefd, OT_OUTPUT_MANIFEST, o->dirfd, OT_OUTPUT_MANIFEST) < 0) {
 		error = ot_error_set("cannot move %s into place: %s", label.ptr, strerror(errno));

@@ -59,6 +59,19 @@ int ot_output_open(ot_output **out, const char *dir);
  */
 int ot_output_write(ot_output *o, const char *relpath, const char *data, size_t len);
 
+/** A piece of a file's bytes. */
+typedef struct {
+	const char *data;
+	size_t len;
+} ot_output_part;
+
+/**
+ * The same for a file made of `nparts` pieces, in order (a large file
+ * written from the pieces that make it, never joined in memory).
+ */
+int ot_output_write_parts(ot_output *o, const char *relpath, const ot_output_part *parts,
+			  size_t nparts);
+
 /**
  * Publish: rename every staged file into place (creating folders as
  * needed), write the new manifest (every path this run produced, sorted),

@@ -410,8 +410,11 @@ static void compute_related(ot_pages *p)
 		}
 	}
 	for (size_t i = 0; i < p->n; i++) {
-		qsort(p->reaches[i].items, p->reaches[i].len, sizeof(size_t), cmp_size);
-		qsort(p->reached_by[i].items, p->reached_by[i].len, sizeof(size_t), cmp_size);
+		/* an empty vector's items is NULL, which qsort must not see */
+		if (p->reaches[i].len > 1)
+			qsort(p->reaches[i].items, p->reaches[i].len, sizeof(size_t), cmp_size);
+		if (p->reached_by[i].len > 1)
+			qsort(p->reached_by[i].items, p->reached_by[i].len, sizeof(size_t), cmp_size);
 	}
 	for (size_t k = 0; k < ot_map_len(by_primary); k++)
 		free(ot_map_value_at(by_primary, k));
@@ -584,8 +587,11 @@ static const char *overview(const ot_trace *tr, ot_arena *a)
 			ot_buf_puts(&b, "          │\n          ▼\n");
 		first = false;
 		if (firsts)
-			ot_buf_printf(&b, "%-9s %s  (%s:%u)%s", short_names[layer], firsts->symbol,
+			ot_buf_printf(&b, "%-9s %s  (%s:%u)%s%s", short_names[layer], firsts->symbol,
 				      firsts->file, firsts->line,
+				      firsts->depth && *firsts->op
+					      ? ot_arena_printf(a, "  via aten::%s", firsts->op)
+					      : "",
 				      count > 1 ? ot_arena_printf(a, "  +%zu more", count - 1) : "");
 		else
 			ot_buf_printf(&b, "%-9s not found", short_names[layer]);

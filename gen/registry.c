@@ -703,6 +703,14 @@ const ot_reg_func *ot_registry_func_at(const ot_registry *reg, size_t i)
 	return i < reg->nfuncs ? &reg->funcs[i] : NULL;
 }
 
+bool ot_reg_func_has_tag(const ot_reg_func *f, const char *tag)
+{
+	for (size_t i = 0; i < f->ntags; i++)
+		if (!strcmp(f->tags[i], tag))
+			return true;
+	return false;
+}
+
 const ot_reg_func *ot_registry_find(const ot_registry *reg, const char *full_name)
 {
 	return ot_map_get(reg->by_full, full_name);

@@ -186,6 +186,9 @@ const ot_reg_func *ot_registry_func_at(const ot_registry *reg, size_t i);
 /** The entry with this full name ("add.Tensor", "mm"), or NULL. */
 const ot_reg_func *ot_registry_find(const ot_registry *reg, const char *full_name);
 
+/** Does entry `f` carry `tag` in its `tags:` ("view_copy", "pointwise")? */
+bool ot_reg_func_has_tag(const ot_reg_func *f, const char *tag);
+
 /**
  * Every entry whose schema name is exactly `name` ("add" -> add.Tensor,
  * add.Scalar, add.out, ...; not add_), in file order. *count receives the

@@ -9,6 +9,7 @@
 
 #include "assets.h"
 #include "index.h"
+#include "layout.h"
 #include "opslist.h"
 #include "output.h"
 #include "page.h"
@@ -167,6 +168,7 @@ struct run {
 	ot_tj_entries *entries; /* each op's registry entries, for trace.json */
 	int *lines;
 	ot_pages *pages;
+	ot_diagram *diagrams; /* each op's diagram, drawn before the pages */
 	ot_output *out;
 	ot_release rel;
 	atomic_int failed;
@@ -211,29 +213,62 @@ static void write_file(struct run *r, const char *path, const ot_buf *b)
 	add_time(r, PH_WRITE, now() - t);
 }
 
+/* trace.json, written from the ops' pieces (tens of megabytes with --all):
+ * never joined in memory */
+static void write_trace_json(struct run *r)
+{
+	ot_buf head = OT_BUF_INIT, tail = OT_BUF_INIT;
+	ot_output_part *parts = ot_calloc(2 * r->ops.len + 2, sizeof(*parts));
+	size_t n = 0;
+	double t = now();
+	ot_tracejson_frame(&head, &tail, &r->rel, r->ops.len, r->entries);
+	parts[n++] = (ot_output_part){head.ptr, head.size};
+	for (size_t i = 0; i < r->ops.len; i++) {
+		const char *sep = ot_tracejson_separator(i);
+		parts[n++] = (ot_output_part){sep, strlen(sep)};
+		parts[n++] = (ot_output_part){r->json[i].ptr, r->json[i].size};
+	}
+	parts[n++] = (ot_output_part){tail.ptr, tail.size};
+	r->phase[PH_RENDER] += now() - t;
+	t = now();
+	if (ot_output_write_parts(r->out, "trace.json", parts, n) < 0)
+		record_failure(r, "trace.json");
+	r->phase[PH_WRITE] += now() - t;
+	free(parts);
+	ot_buf_free(&head);
+	ot_buf_free(&tail);
+}
+
+static int draw_one(size_t i, void *payload, ot_buf *dot, ot_buf *svg)
+{
+	struct run *r = payload;
+	if (!r->traces[i]->target.canonical[0])
+		return 0;
+	return ot_pages_render_diagram(r->pages, i, dot, svg);
+}
+
+static void tick_progress(void *p)
+{
+	progress_tick(p);
+}
+
 static void render_one(size_t i, void *payload)
 {
 	struct run *r = payload;
 	const ot_trace *tr = r->traces[i];
-	ot_buf md = OT_BUF_INIT, dot = OT_BUF_INIT, svg = OT_BUF_INIT, html = OT_BUF_INIT;
-	ot_buf path = OT_BUF_INIT;
-	bool has_diagram = false, want_md = r->o->formats & (OT_FORMAT_MD | OT_FORMAT_HTML);
-	double t0 = now(), t1;
+	const ot_diagram *dg = &r->diagrams[i];
+	ot_buf md = OT_BUF_INIT, html = OT_BUF_INIT, path = OT_BUF_INIT;
+	bool has_diagram = dg->status == 1, want_md = r->o->formats & (OT_FORMAT_MD | OT_FORMAT_HTML);
+	const ot_buf *dot = &dg->dot, *svg = &dg->svg;
+	double t1 = now();
 
 	if (!want_md || !tr->target.canonical[0] || atomic_load(&r->failed))
 		goto done;
-	switch (ot_pages_render_diagram(r->pages, i, &dot, &svg)) {
-	case 1:
-		has_diagram = true;
-		break;
-	case 0:
-		break;
-	default:
+	if (dg->status < 0) {
+		ot_error_set("Graphviz could not draw the diagram");
 		record_failure(r, tr->input);
 		goto done;
 	}
-	t1 = now();
-	add_time(r, PH_LAYOUT, t1 - t0);
 	if (ot_pages_render_op(r->pages, i, has_diagram, &md) < 0) {
 		record_failure(r, tr->input);
 		goto done;
@@ -245,10 +280,10 @@ static void render_one(size_t i, void *payload)
 		if (has_diagram) {
 			ot_buf_clear(&path);
 			ot_buf_printf(&path, "ops/%s.svg", tr->target.slug);
-			write_file(r, path.ptr, &svg);
+			write_file(r, path.ptr, svg);
 			ot_buf_clear(&path);
 			ot_buf_printf(&path, "ops/%s.dot", tr->target.slug);
-			write_file(r, path.ptr, &dot);
+			write_file(r, path.ptr, dot);
 		}
 	}
 	if (r->o->formats & OT_FORMAT_HTML) {
@@ -264,13 +299,11 @@ static void render_one(size_t i, void *payload)
 		if (has_diagram) {
 			ot_buf_clear(&path);
 			ot_buf_printf(&path, "html/ops/%s.svg", tr->target.slug);
-			write_file(r, path.ptr, &svg);
+			write_file(r, path.ptr, svg);
 		}
 	}
 done:
 	ot_buf_free(&md);
-	ot_buf_free(&dot);
-	ot_buf_free(&svg);
 	ot_buf_free(&html);
 	ot_buf_free(&path);
 }
@@ -754,18 +787,29 @@ int ot_run(const ot_run_opts *o)
 		say("%s", ot_error_last());
 		goto done;
 	}
+	r.diagrams = ot_calloc(r.ops.len ? r.ops.len : 1, sizeof(*r.diagrams));
+	if (r.pages) {
+		/* Graphviz is not thread-safe: drawn by worker processes */
+		t = now();
+		progress_start(&prog, tty && r.ops.len > 20, "drawing", r.ops.len);
+		ot_layout_all(r.ops.len, jobs, draw_one, &r, tick_progress, &prog, r.diagrams);
+		progress_end(&prog);
+		r.phase[PH_LAYOUT] = now() - t;
+	}
 	t = now();
 	progress_start(&prog, tty && r.ops.len > 20, "writing", r.ops.len);
 	parallel_for(r.ops.len, jobs, render_one, &r, &prog);
 	progress_end(&prog);
 	{
 		/* the threads' summed times, scaled to the wall time they shared */
-		double wall = now() - t, sum = 0;
-		for (int p = PH_RENDER; p <= PH_WRITE; p++)
-			sum += r.phase[p];
-		for (int p = PH_RENDER; p <= PH_WRITE && sum > 0; p++)
-			r.phase[p] = wall * r.phase[p] / sum;
+		double wall = now() - t, sum = r.phase[PH_RENDER] + r.phase[PH_WRITE];
+		if (sum > 0) {
+			r.phase[PH_RENDER] = wall * r.phase[PH_RENDER] / sum;
+			r.phase[PH_WRITE] = wall * r.phase[PH_WRITE] / sum;
+		}
 	}
+	ot_diagrams_free(r.diagrams, r.ops.len);
+	r.diagrams = NULL;
 	t = now();
 	if (!atomic_load(&r.failed)) {
 		ot_buf b = OT_BUF_INIT, html = OT_BUF_INIT;
@@ -785,13 +829,8 @@ int ot_run(const ot_run_opts *o)
 				write_file(&r, "html/style.css", &html);
 			}
 		}
-		if (formats & OT_FORMAT_JSON) {
-			double tj = now();
-			ot_buf_clear(&b);
-			ot_tracejson_assemble(&b, &r.rel, r.json, r.ops.len, r.entries);
-			r.phase[PH_RENDER] += now() - tj;
-			write_file(&r, "trace.json", &b);
-		}
+		if (formats & OT_FORMAT_JSON)
+			write_trace_json(&r);
 		ot_buf_free(&b);
 		ot_buf_free(&html);
 	}

@@ -18,19 +18,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "autograd.h"
 #include "buf.h"
-
-/* What the autograd code generator decides for ops without a
- * derivatives.yaml entry, read from its sources (lines 0: not there). */
-struct autograd_rules {
-	int64_t f_gen;             /* tools/autograd/gen_variable_type.py */
-	ot_map *dont_require;      /* DONT_REQUIRE_DERIVATIVE: name -> line */
-	uint32_t not_implemented;  /* the NotImplemented kernel registration */
-	ot_map *foreach_without;   /* _foreach_ops_without_differentiability_info:
-				      "name.overload" -> line */
-	int64_t f_foreach;         /* torchgen/api/autograd.py */
-	uint32_t foreach_derived;  /* def gen_foreach_derivativeinfo( */
-};
 
 struct ot_tracer {
 	const ot_registry *reg;
@@ -42,7 +31,7 @@ struct ot_tracer {
 	/* suggestion candidates per strategy, as the user would write them */
 	ot_strvec cand[OT_STRAT_COUNT];
 	ot_map *calls; /* call name -> struct call_info, for every name called in C++ */
-	struct autograd_rules autograd;
+	ot_autograd *autograd; /* where gradients come from */
 };
 
 /* What a name called in a C++ body is, worked out once per tracer (explore
@@ -137,14 +126,16 @@ static void message(struct ctx *c, const char *fmt, ...)
 	ot_buf_free(&b);
 }
 
-/*
- * Record a found fact. The line must contain the symbol; a mismatch would be
- * a scanner bug, and is recorded as such rather than printed as a fact.
- * Returns false for a duplicate or a rejected step.
- */
 /* add_step's answer for a step whose file:line check failed; steps added
  * beneath it are dropped too (a parent of -1 is the root) */
 #define STEP_DROPPED (-2)
+
+/*
+ * Record a found fact. The line must contain the symbol; a mismatch would be
+ * a scanner bug, and is recorded as such (a message) rather than printed as
+ * a fact. Returns the step's index (an equal step's, when there is one), or
+ * STEP_DROPPED.
+ */
 
 static int add_step(struct ctx *c, int parent, ot_layer layer, uint32_t file, uint32_t line,
 		    const char *symbol, const char *note, const char *op, const char *backend,
@@ -208,33 +199,9 @@ static int add_missing(struct ctx *c, int parent, ot_layer layer, const char *wh
 	return (int)tr->steps.len - 1;
 }
 
-/* First line of an indexed file containing `needle`, or 0. */
-static uint32_t find_line_in(const ot_index *ix, int64_t file, const char *needle)
-{
-	const ot_ix_file *f;
-	const char *hit;
-	if (file < 0)
-		return 0;
-	f = ot_index_file(ix, (uint32_t)file);
-	hit = strstr(f->text, needle);
-	if (!hit)
-		return 0;
-	{
-		uint32_t lo = 0, hi = f->nlines, off = (uint32_t)(hit - f->text);
-		while (hi - lo > 1) {
-			uint32_t mid = (lo + hi) / 2;
-			if (f->line_off[mid] <= off)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		return lo + 1;
-	}
-}
-
 static uint32_t find_line(const struct ctx *c, int64_t file, const char *needle)
 {
-	return find_line_in(c->ix, file, needle);
+	return ot_index_find_line(c->ix, file, needle);
 }
 
 static bool path_in(const char *path, const char *prefix)
@@ -787,6 +754,7 @@ static const char *generated_note(const struct ctx *c, const ot_ix_cdef *d)
 	if (g->inner)
 		ot_buf_printf(&b, ", through %s defined at %s:%u", g->inner, fpath(c, g->paster->file),
 			      g->paster->line);
+	ot_buf_printf(&b, ", which defines %s", d->name);
 	out = ot_arena_strdup(c->a, b.ptr);
 	ot_buf_free(&b);
 	return out;
@@ -955,7 +923,9 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 		if (ci && ci->stub && (call->kind == OT_CALL_PLAIN || call->kind == OT_CALL_REF)) {
 			char note[200];
 			if (call->kind == OT_CALL_REF)
-				snprintf(note, sizeof(note), "passes DispatchStub %s to %s, which calls it", call->name, d->name);
+				snprintf(note, sizeof(note),
+					 "%s hands DispatchStub %s as an argument to a helper that calls it",
+					 d->name, call->name);
 			else
 				snprintf(note, sizeof(note), "calls DispatchStub %s (picks the kernel by device)", call->name);
 			explore_stub(c, call->name, op, depth, level,
@@ -1087,14 +1057,6 @@ static size_t kernel_defs(const struct ctx *c, const char *kernel, const char *k
 		}
 	}
 	return n;
-}
-
-static bool has_tag(const ot_reg_func *f, const char *tag)
-{
-	for (size_t i = 0; i < f->ntags; i++)
-		if (!strcmp(f->tags[i], tag))
-			return true;
-	return false;
 }
 
 static bool main_key(const char *keys)
@@ -1335,7 +1297,7 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 
 	for (size_t u = 0; u < nuses; u++) {
 		const ot_ix_cdef *defs[8];
-		char first_key[64], n[400];
+		char first_key[64], n[1024];
 		size_t nd;
 		snprintf(first_key, sizeof(first_key), "%.*s", (int)strcspn(uses[u].keys, ","),
 			 uses[u].keys);
@@ -1362,7 +1324,7 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 			add_missing(c, kparent, OT_LAYER_CPP,
 				    ot_arena_printf(c->a, "C++ function `%s` (%s)", uses[u].kernel,
 						    uses[u].keys),
-				    has_tag(eff, "view_copy")
+				    ot_reg_func_has_tag(eff, "view_copy")
 					    ? "the source tree: torchgen generates the kernels of ops tagged "
 					      "view_copy (CompositeViewCopyKernels.cpp, a build output)"
 					    : "aten/src/ATen/native/",
@@ -1476,171 +1438,23 @@ static void add_deriv_step(struct ctx *c, const ot_reg_deriv *dv, const char *op
 			formula_helpers(c, dv->dispatch[k].formulas[i].formula, op, depth, at);
 }
 
-static bool has_tensor(const ot_reg_arg *args, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (ot_starts_with(args[i].type, "Tensor"))
-			return true;
-	return false;
-}
-
-/* Does some overload of op `name` have a derivatives.yaml entry? */
-static bool has_formula(const struct ctx *c, const char *name)
-{
-	size_t n;
-	const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, name, &n);
-	for (size_t i = 0; ov && i < n; i++)
-		if (ov[i]->deriv)
-			return true;
-	return false;
-}
-
-/*
- * An op with Tensors in and out but no derivatives.yaml entry: the autograd
- * code generator decides, in this order. A view_copy op takes the formula of
- * its view; a _foreach op the formula of its per-tensor op (releases whose
- * torchgen derives them), unless listed as having none; an op in
- * DONT_REQUIRE_DERIVATIVE (by base name or name) never has outputs that
- * require grad; any other gets the NotImplemented autograd kernel.
- */
-static bool codegen_backward(struct ctx *c, const ot_reg_func *f, int depth, int parent)
-{
-	const struct autograd_rules *r = &c->t->autograd;
-	const char *op = f->schema.full, *listed;
-	uintptr_t line;
-
-	if (has_tag(f, "view_copy") && ot_ends_with(f->schema.name, "_copy")) {
-		const char *view = ot_arena_printf(c->a, "%.*s%s%s",
-						   (int)(strlen(f->schema.name) - 5), f->schema.name,
-						   *f->schema.overload ? "." : "", f->schema.overload);
-		const ot_reg_func *v = ot_registry_find(c->t->reg, view);
-		if (v && v->deriv) {
-			add_deriv_step(c, v->deriv, op,
-				       ot_arena_printf(c->a, "view_copy op: the code generator gives it "
-							     "the formula of the view %s:", view),
-				       depth, parent);
-			return true;
-		}
-	}
-	if (ot_starts_with(f->schema.name, "_foreach_") && r->foreach_derived) {
-		const char *key = ot_arena_printf(c->a, "%s.%s", f->schema.base, f->schema.overload);
-		const char *per_tensor = f->schema.base + strlen("_foreach_");
-		size_t n;
-		line = (uintptr_t)ot_map_get(r->foreach_without, key);
-		if (line) {
-			add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)r->f_gen, (uint32_t)line,
-				 f->schema.base,
-				 "no derivatives.yaml entry, and listed among the _foreach ops "
-				 "without one: its autograd kernel is NotImplemented",
-				 op, NULL, depth);
-			return true;
-		}
-		if (has_formula(c, per_tensor) && ot_registry_overloads(c->t->reg, per_tensor, &n)) {
-			add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)r->f_foreach,
-				 r->foreach_derived, "gen_foreach_derivativeinfo",
-				 ot_arena_printf(c->a, "no derivatives.yaml entry: torchgen derives the "
-						       "backward of %s from the formula of its "
-						       "per-tensor op %s",
-						 op, per_tensor),
-				 op, NULL, depth);
-			return true;
-		}
-	}
-	line = (uintptr_t)ot_map_get(r->dont_require, f->schema.base);
-	listed = f->schema.base;
-	if (!line) {
-		line = (uintptr_t)ot_map_get(r->dont_require, f->schema.name);
-		listed = f->schema.name;
-	}
-	if (line) {
-		add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)r->f_gen, (uint32_t)line, listed,
-			 ot_arena_printf(c->a, "no derivatives.yaml entry; %s is in the code generator's "
-					       "DONT_REQUIRE_DERIVATIVE, so its outputs never require grad",
-					 listed),
-			 op, NULL, depth);
-		return true;
-	}
-	if (r->not_implemented) {
-		add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)r->f_gen, r->not_implemented,
-			 "AUTOGRAD_NOT_IMPLEMENTED_REGISTRATION",
-			 ot_arena_printf(c->a, "no derivatives.yaml entry: the generated autograd kernel "
-					       "of %s is NotImplemented, so a backward through it raises "
-					       "an error", op),
-			 op, NULL, depth);
-		return true;
-	}
-	return false;
-}
-
 static void trace_backward(struct ctx *c, const ot_reg_func *f, const ot_reg_func *eff, int depth,
 			   int parent)
 {
 	const char *op = f->schema.full;
-	bool implicit = !eff->has_dispatch && !eff->nufunc_inner_loop;
-	for (size_t i = 0; i < eff->ndispatch; i++)
-		if (!strcmp(eff->dispatch[i].key, "CompositeImplicitAutograd"))
-			implicit = true;
-	if (f->deriv) {
-		add_deriv_step(c, f->deriv, op, "derivatives.yaml:", depth, parent);
+	ot_autograd_answer ans;
+	if (!ot_autograd_explain(c->t->autograd, f, eff, c->a, &ans)) {
+		if (!f->schema.is_out) /* out= variants: nothing to say without the generator */
+			add_missing(c, parent, OT_LAYER_BACKWARD,
+				    ot_arena_printf(c->a, "derivatives.yaml entry for %s", op),
+				    OT_REGISTRY_DERIV_PATH, op, depth);
 		return;
 	}
-	if (f->schema.is_out) {
-		/* out= variants are not differentiable: the generated autograd
-		 * kernel raises if an argument requires grad */
-		for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, "throw_error_out_requires_grad"); d;
-		     d = d->next) {
-			if (d->kind == OT_CDEF_FUNC &&
-			    path_in(fpath(c, d->file), "torch/csrc/autograd/")) {
-				add_step(c, parent, OT_LAYER_BACKWARD, d->file, d->line, d->name,
-					 "out= variant: not differentiable; autograd raises if an "
-					 "argument requires grad",
-					 op, NULL, depth);
-				break;
-			}
-		}
-		return;
-	}
-	if (f->schema.inplace) {
-		/* in-place variants reuse the formula of their out-of-place overload */
-		char name[200];
-		const ot_reg_func *base;
-		if (*f->schema.overload)
-			snprintf(name, sizeof(name), "%s.%s", f->schema.base, f->schema.overload);
-		else
-			snprintf(name, sizeof(name), "%s", f->schema.base);
-		base = ot_registry_find(c->t->reg, name);
-		if (base && base->deriv) {
-			char how[256];
-			snprintf(how, sizeof(how), "in-place %s reuses the formula of %s:", op, name);
-			add_deriv_step(c, base->deriv, op, how, depth, parent);
-			return;
-		}
-	}
-	if (implicit) {
-		add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)c->t->f_native, (uint32_t)f->line, op,
-			 "no derivatives.yaml entry: CompositeImplicitAutograd, so autograd "
-			 "differentiates the ops it is built from",
+	if (ans.formula)
+		add_deriv_step(c, ans.formula, op, ans.note, depth, parent);
+	else
+		add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)ans.file, ans.line, ans.symbol, ans.note,
 			 op, NULL, depth);
-		return;
-	}
-	{
-		/* nothing to differentiate: no Tensor in, or no Tensor out */
-		const char *why = !has_tensor(f->schema.args, f->schema.nargs)
-					  ? "not differentiable: it takes no Tensor"
-				  : !has_tensor(f->schema.returns, f->schema.nreturns)
-					  ? "not differentiable: it returns no Tensor"
-					  : NULL;
-		if (why) {
-			add_step(c, parent, OT_LAYER_BACKWARD, (uint32_t)c->t->f_native,
-				 (uint32_t)f->line, op, why, op, NULL, depth);
-			return;
-		}
-	}
-	if (codegen_backward(c, f, depth, parent))
-		return;
-	add_missing(c, parent, OT_LAYER_BACKWARD,
-		    ot_arena_printf(c->a, "derivatives.yaml entry for %s", op), OT_REGISTRY_DERIV_PATH,
-		    op, depth);
 }
 
 static void trace_decompositions(struct ctx *c, const char *base, const char *op, int depth,
@@ -1921,7 +1735,8 @@ static void build_candidates(ot_tracer *t)
 		}
 	}
 	for (int s = 0; s < OT_STRAT_COUNT; s++)
-		qsort(t->cand[s].items, t->cand[s].len, sizeof(char *), ot_strptr_cmp);
+		if (t->cand[s].len > 1) /* an empty vector's items is NULL */
+			qsort(t->cand[s].items, t->cand[s].len, sizeof(char *), ot_strptr_cmp);
 	ot_map_free(seen);
 }
 
@@ -1945,69 +1760,6 @@ static void build_call_infos(ot_tracer *t)
 	}
 }
 
-/* The quoted strings of a line: `"name",` or `("name", "overload"),`.
- * Returns how many were found (0 to 2). */
-static int quoted_strings(const char *s, size_t len, const char **str, size_t *slen)
-{
-	int n = 0;
-	const char *end = s + len;
-	while (n < 2) {
-		const char *a = memchr(s, '"', (size_t)(end - s)), *b;
-		if (!a || !(b = memchr(a + 1, '"', (size_t)(end - a - 1))))
-			break;
-		str[n] = a + 1;
-		slen[n++] = (size_t)(b - a - 1);
-		s = b + 1;
-	}
-	return n;
-}
-
-/* Read a Python set literal that starts at a line beginning with `header`:
- * one entry per line, `"name",` or `("name", "overload"),` (kept as
- * "name.overload"), comments and blank lines skipped, up to the line that
- * starts with '}'. Each entry maps to its line. */
-static void read_py_set(ot_tracer *t, int64_t file, const char *header, ot_map *out)
-{
-	const ot_ix_file *f = ot_index_file(t->ix, (uint32_t)file);
-	uint32_t l = find_line_in(t->ix, file, header);
-	if (!l)
-		return;
-	for (l++; l <= f->nlines; l++) {
-		size_t len, slen[2];
-		const char *s = ot_index_line(t->ix, (uint32_t)file, l, &len), *str[2];
-		int n;
-		while (len && (*s == ' ' || *s == '\t'))
-			s++, len--;
-		if (len && *s == '}')
-			break;
-		if (!len || *s == '#' || !(n = quoted_strings(s, len, str, slen)))
-			continue;
-		ot_map_put(out,
-			   n == 2 ? ot_arena_printf(t->arena, "%.*s.%.*s", (int)slen[0], str[0],
-						    (int)slen[1], str[1])
-				  : ot_arena_strndup(t->arena, str[0], slen[0]),
-			   (void *)(uintptr_t)l);
-	}
-}
-
-static void read_autograd_rules(ot_tracer *t)
-{
-	struct autograd_rules *r = &t->autograd;
-	r->dont_require = ot_map_new();
-	r->foreach_without = ot_map_new();
-	r->f_gen = ot_index_file_id(t->ix, OT_INDEX_AUTOGRAD_CODEGEN_PATH);
-	r->f_foreach = ot_index_file_id(t->ix, OT_INDEX_FOREACH_CODEGEN_PATH);
-	if (r->f_gen >= 0) {
-		read_py_set(t, r->f_gen, "DONT_REQUIRE_DERIVATIVE = {", r->dont_require);
-		read_py_set(t, r->f_gen, "_foreach_ops_without_differentiability_info = {",
-			    r->foreach_without);
-		r->not_implemented = find_line_in(t->ix, r->f_gen,
-						  "AUTOGRAD_NOT_IMPLEMENTED_REGISTRATION.substitute(");
-	}
-	if (r->f_foreach >= 0)
-		r->foreach_derived = find_line_in(t->ix, r->f_foreach, "def gen_foreach_derivativeinfo(");
-}
-
 ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_wellknown *wk,
 			 const ot_tracer_opts *opts)
 {
@@ -2027,7 +1779,7 @@ ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_we
 	t->f_tensor = ot_index_file_id(ix, "torch/_tensor.py");
 	t->f_functional = ot_index_file_id(ix, "torch/nn/functional.py");
 	t->f_torch_functional = ot_index_file_id(ix, "torch/functional.py");
-	read_autograd_rules(t);
+	t->autograd = ot_autograd_new(ix, reg);
 	build_candidates(t);
 	build_call_infos(t);
 	return t;
@@ -2040,8 +1792,7 @@ void ot_tracer_free(ot_tracer *t)
 	for (int s = 0; s < OT_STRAT_COUNT; s++)
 		ot_vec_free(&t->cand[s]);
 	ot_map_free(t->calls);
-	ot_map_free(t->autograd.dont_require);
-	ot_map_free(t->autograd.foreach_without);
+	ot_autograd_free(t->autograd);
 	ot_arena_free(t->arena);
 	free(t);
 }

@@ -347,47 +347,64 @@ static void registry_section(ot_buf *out, const ot_tj_entries *entries, size_t n
 	free(seen);
 }
 
+void ot_tracejson_frame(ot_buf *head, ot_buf *tail, const ot_release *rel, size_t n,
+			const ot_tj_entries *entries)
+{
+	ot_buf_putc(head, '{');
+	key(head, 2, true, "schema_version");
+	ot_buf_printf(head, "%d", OT_TRACEJSON_SCHEMA);
+	key(head, 2, false, "tool");
+	ot_buf_putc(head, '{');
+	key(head, 4, true, "name");
+	str(head, "optrace");
+	key(head, 4, false, "version");
+	str(head, OPTRACE_VERSION);
+	end(head, 2, 1, '}');
+	key(head, 2, false, "pytorch");
+	ot_buf_putc(head, '{');
+	key(head, 4, true, "version");
+	str(head, rel->version);
+	key(head, 4, false, "tag");
+	str(head, rel->tag);
+	key(head, 4, false, "commit");
+	str(head, rel->commit);
+	key(head, 4, false, "verified");
+	boolean(head, rel->verified);
+	end(head, 2, 1, '}');
+	key(head, 2, false, "ops");
+	ot_buf_putc(head, '[');
+	end(tail, 2, n, ']');
+	if (entries) {
+		key(tail, 2, false, "registry");
+		registry_section(tail, entries, n);
+	}
+	newline(tail, 0);
+	ot_buf_puts(tail, "}\n");
+}
+
+const char *ot_tracejson_separator(size_t i)
+{
+	/* what item(b, 2, i) writes before an op of the "ops" list */
+	return i ? ",\n    " : "\n    ";
+}
+
 void ot_tracejson_assemble(ot_buf *out, const ot_release *rel, const ot_buf *ops, size_t n,
 			   const ot_tj_entries *entries)
 {
+	ot_buf head = OT_BUF_INIT, tail = OT_BUF_INIT;
 	size_t total = 0;
+	ot_tracejson_frame(&head, &tail, rel, n, entries);
 	for (size_t i = 0; i < n; i++)
 		total += ops[i].size + 6;
-	ot_buf_grow_by(out, total + 512);
-	ot_buf_putc(out, '{');
-	key(out, 2, true, "schema_version");
-	ot_buf_printf(out, "%d", OT_TRACEJSON_SCHEMA);
-	key(out, 2, false, "tool");
-	ot_buf_putc(out, '{');
-	key(out, 4, true, "name");
-	str(out, "optrace");
-	key(out, 4, false, "version");
-	str(out, OPTRACE_VERSION);
-	end(out, 2, 1, '}');
-	key(out, 2, false, "pytorch");
-	ot_buf_putc(out, '{');
-	key(out, 4, true, "version");
-	str(out, rel->version);
-	key(out, 4, false, "tag");
-	str(out, rel->tag);
-	key(out, 4, false, "commit");
-	str(out, rel->commit);
-	key(out, 4, false, "verified");
-	boolean(out, rel->verified);
-	end(out, 2, 1, '}');
-	key(out, 2, false, "ops");
-	ot_buf_putc(out, '[');
+	ot_buf_grow_by(out, head.size + total + tail.size);
+	ot_buf_put(out, head.ptr, head.size);
 	for (size_t i = 0; i < n; i++) {
-		item(out, 2, i);
+		ot_buf_puts(out, ot_tracejson_separator(i));
 		ot_buf_put(out, ops[i].ptr, ops[i].size);
 	}
-	end(out, 2, n, ']');
-	if (entries) {
-		key(out, 2, false, "registry");
-		registry_section(out, entries, n);
-	}
-	newline(out, 0);
-	ot_buf_puts(out, "}\n");
+	ot_buf_put(out, tail.ptr, tail.size);
+	ot_buf_free(&head);
+	ot_buf_free(&tail);
 }
 
 void ot_tracejson_write(ot_buf *out, const ot_release *rel, const ot_registry *reg,
@@ -1288,6 +1305,7 @@ int ot_tracejson_read(ot_tj_doc **out, const char *data, size_t len, const char 
 	ot_arena *a = ot_arena_new();
 	ot_tj_doc *doc = NULL;
 	ot_value *sv = NULL, *pt = NULL;
+	ot_map *seen = NULL; /* top-level keys: each once */
 	struct toplist ops = {0}, reg = {0};
 	struct reading rg = {{NULL, a, OT_BUF_INIT}, NULL, NULL, name};
 	ot_release rel = {0};
@@ -1305,6 +1323,7 @@ int ot_tracejson_read(ot_tj_doc **out, const char *data, size_t len, const char 
 		goto done;
 	}
 	/* the top level: "ops" and "registry" checked and counted only */
+	seen = ot_map_new();
 	if (!jp_eat(&j, '}')) {
 		do {
 			const char *key = NULL;
@@ -1322,10 +1341,11 @@ int ot_tracejson_read(ot_tj_doc **out, const char *data, size_t len, const char 
 				goto done;
 			}
 			t = !strcmp(key, "ops") ? &ops : !strcmp(key, "registry") ? &reg : NULL;
-			if (t && t->given) {
+			if (ot_map_get(seen, key)) {
 				rc = jp_twice(&j, key);
 				goto done;
 			}
+			ot_map_put(seen, key, (void *)1);
 			if ((rc = t ? jp_skip_list(&j, t) : jp_value(&j, a, &v)) < 0)
 				goto done;
 			if (!strcmp(key, "schema_version"))
@@ -1389,6 +1409,7 @@ int ot_tracejson_read(ot_tj_doc **out, const char *data, size_t len, const char 
 	doc = NULL;
 done:
 	ot_tracejson_doc_free(doc);
+	ot_map_free(seen);
 	ot_map_free(rg.entries);
 	ot_buf_free(&rg.r.where);
 	ot_buf_free(&j.scratch);

@@ -84,6 +84,15 @@ void ot_tracejson_op(ot_buf *out, const ot_trace *tr, const ot_tj_entries *entri
 void ot_tracejson_assemble(ot_buf *out, const ot_release *rel, const ot_buf *ops, size_t n,
 			   const ot_tj_entries *entries);
 
+/**
+ * The pieces of ot_tracejson_assemble, for writing the file without joining
+ * it in memory: `head` (appended) comes first, then for each op i the
+ * separator ot_tracejson_separator(i) and its object, then `tail`.
+ */
+void ot_tracejson_frame(ot_buf *head, ot_buf *tail, const ot_release *rel, size_t n,
+			const ot_tj_entries *entries);
+const char *ot_tracejson_separator(size_t i);
+
 /* ---- reading --------------------------------------------------------------------- */
 
 /**

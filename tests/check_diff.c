@@ -441,7 +441,7 @@ START_TEST(fixture_markdown)
 	const char *p;
 	ck_assert(ot_starts_with(md, "## optrace diff: PyTorch 1.0.0 → 2.0.0\n"));
 	ck_assert_msg(strstr(md, "Compared `v1.0.0` (`"), "%s", md);
-	ck_assert(strstr(md, "): 16 ops, 12 with changes (**2 breaking**, 16 others), 4 unchanged.\n"));
+	ck_assert(strstr(md, "): 16 ops, 12 with changes; 18 changes: **2 breaking**, 16 others; 4 unchanged.\n"));
 	ck_assert(strstr(md, "| schema changed | 2 | 1 |\n"));
 	ck_assert(strstr(md, "| **schema changed (breaking)** | `F.cross_entropy` | "
 			     "`aten::cross_entropy_loss`: `ignore_index` type: `int` → `SymInt` "
@@ -829,6 +829,7 @@ START_TEST(reader_rejects)
 		{"", "t.json:1:1: unexpected end of file"},
 		{S2 OP_A "}]} x", "t.json:1:122: more text after the top-level object"},
 		{S2 OP_A "}], \"ops\": []}", "the key 'ops' is given twice"},
+		{S2 OP_A "}], \"schema_version\": 1}", "the key 'schema_version' is given twice"},
 		{S2 OP_A ", \"input\": \"b\"}]}", "the key 'input' is given twice"},
 		{S2 OP_A ", \"note\": \"a\\qb\"}]}", "a bad escape in a string"},
 		{S2 OP_A ", \"note\": \"\\ud800x\"}]}", "a lone UTF-16 surrogate"},
@@ -1232,9 +1233,8 @@ END_TEST
 
 /* The tag form and the file form (trace.json files written by optrace for
  * the same ops) give byte-identical reports, for the default list and for
- * --all. (--all with ops.list is not used here: a run of both refuses an
- * ops.list entry that names the page of an --all entry, such as
- * torch.ops.aten.addmm, while a diff traces it.) */
+ * --all (run without the list here; with one, both forms give the list's
+ * spelling the page of the --all entry it names, see check_slugs). */
 START_TEST(real_file_form)
 {
 	const char *src = tu_real_source();

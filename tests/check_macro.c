@@ -121,6 +121,36 @@ START_TEST(scanner_pasted_function_names)
 }
 END_TEST
 
+/* A macro statement with no ';' (a pragma wrapper, a registration) right
+ * before a namespace: the namespace still opens, its functions are found. */
+START_TEST(scanner_macro_statement_before_namespace)
+{
+	ot_arena *a = ot_arena_new();
+	ot_scan_result r;
+	bool found_k = false, found_t = false;
+	scan(&r, a,
+	     "C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED(\"-Wunused\")\n"
+	     "namespace at::native {\n"
+	     "void kernel(int x) { helper(x); }\n"
+	     "REGISTER_ALL_CPU_DISPATCH(a_stub, &kernel)\n"
+	     "namespace{\n"
+	     "Tensor transpose(const Tensor& t) { return t; }\n"
+	     "}\n"
+	     "}\n");
+	for (size_t i = 0; i < r.cdefs.len; i++) {
+		const ot_ix_cdef *d = &r.cdefs.items[i];
+		if (!strcmp(d->name, "kernel") && d->line == 3 && !strcmp(d->ns, "at::native"))
+			found_k = true;
+		if (!strcmp(d->name, "transpose") && d->line == 6 &&
+		    !strcmp(d->ns, "at::native::(anonymous)"))
+			found_t = true;
+	}
+	ck_assert_msg(found_k && found_t, "kernel %d, transpose %d", found_k, found_t);
+	ot_scan_result_free(&r);
+	ot_arena_free(a);
+}
+END_TEST
+
 START_TEST(scanner_impl_func_and_nested_invocations)
 {
 	ot_arena *a = ot_arena_new();
@@ -142,7 +172,8 @@ START_TEST(scanner_impl_func_and_nested_invocations)
 	     "/*\n"
 	     "#define COMMENTED(x) void x##_f(int) {}\n"
 	     "*/\n"
-	     "#define VARIADIC(name, ...) void name##_v(__VA_ARGS__) {}\n");
+	     "#define VARIADIC(name, ...) void name##_v(__VA_ARGS__) {}\n"
+	     "#define SPREAD(a, b, c) INNER(a b c, x a y)\n");
 	m = find_macro(&r, "CMP");
 	ck_assert_ptr_nonnull(m);
 	ck_assert_uint_eq(m->nitems, 1);
@@ -179,6 +210,12 @@ START_TEST(scanner_impl_func_and_nested_invocations)
 	ck_assert(m->variadic);
 	ck_assert_uint_eq(m->nparams, 1);
 	ck_assert_str_eq(m->items[0].params, "(__VA_ARGS__)");
+	/* parameters apart: a blank between each, every part kept */
+	m = find_macro(&r, "SPREAD");
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->items[0].nargs, 2);
+	ck_assert_str_eq(tmpl(a, &m->items[0].args[0]), "{0} {1} {2}");
+	ck_assert_str_eq(tmpl(a, &m->items[0].args[1]), "x {0} y");
 	ot_scan_result_free(&r);
 	ot_arena_free(a);
 }
@@ -1052,6 +1089,7 @@ int main(void)
 	TCase *release = tcase_create("release");
 
 	tcase_add_test(scanner, scanner_pasted_function_names);
+	tcase_add_test(scanner, scanner_macro_statement_before_namespace);
 	tcase_add_test(scanner, scanner_impl_func_and_nested_invocations);
 	tcase_add_test(scanner, scanner_invocations_keep_every_argument);
 	suite_add_tcase(s, scanner);

@@ -830,12 +830,70 @@ START_TEST(empty_file_and_binary_bytes)
 }
 END_TEST
 
+/* One run that writes only `big`, from `n` pieces. */
+static ot_output_stats run_parts(const char *dir, const ot_output_part *parts, size_t n)
+{
+	ot_output *o = open_ok(dir);
+	ot_output_stats st;
+	ck_assert_int_eq(ot_output_write_parts(o, "big", parts, n), 0);
+	ck_assert_int_eq(ot_output_commit(o, &st), 0);
+	ot_output_free(o);
+	return st;
+}
+
+/* A file written in pieces: the joined bytes on disk; unchanged whatever the
+ * cut (pieces of 0, 1 or more bytes, a 64 KiB read spanning many); changed
+ * when one byte differs. */
+START_TEST(file_written_in_parts)
+{
+	char *dir = tu_tmpdir("out-parts"), *path = join(dir, "big"), *data;
+	size_t len = 200000, got;
+	char *whole = ot_malloc(len);
+	ot_output_part parts[5], one;
+	ot_output_stats st;
+	for (size_t i = 0; i < len; i++)
+		whole[i] = (char)('a' + i % 23);
+	parts[0] = (ot_output_part){whole, 10};
+	parts[1] = (ot_output_part){whole + 10, 0};
+	parts[2] = (ot_output_part){whole + 10, 1};
+	parts[3] = (ot_output_part){whole + 11, 150000};
+	parts[4] = (ot_output_part){whole + 150011, len - 150011};
+	st = run_parts(dir, parts, 5);
+	assert_stats(st, 1, 0, 0);
+	data = tu_read_file(path, &got);
+	ck_assert_uint_eq(got, len);
+	ck_assert(!memcmp(data, whole, len));
+	free(data);
+
+	/* the same bytes in one piece, then cut elsewhere: unchanged */
+	one = (ot_output_part){whole, len};
+	st = run_parts(dir, &one, 1);
+	assert_stats(st, 0, 1, 0);
+	parts[3].len = 70000;
+	parts[4] = (ot_output_part){whole + 70011, len - 70011};
+	st = run_parts(dir, parts, 5);
+	assert_stats(st, 0, 1, 0);
+
+	/* one byte different in the last piece: rewritten */
+	whole[len - 1] = '#';
+	st = run_parts(dir, parts, 5);
+	assert_stats(st, 1, 0, 0);
+	data = tu_read_file(path, &got);
+	ck_assert(got == len && data[len - 1] == '#');
+	free(data);
+	free(whole);
+	free(path);
+	free(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("output");
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, first_run_writes_files_and_manifest);
+	tcase_add_test(tc, file_written_in_parts);
 	tcase_add_test(tc, identical_run_writes_nothing);
 	tcase_add_test(tc, changed_file_is_rewritten);
 	tcase_add_test(tc, stale_files_and_their_empty_folders_go);
