@@ -1037,6 +1037,14 @@ static char *interrupted_run(const char *tag, int sig, enum moment when)
 	ck_assert(waitpid(pid, &status, 0) == pid);
 	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == sig,
 		      "the run was not stopped by signal %d (status %d)", sig, status);
+	/* nor does any of its diagram workers (forked: the same "-o OUT") outlive it */
+	{
+		char *left = shell("for i in $(seq 100); do pgrep -f -- \"-o $1\" > /dev/null || exit 0; "
+				   "sleep 0.1; done; pgrep -af -- \"-o $1\"",
+				   out, NULL);
+		ck_assert_msg(!*left, "processes of the killed run are still running:\n%s", left);
+		free(left);
+	}
 	free(staging);
 	free(middle);
 	return out;
