@@ -25,6 +25,8 @@ mkdir -p "$logs"
 export ASAN_OPTIONS="log_path=$logs/report:exitcode=23:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
 export UBSAN_OPTIONS="log_path=$logs/report:exitcode=23:print_stacktrace=1:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
+# instrumented code runs several times slower: stretch Check's test timeouts
+export CK_TIMEOUT_MULTIPLIER="${CK_TIMEOUT_MULTIPLIER:-10}"
 
 status=0
 tests/run-all.sh "$@" || status=1
