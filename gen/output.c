@@ -775,17 +775,31 @@ int ot_output_commit(ot_output *o, ot_output_stats *stats)
 
 	if (o->entries.len > 1) /* qsort must not see NULL */
 		qsort(o->entries.items, o->entries.len, sizeof(struct entry), entry_cmp);
-	/* every staged file on disk before any is renamed into place (a write
-	 * error the disk reports late, e.g. ENOSPC on writeback, stops here) */
-	for (i = 0; i < o->entries.len; i++) {
-		if (o->entries.items[i].state == STAGED) {
-			if (syncfs(o->stagefd) < 0)
-				error = io_error("sync", OT_OUTPUT_STAGING);
-			break;
+	for (i = 0; i < o->entries.len && o->entries.items[i].state != STAGED; i++)
+		;
+	if (i < o->entries.len) {
+		/* every staged file on disk before any is renamed into place (a write
+		 * error the disk reports late, e.g. ENOSPC on writeback, stops here) */
+		if (syncfs(o->stagefd) < 0) {
+			error = io_error("sync", OT_OUTPUT_STAGING);
+			goto done;
 		}
+		/*
+		 * Before the first rename, the manifest lists the old files and the
+		 * new ones: a run killed while publishing leaves no file of ours
+		 * untracked, and the next run removes what it does not produce.
+		 */
+		path_list both = {0};
+		for (i = 0; i < old.len; i++)
+			ot_vec_push(&both, ot_strdup(old.items[i]));
+		for (i = 0; i < o->entries.len; i++)
+			ot_vec_push(&both, ot_strdup(o->entries.items[i].path));
+		qsort(both.items, both.len, sizeof(char *), ot_strptr_cmp);
+		error = write_manifest(o, &both);
+		free_paths(&both);
+		if (error < 0)
+			goto done;
 	}
-	if (error)
-		goto done;
 	folders = ot_map_new();
 	for (i = 0; i < o->entries.len; i++) {
 		struct entry *e = &o->entries.items[i];
@@ -793,7 +807,7 @@ int ot_output_commit(ot_output *o, ot_output_stats *stats)
 			const char *slash = strrchr(e->path, '/');
 			size_t n = slash ? (size_t)(slash - e->path) : 0;
 			if ((error = publish(o, e->path)) < 0)
-				break;
+				goto done; /* partly published, all of it listed */
 			if (!ot_map_getn(folders, e->path, n))
 				ot_map_put(folders, ot_arena_strndup(o->arena, e->path, n), o);
 			st.written++;
@@ -802,25 +816,8 @@ int ot_output_commit(ot_output *o, ot_output_stats *stats)
 		}
 		ot_vec_push(&keep, ot_strdup(e->path));
 	}
-	if (!error)
-		error = sync_folders(o, folders);
-
-	if (error < 0) {
-		/*
-		 * Partly published: list what is out there now plus everything the
-		 * old manifest had, so no file of ours becomes untracked.
-		 */
-		char *saved = ot_strdup(ot_error_last());
-		for (i = 0; i < old.len; i++)
-			ot_vec_push(&keep, ot_strdup(old.items[i]));
-		if (keep.len > 1)
-			qsort(keep.items, keep.len, sizeof(char *), ot_strptr_cmp);
-		if (write_manifest(o, &keep) < 0)
-			warn("%s", ot_error_last());
-		ot_error_set("%s", saved);
-		free(saved);
+	if ((error = sync_folders(o, folders)) < 0)
 		goto done;
-	}
 	if ((error = write_manifest(o, &keep)) < 0)
 		goto done;
 	/* Only now is the new manifest the record: stale files of the old one go. */

@@ -471,6 +471,15 @@ static int registry_start(struct registry_job *job, pthread_t *tid, ot_source *s
 	job->arena = ot_arena_new();
 	if (ot_source_list(&job->files, job->arena, src, paths, NULL, NULL) < 0)
 		return OT_ERROR;
+	/* listed by path: native_functions.yaml (aten/...) comes first when present */
+	if (!job->files.len || strcmp(job->files.items[0].path, OT_REGISTRY_NATIVE_PATH)) {
+		/* left out of the listing: the reader says why (too large, a link...) */
+		ot_buf text = OT_BUF_INIT;
+		int rc = ot_source_read(&text, src, OT_REGISTRY_NATIVE_PATH);
+		ot_buf_free(&text);
+		if (rc < 0)
+			return rc;
+	}
 	if (pthread_create(tid, NULL, load_registry_thread, job) != 0)
 		load_registry_thread(job); /* no thread: do it now */
 	else

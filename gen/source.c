@@ -130,6 +130,44 @@ static void on_checkout(const char *path, size_t done, size_t total, void *paylo
 
 /* ---- opening -------------------------------------------------------------- */
 
+/* Cut `dir` to its parent folder ("a//b/" -> "a"); false at the top. */
+static bool to_parent(char *dir)
+{
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	while (n > 0 && dir[n - 1] != '/')
+		n--;
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n == 0 || (n == 1 && dir[0] == '/'))
+		return false;
+	dir[n] = '\0';
+	return true;
+}
+
+/* How many of the folders above `path` (nearest first) do not exist. */
+static size_t missing_ancestors(const char *path)
+{
+	char *dir = ot_strdup(path);
+	size_t n = 0;
+	struct stat st;
+	while (to_parent(dir) && lstat(dir, &st) != 0)
+		n++;
+	free(dir);
+	return n;
+}
+
+/* Remove the `n` nearest folders above `path`, each only if empty. */
+static void remove_ancestors(const char *path, size_t n)
+{
+	char *dir = ot_strdup(path);
+	while (n-- && to_parent(dir))
+		if (rmdir(dir) != 0 && errno != ENOENT)
+			break;
+	free(dir);
+}
+
 static int clone_checkout(const ot_source_opts *opts)
 {
 	git_clone_options co;
@@ -146,9 +184,15 @@ static int clone_checkout(const ot_source_opts *opts)
 		co.checkout_opts.progress_cb = on_checkout;
 		co.checkout_opts.progress_payload = &p;
 	}
-	if (git_clone(&repo, opts->clone_url, opts->path, &co) < 0)
-		return ot_error_set("cannot clone %s into %s: %s", opts->clone_url, opts->path,
-				    git_msg());
+	/* the folders above the checkout that do not exist yet: libgit2 makes
+	 * them, and a failed clone must not leave them behind */
+	size_t made = missing_ancestors(opts->path);
+	if (git_clone(&repo, opts->clone_url, opts->path, &co) < 0) {
+		int error = ot_error_set("cannot clone %s into %s: %s", opts->clone_url, opts->path,
+					 git_msg());
+		remove_ancestors(opts->path, made);
+		return error;
+	}
 	git_repository_free(repo);
 	if (opts->progress)
 		fprintf(stderr, "optrace: cloned %s into %s in %.1f s\n", opts->clone_url,

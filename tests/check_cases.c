@@ -63,24 +63,10 @@ static void strvec_free(strvec *v)
 	ot_vec_free(v);
 }
 
-static char *join(const char *a, const char *b)
-{
-	ot_buf p = OT_BUF_INIT;
-	ot_buf_printf(&p, "%s/%s", a, b);
-	return ot_buf_detach(&p);
-}
-
 static bool is_file(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static char *absolute(const char *path)
-{
-	char *abs = realpath(path, NULL);
-	ck_assert_msg(abs != NULL, "realpath %s: %s", path, strerror(errno));
-	return abs;
 }
 
 /* The lines of a file (without their newlines); a missing file has none. */
@@ -114,14 +100,14 @@ static void mkdirs_for(const char *path)
 /* Regular files (and, with dirs, folders as "name/") under root, sorted. */
 static void walk(strvec *out, const char *root, const char *rel, bool dirs)
 {
-	char *path = rel[0] ? join(root, rel) : ot_strdup(root);
+	char *path = rel[0] ? tu_path(root, rel) : ot_strdup(root);
 	struct dirent **names;
 	int n = scandir(path, &names, NULL, alphasort);
 	for (int i = 0; i < n; i++) {
 		const char *name = names[i]->d_name;
 		if (strcmp(name, ".") && strcmp(name, "..")) {
-			char *child = rel[0] ? join(rel, name) : ot_strdup(name);
-			char *full = join(root, child);
+			char *child = rel[0] ? tu_path(rel, name) : ot_strdup(name);
+			char *full = tu_path(root, child);
 			struct stat st;
 			if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
 				if (dirs) {
@@ -366,7 +352,7 @@ static void diff_excerpt(ot_buf *rep, const char *label, const ot_buf *want, con
  */
 static void expect_text(struct run_ctx *c, const char *rel, const ot_buf *got, bool always)
 {
-	char *path = join(c->case_dir, rel);
+	char *path = tu_path(c->case_dir, rel);
 	ot_buf want = OT_BUF_INIT;
 	bool exists = is_file(path);
 	if (exists) {
@@ -392,7 +378,7 @@ static void expect_text(struct run_ctx *c, const char *rel, const ot_buf *got, b
 /* The output file out/rel, tokens restored; a missing file is reported. */
 static void expect_output_file(struct run_ctx *c, const char *rel)
 {
-	char *path = join(c->out, rel + strlen("expect/"));
+	char *path = tu_path(c->out, rel + strlen("expect/"));
 	ot_buf got = OT_BUF_INIT;
 	if (!is_file(path)) {
 		if (!c->update)
@@ -437,7 +423,7 @@ static int run_binary(struct run_ctx *c, const strvec *args, const strvec *env, 
 	int status;
 
 	/* the binary first: OPTRACE may name it */
-	ot_vec_push(&argv, absolute(tu_optrace()));
+	ot_vec_push(&argv, tu_absolute(tu_optrace()));
 	for (char **e = environ; *e; e++)
 		ot_vec_push(&saved, ot_strdup(*e));
 	clearenv();
@@ -505,17 +491,17 @@ static void run_case(const char *name)
 
 	c.name = name;
 	c.update = getenv("UPDATE") && !strcmp(getenv("UPDATE"), "1");
-	c.root = absolute(".");
-	p = join(CASES_DIR, name);
-	c.case_dir = absolute(p);
+	c.root = tu_absolute(".");
+	p = tu_path(CASES_DIR, name);
+	c.case_dir = tu_absolute(p);
 	free(p);
 	tmp = tu_tmpdir(name);
-	c.tmp = absolute(tmp);
+	c.tmp = tu_absolute(tmp);
 	free(tmp);
-	c.out = join(c.tmp, "out");
+	c.out = tu_path(c.tmp, "out");
 
-	add_token(&c, "@FIXTURE_DIR", absolute("tests/fixture"));
-	add_token(&c, "@FIXTURE", absolute(fixture));
+	add_token(&c, "@FIXTURE_DIR", tu_absolute("tests/fixture"));
+	add_token(&c, "@FIXTURE", tu_absolute(fixture));
 	add_token(&c, "@OUT", ot_strdup(c.out));
 	add_token(&c, "@TMP", ot_strdup(c.tmp));
 	add_token(&c, "@CASE", ot_strdup(c.case_dir));
@@ -526,11 +512,11 @@ static void run_case(const char *name)
 	add_token(&c, "@V1_COMMIT", v1);
 	add_token(&c, "@V2_COMMIT", v2);
 
-	p = join(c.case_dir, "args");
+	p = tu_path(c.case_dir, "args");
 	ck_assert_msg(is_file(p), "case %s has no args file", name);
 	read_lines(&args, p);
 	free(p);
-	p = join(c.case_dir, "env");
+	p = tu_path(c.case_dir, "env");
 	read_lines(&env, p);
 	free(p);
 
@@ -540,7 +526,7 @@ static void run_case(const char *name)
 
 	/* A new case (no status yet) gets every expectation in UPDATE mode;
 	 * an existing one keeps leaving out what it left out. */
-	p = join(c.case_dir, "status");
+	p = tu_path(c.case_dir, "status");
 	fresh = !is_file(p);
 	ck_assert_msg(c.update || !fresh, "case %s has no status file", name);
 	free(p);
@@ -598,7 +584,7 @@ static void collect_cases(void)
 	}
 	for (int i = 0; i < n; i++) {
 		const char *name = names[i]->d_name;
-		char *dir = join(CASES_DIR, name);
+		char *dir = tu_path(CASES_DIR, name);
 		struct stat st;
 		if (name[0] != '.' && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
 			bool wanted = !only || !*only;
@@ -629,8 +615,8 @@ static void collect_cases(void)
 START_TEST(cases_are_complete)
 {
 	for (size_t i = 0; i < case_names.len; i++) {
-		char *dir = join(CASES_DIR, case_names.items[i]);
-		char *a = join(dir, "args"), *s = join(dir, "status");
+		char *dir = tu_path(CASES_DIR, case_names.items[i]);
+		char *a = tu_path(dir, "args"), *s = tu_path(dir, "status");
 		ck_assert_msg(is_file(a), "%s has no args", dir);
 		ck_assert_msg(is_file(s) || getenv("UPDATE"), "%s has no status", dir);
 		free(a);

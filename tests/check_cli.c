@@ -24,20 +24,6 @@
 
 /* ---- helpers -------------------------------------------------------------------- */
 
-static char *absolute(const char *path)
-{
-	char *abs = realpath(path, NULL);
-	ck_assert_msg(abs != NULL, "realpath %s: %s", path, strerror(errno));
-	return abs;
-}
-
-static char *join(const char *a, const char *b)
-{
-	ot_buf p = OT_BUF_INIT;
-	ot_buf_printf(&p, "%s/%s", a, b);
-	return ot_buf_detach(&p);
-}
-
 static bool exists(const char *path)
 {
 	struct stat st;
@@ -47,7 +33,7 @@ static bool exists(const char *path)
 /* A fresh scratch folder (absolute; caller frees). */
 static char *scratch(const char *tag)
 {
-	char *rel = tu_tmpdir(tag), *abs = absolute(rel);
+	char *rel = tu_tmpdir(tag), *abs = tu_absolute(rel);
 	free(rel);
 	return abs;
 }
@@ -55,7 +41,7 @@ static char *scratch(const char *tag)
 /* Write dir/name; returns the path (caller frees). */
 static char *put(const char *dir, const char *name, const char *text)
 {
-	char *p = join(dir, name);
+	char *p = tu_path(dir, name);
 	tu_write_file(p, text, strlen(text));
 	return p;
 }
@@ -69,7 +55,7 @@ static struct scene scene(const char *tag, const char *ops)
 {
 	struct scene sc;
 	sc.dir = scratch(tag);
-	sc.out = join(sc.dir, "out");
+	sc.out = tu_path(sc.dir, "out");
 	sc.list = put(sc.dir, "ops.list", ops);
 	return sc;
 }
@@ -337,7 +323,7 @@ START_TEST(every_message_is_prefixed)
 {
 	struct scene sc = scene("cli-prefix", "F.linear\nnn.LSTMM\nnn.Linear extra\n9lives\nF.linear\n");
 	const char *fixture = tu_fixture_repo();
-	char *plain = absolute("tests/fixture/v2");
+	char *plain = tu_absolute("tests/fixture/v2");
 	const char *const runs[][12] = {
 		{"--bogus", NULL},
 		{"-j", NULL},
@@ -427,7 +413,7 @@ static bool has_progress(const ot_buf *err)
 START_TEST(progress_only_on_a_terminal)
 {
 	char *dir = scratch("cli-progress");
-	char *out1 = join(dir, "out-file"), *out2 = join(dir, "out-tty"), *out3 = join(dir, "out-q");
+	char *out1 = tu_path(dir, "out-file"), *out2 = tu_path(dir, "out-tty"), *out3 = tu_path(dir, "out-q");
 	char *list = put(dir, "ops.list", "# --all only\n");
 	const char *fixture = tu_fixture_repo();
 	/* --all: the fixture's 26 entries, over the 20 ops that turn progress on */
@@ -504,7 +490,7 @@ START_TEST(exit_statuses)
 		{2, false, {"-t", "2.0.0", "-s", fx, good, "extra", NULL}},
 	};
 	for (size_t i = 0; i < OT_ARRAY_LEN(cases); i++) {
-		char *out = join(dir, outs[i]);
+		char *out = tu_path(dir, outs[i]);
 		const char *args[14];
 		size_t n = 0;
 		struct result r;
@@ -542,7 +528,7 @@ START_TEST(fatal_errors_leave_out_unchanged)
 		{"-t", "2.0.0", "-s", fx, "-o", sc.out, "--check", other, NULL},
 		{"-t", "2.0.0", "-s", fx, "-o", sc.out, "-j", "0", other, NULL},
 	};
-	char *before = join(sc.dir, "before");
+	char *before = tu_path(sc.dir, "before");
 	ot_buf report = OT_BUF_INIT;
 	struct result r = run(first);
 
@@ -568,7 +554,7 @@ END_TEST
 START_TEST(failed_clone_leaves_nothing)
 {
 	struct scene sc = scene("cli-clone", "F.linear\n");
-	char *checkout = join(sc.dir, "pytorch-source");
+	char *checkout = tu_path(sc.dir, "pytorch-source");
 	const char *args[] = {"-t", "2.0.0", "-s", checkout, "--source-url", "file:///nonexistent",
 			      "-o", sc.out, sc.list, NULL};
 	struct result r = run(args);
@@ -599,7 +585,7 @@ START_TEST(overview_labels_stand_apart)
 	struct result r = run(args);
 	ck_assert_msg(r.status <= 1, "status %d: %s", r.status, r.err.ptr);
 	for (size_t i = 0; i < OT_ARRAY_LEN(pages); i++) {
-		char *path = join(sc.out, pages[i]), *text = tu_read_file(path, NULL);
+		char *path = tu_path(sc.out, pages[i]), *text = tu_read_file(path, NULL);
 		char *block = strstr(text, "```text\n"), *line, *end;
 		size_t rows = 0;
 		ck_assert_msg(block, "%s has no overview", pages[i]);
@@ -632,7 +618,7 @@ END_TEST
 START_TEST(list_spelling_wins_over_all)
 {
 	struct scene sc = scene("cli-slugs", "torch.ops.aten.mm\n");
-	char *json_path = join(sc.out, "trace.json"), *json;
+	char *json_path = tu_path(sc.out, "trace.json"), *json;
 	struct result r;
 	{
 		const char *args[] = {"-t", "2.0.0", "-s", tu_fixture_repo(), "-o", sc.out, "--all",
@@ -648,7 +634,7 @@ START_TEST(list_spelling_wins_over_all)
 	ck_assert_msg(strstr(json, "\"input\": \"aten::mm.out\""), "other overloads must stay");
 	free(json);
 	{
-		char *page = join(sc.out, "ops/aten-mm.md");
+		char *page = tu_path(sc.out, "ops/aten-mm.md");
 		ck_assert(exists(page));
 		free(page);
 	}
@@ -691,7 +677,7 @@ static int deepest_step(const char *json, const char *input)
 START_TEST(depth_option)
 {
 	struct scene sc = scene("cli-depth", "nn.LSTM\n");
-	char *json_path = join(sc.out, "trace.json");
+	char *json_path = tu_path(sc.out, "trace.json");
 	static const struct {
 		const char *depth; /* NULL: not given */
 		int list, all;     /* deepest step of nn.LSTM, of aten::lstm.input */
@@ -736,7 +722,7 @@ START_TEST(same_bytes_for_any_jobs)
 		char name[16], *out, *json, *html;
 		struct result r;
 		snprintf(name, sizeof(name), "out-j%s", jobs[i]);
-		out = join(dir, name);
+		out = tu_path(dir, name);
 		{
 			const char *args[] = {"-t", "2.0.0", "-s", tu_fixture_repo(), "-o", out,
 					      "-j", jobs[i], "--all", "--format", "md,json,html",
@@ -745,8 +731,8 @@ START_TEST(same_bytes_for_any_jobs)
 		}
 		ck_assert_msg(r.status <= 1, "-j%s: status %d: %s", jobs[i], r.status, r.err.ptr);
 		result_free(&r);
-		json = join(out, "trace.json");
-		html = join(out, "html/index.html");
+		json = tu_path(out, "trace.json");
+		html = tu_path(out, "html/index.html");
 		ck_assert_msg(exists(json) && exists(html), "-j%s wrote no trace.json or HTML", jobs[i]);
 		free(json);
 		free(html);
@@ -775,8 +761,8 @@ END_TEST
  */
 START_TEST(report_flow_on_the_fixture)
 {
-	char *dir = scratch("cli-report"), *bin = join(dir, "bin"), *fixture = absolute(tu_fixture_repo());
-	char *optrace = absolute(tu_optrace()), *cwd = absolute(".");
+	char *dir = scratch("cli-report"), *bin = tu_path(dir, "bin"), *fixture = tu_absolute(tu_fixture_repo());
+	char *optrace = tu_absolute(tu_optrace()), *cwd = tu_absolute(".");
 	char *python, *json, *index, *old_path = ot_strdup(getenv("PATH") ? getenv("PATH") : "");
 	ot_buf path = OT_BUF_INIT;
 	struct result r;
@@ -811,8 +797,8 @@ START_TEST(report_flow_on_the_fixture)
 
 	ck_assert_msg(r.status == 0, "report: status %d: %s", r.status, r.err.ptr);
 	ck_assert_msg(r.out.size == 0, "report printed on stdout: %s", r.out.ptr);
-	json = join(dir, "out/trace.json");
-	index = join(dir, "out/index.md");
+	json = tu_path(dir, "out/trace.json");
+	index = tu_path(dir, "out/index.md");
 	{
 		size_t len;
 		char *text = tu_read_file(json, &len), *idx = tu_read_file(index, NULL);
@@ -829,7 +815,7 @@ START_TEST(report_flow_on_the_fixture)
 	for (size_t i = 0; i < 3; i++) {
 		static const char *const pages[] = {"out/ops/nn-lstm.md", "out/ops/f-linear.md",
 						    "out/ops/torch-matmul.md"};
-		char *p = join(dir, pages[i]);
+		char *p = tu_path(dir, pages[i]);
 		ck_assert_msg(exists(p), "%s missing", p);
 		free(p);
 	}
@@ -929,7 +915,7 @@ START_TEST(usage_errors)
 		{"-t", "2.0.0", "-s", fx, list, "more.list", NULL},
 	};
 	for (size_t i = 0; i < OT_ARRAY_LEN(runs); i++) {
-		char *out = join(dir, "out");
+		char *out = tu_path(dir, "out");
 		const char *args[14];
 		size_t n = 0;
 		struct result r;

@@ -44,16 +44,9 @@ static const char fixture_ops[] =
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
-static char *path_in(const char *dir, const char *name)
-{
-	ot_buf b = OT_BUF_INIT;
-	ot_buf_printf(&b, "%s/%s", dir, name);
-	return ot_buf_detach(&b);
-}
-
 static char *write_list(const char *dir, const char *name, const char *text)
 {
-	char *p = path_in(dir, name);
+	char *p = tu_path(dir, name);
 	tu_write_file(p, text, strlen(text));
 	return p;
 }
@@ -176,7 +169,7 @@ static void check_loc_file(const ot_value *ch, const char *side, const char *roo
 	ck_assert_msg(l && l->type == OT_V_MAP, "%s %s: no %s place", sget(ch, "class"), sget(ch, "op"),
 		      side);
 	ck_assert_str_eq(sget(l, "file"), file);
-	p = path_in(root, file);
+	p = tu_path(root, file);
 	line = tu_file_line(p, (int)iget(l, "line"));
 	ck_assert_msg(strstr(line, text), "%s:%lld is '%s', expected '%s' there", p, iget(l, "line"),
 		      line, text);
@@ -199,8 +192,8 @@ static void fixture_setup(void)
 	char *list;
 	fx_dir = tu_tmpdir("diff-fixture");
 	list = write_list(fx_dir, "ops.list", fixture_ops);
-	fx_json = path_in(fx_dir, "diff.json");
-	fx_md = path_in(fx_dir, "diff.md");
+	fx_json = tu_path(fx_dir, "diff.json");
+	fx_md = tu_path(fx_dir, "diff.md");
 	fx_status = optrace(NULL, &fx_err,
 			    (const char *[]){"diff", "-s", repo, "1.0.0", "v2.0.0", list, "--json", fx_json,
 					     "-o", fx_md, NULL});
@@ -469,10 +462,10 @@ START_TEST(fixture_json_form)
 {
 	const char *repo = tu_fixture_repo();
 	char *dir = tu_tmpdir("diff-json-form"), *list = write_list(dir, "ops.list", fixture_ops);
-	char *o1 = path_in(dir, "v1"), *o2 = path_in(dir, "v2"), *t1 = path_in(o1, "trace.json"),
-	     *t2 = path_in(o2, "trace.json"), *json = path_in(dir, "diff.json"),
-	     *md = path_in(dir, "diff.md"), *json3 = path_in(dir, "mixed.json"),
-	     *md3 = path_in(dir, "mixed.md");
+	char *o1 = tu_path(dir, "v1"), *o2 = tu_path(dir, "v2"), *t1 = tu_path(o1, "trace.json"),
+	     *t2 = tu_path(o2, "trace.json"), *json = tu_path(dir, "diff.json"),
+	     *md = tu_path(dir, "diff.md"), *json3 = tu_path(dir, "mixed.json"),
+	     *md3 = tu_path(dir, "mixed.md");
 	char *a, *b;
 	ot_buf err = OT_BUF_INIT;
 	int rc;
@@ -530,8 +523,8 @@ START_TEST(fixture_trace_json_registry)
 	const char *repo = tu_fixture_repo();
 	char *dir = tu_tmpdir("diff-tj-registry");
 	char *list = write_list(dir, "ops.list", "torch.mm\naten::add_.Tensor\naten::add.Tensor\n");
-	char *o1 = path_in(dir, "j1"), *o3 = path_in(dir, "j3"), *t1 = path_in(o1, "trace.json"),
-	     *t3 = path_in(o3, "trace.json");
+	char *o1 = tu_path(dir, "j1"), *o3 = tu_path(dir, "j3"), *t1 = tu_path(o1, "trace.json"),
+	     *t3 = tu_path(o3, "trace.json");
 	ot_arena *a = ot_arena_new();
 	ot_buf err = OT_BUF_INIT;
 	const ot_value *ops, *reg;
@@ -582,7 +575,7 @@ START_TEST(fixture_self_diff)
 {
 	const char *repo = tu_fixture_repo();
 	char *dir = tu_tmpdir("diff-self"), *list = write_list(dir, "ops.list", fixture_ops);
-	char *json = path_in(dir, "d.json");
+	char *json = tu_path(dir, "d.json");
 	ot_buf out = OT_BUF_INIT, err = OT_BUF_INIT;
 	ot_arena *a = ot_arena_new();
 	ot_value *root;
@@ -609,7 +602,7 @@ START_TEST(fixture_out_paths)
 {
 	const char *repo = tu_fixture_repo();
 	char *dir = tu_tmpdir("diff-out"), *list = write_list(dir, "ops.list", "torch.einsum\n");
-	char *target = path_in(dir, "target.md"), *link = path_in(dir, "link.md"), *text;
+	char *target = tu_path(dir, "target.md"), *link = tu_path(dir, "link.md"), *text;
 	ot_buf out = OT_BUF_INIT, err = OT_BUF_INIT;
 	struct stat st;
 	int rc;
@@ -640,7 +633,7 @@ START_TEST(fixture_max_bytes)
 {
 	const char *repo = tu_fixture_repo();
 	char *dir = tu_tmpdir("diff-max"), *list = write_list(dir, "ops.list", fixture_ops);
-	char *md = path_in(dir, "d.md"), *text, *more;
+	char *md = tu_path(dir, "d.md"), *text, *more;
 	ot_buf err = OT_BUF_INIT, html = OT_BUF_INIT;
 	size_t len, rows = 0, left;
 	const char *p;
@@ -677,7 +670,7 @@ START_TEST(fixture_fail_on)
 	const char *repo = tu_fixture_repo();
 	char *dir = tu_tmpdir("diff-fail"), *all = write_list(dir, "all.list", fixture_ops);
 	char *soft = write_list(dir, "soft.list", "torch.einsum\nnn.LSTM\n");
-	char *md = path_in(dir, "d.md");
+	char *md = tu_path(dir, "d.md");
 	struct {
 		const char *list, *fail_on;
 		int status;
@@ -756,7 +749,7 @@ START_TEST(cli_fatal_errors)
 	char *dir = tu_tmpdir("diff-fatal"), *list = write_list(dir, "ops.list", "torch.mm\n");
 	char *bad = write_list(dir, "bad.json", "{\"schema_version\": 1, \"pytorch\": {\"version\": "
 						 "\"2.0.0\"}, \"ops\": [{\"input\": \"x\"}]}");
-	char *md = path_in(dir, "out.md");
+	char *md = tu_path(dir, "out.md");
 	struct stat st;
 	static const char *const msgs[] = {"banana", "v9.9.9", "no/such/trace.json", "bad.json: ops[0]: 'status' is missing"};
 	const char *olds[] = {"banana", "9.9.9", "no/such/trace.json", bad};
@@ -1052,10 +1045,10 @@ static void real_setup(void)
 {
 	const char *src = tu_real_source();
 	real_dir = tu_tmpdir("diff-real");
-	real_json = path_in(real_dir, "default.json");
-	real_all_json = path_in(real_dir, "all.json");
-	real_md = path_in(real_dir, "report.md");
-	real_all_md = path_in(real_dir, "report-all.md");
+	real_json = tu_path(real_dir, "default.json");
+	real_all_json = tu_path(real_dir, "all.json");
+	real_md = tu_path(real_dir, "report.md");
+	real_all_md = tu_path(real_dir, "report-all.md");
 	real_status = optrace(NULL, &real_err,
 			      (const char *[]){"diff", "-s", src, "1.13.1", "2.6.0", "ops.list", "--json",
 					       real_json, "-o", real_md, NULL});
@@ -1248,8 +1241,8 @@ START_TEST(real_file_form)
 	for (int all = 0; all < 2; all++) {
 		const char *list = all ? small : "ops.list";
 		/* the Markdown names the JSON report: both forms write the same one */
-		char *json = all ? path_in(dir, "all.json") : ot_strdup(real_json);
-		char *md = all ? path_in(dir, "all.md") : ot_strdup(real_md);
+		char *json = all ? tu_path(dir, "all.json") : ot_strdup(real_json);
+		char *md = all ? tu_path(dir, "all.md") : ot_strdup(real_md);
 		char *tj[2], *tag_json, *tag_md, *a;
 		if (all) {
 			rc = optrace(NULL, &err, (const char *[]){"diff", "-q", "-s", src, "1.13.1", "2.6.0",
@@ -1260,14 +1253,14 @@ START_TEST(real_file_form)
 		tag_json = tu_read_file(json, NULL);
 		tag_md = tu_read_file(md, NULL);
 		for (int s = 0; s < 2; s++) {
-			char *out = path_in(dir, all ? (s ? "all-new" : "all-old") : (s ? "new" : "old"));
+			char *out = tu_path(dir, all ? (s ? "all-new" : "all-old") : (s ? "new" : "old"));
 			/* --full: a diff traces well-known ops in full; --all with
 			 * a list named traces both, as the diff does */
 			rc = optrace(NULL, &err, (const char *[]){"-q", "-s", src, "-t", rels[s], "--full",
 								  "--format", "json", "-o", out,
 								  all ? "--all" : "--full", list, NULL});
 			ck_assert_msg(rc == 0 || rc == 1, "%s: %d %s", rels[s], rc, err.ptr);
-			tj[s] = path_in(out, "trace.json");
+			tj[s] = tu_path(out, "trace.json");
 			free(out);
 		}
 		unlink(json);

@@ -18,30 +18,23 @@
 
 /* ---- helpers ------------------------------------------------------------------- */
 
-static char *join(const char *a, const char *b)
-{
-	ot_buf buf = OT_BUF_INIT;
-	ot_buf_printf(&buf, "%s/%s", a, b);
-	return ot_buf_detach(&buf);
-}
-
 static void put(const char *dir, const char *rel, const char *text)
 {
-	char *p = join(dir, rel);
+	char *p = tu_path(dir, rel);
 	tu_write_file(p, text, strlen(text));
 	free(p);
 }
 
 static void make_dir(const char *dir, const char *rel)
 {
-	char *p = join(dir, rel);
+	char *p = tu_path(dir, rel);
 	ck_assert_msg(mkdir(p, 0755) == 0, "mkdir %s: %s", p, strerror(errno));
 	free(p);
 }
 
 static void make_link(const char *target, const char *dir, const char *rel)
 {
-	char *p = join(dir, rel);
+	char *p = tu_path(dir, rel);
 	ck_assert_msg(symlink(target, p) == 0, "symlink %s: %s", p, strerror(errno));
 	free(p);
 }
@@ -49,7 +42,7 @@ static void make_link(const char *target, const char *dir, const char *rel)
 static bool exists(const char *dir, const char *rel)
 {
 	struct stat st;
-	char *p = join(dir, rel);
+	char *p = tu_path(dir, rel);
 	bool ok = lstat(p, &st) == 0;
 	free(p);
 	return ok;
@@ -57,7 +50,7 @@ static bool exists(const char *dir, const char *rel)
 
 static char *read_rel(const char *dir, const char *rel)
 {
-	char *p = join(dir, rel), *text = tu_read_file(p, NULL);
+	char *p = tu_path(dir, rel), *text = tu_read_file(p, NULL);
 	free(p);
 	return text;
 }
@@ -70,13 +63,6 @@ static char *read_rel(const char *dir, const char *rel)
 	} while (0)
 
 /* An absolute path for `rel` (symlink targets must not depend on the cwd). */
-static char *absolute(const char *rel)
-{
-	char *p = realpath(rel, NULL);
-	ck_assert_msg(p != NULL, "realpath %s: %s", rel, strerror(errno));
-	return p;
-}
-
 static int name_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -100,8 +86,8 @@ static void snapshot_into(ot_buf *out, const char *dir, const char *rel)
 	closedir(d);
 	qsort(names.items, names.len, sizeof(char *), name_cmp);
 	for (i = 0; i < names.len; i++) {
-		char *path = join(dir, names.items[i]);
-		char *r = rel ? join(rel, names.items[i]) : ot_strdup(names.items[i]);
+		char *path = tu_path(dir, names.items[i]);
+		char *r = rel ? tu_path(rel, names.items[i]) : ot_strdup(names.items[i]);
 		struct stat st;
 		ck_assert(lstat(path, &st) == 0);
 		ot_buf_printf(out, "%s mode=%o size=%lld ino=%llu mtime=%lld.%09ld", r,
@@ -195,7 +181,7 @@ struct capture {
 static void capture_begin(struct capture *c, const char *dir)
 {
 	int fd;
-	c->path = join(dir, "stderr.txt");
+	c->path = tu_path(dir, "stderr.txt");
 	fflush(stderr);
 	c->saved = dup(2);
 	fd = open(c->path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -266,7 +252,7 @@ static const struct file first_files[] = {
 
 START_TEST(first_run_writes_files_and_manifest)
 {
-	char *dir = tu_tmpdir("out-first"), *out = join(dir, "deep/out");
+	char *dir = tu_tmpdir("out-first"), *out = tu_path(dir, "deep/out");
 	ot_output_stats st = run(out, first_files, 3);
 	assert_stats(st, 3, 0, 0);
 	assert_file(out, "ops/add.md", "# add\n");
@@ -299,7 +285,7 @@ START_TEST(changed_file_is_rewritten)
 	char *dir = tu_tmpdir("out-changed");
 	struct file files[3];
 	struct stat index_before, index_after;
-	char *index = join(dir, "index.md");
+	char *index = tu_path(dir, "index.md");
 	ot_output_stats st;
 	memcpy(files, first_files, sizeof(files));
 	run(dir, files, 3);
@@ -381,8 +367,8 @@ END_TEST
 
 START_TEST(out_must_be_a_folder)
 {
-	char *dir = tu_tmpdir("out-file"), *file = join(dir, "file"), *link = join(dir, "link"),
-	     *sub = join(file, "out");
+	char *dir = tu_tmpdir("out-file"), *file = tu_path(dir, "file"), *link = tu_path(dir, "link"),
+	     *sub = tu_path(file, "out");
 	ot_output *o = (ot_output *)&o;
 	put(dir, "file", "x");
 	assert_error_has(ot_output_open(&o, file), "not a folder");
@@ -407,8 +393,8 @@ END_TEST
  */
 START_TEST(out_not_writable)
 {
-	char *dir = tu_tmpdir("out-ro"), *out = join(dir, "out"), *ro = join(dir, "ro"),
-	     *ro_out = join(ro, "out"), *ro_new = join(ro, "new/out"), *before, *after;
+	char *dir = tu_tmpdir("out-ro"), *out = tu_path(dir, "out"), *ro = tu_path(dir, "ro"),
+	     *ro_out = tu_path(ro, "out"), *ro_new = tu_path(ro, "new/out"), *before, *after;
 	ot_output *o = NULL;
 	run(out, first_files, 3);
 	before = snapshot(out);
@@ -441,15 +427,15 @@ END_TEST
 
 START_TEST(symlinks_in_out_are_never_followed)
 {
-	char *dir = tu_tmpdir("out-links"), *out = join(dir, "out"), *elsewhere = join(dir, "elsewhere");
+	char *dir = tu_tmpdir("out-links"), *out = tu_path(dir, "out"), *elsewhere = tu_path(dir, "elsewhere");
 	char *abs_elsewhere, *target, *text, *before;
 	ot_output *o;
 	struct stat st;
 	make_dir(dir, "out");
 	make_dir(dir, "elsewhere");
 	put(dir, "elsewhere/target.md", "outside\n");
-	abs_elsewhere = absolute(elsewhere);
-	target = join(abs_elsewhere, "target.md");
+	abs_elsewhere = tu_absolute(elsewhere);
+	target = tu_path(abs_elsewhere, "target.md");
 	make_link(abs_elsewhere, out, "ops");
 	make_link(target, out, "page.md");
 	before = snapshot(elsewhere);
@@ -548,7 +534,7 @@ END_TEST
 
 START_TEST(fifo_in_the_way_does_not_hang)
 {
-	char *dir = tu_tmpdir("out-fifo"), *fifo = join(dir, "p.md");
+	char *dir = tu_tmpdir("out-fifo"), *fifo = tu_path(dir, "p.md");
 	struct file f = {"p.md", "text\n"};
 	ot_output_stats st;
 	ck_assert(mkfifo(fifo, 0644) == 0);
@@ -562,7 +548,7 @@ END_TEST
 
 START_TEST(disk_full_is_reported_and_publishes_nothing)
 {
-	char *dir = tu_tmpdir("out-full"), *mnt = join(dir, "mnt"), *out = join(mnt, "out");
+	char *dir = tu_tmpdir("out-full"), *mnt = tu_path(dir, "mnt"), *out = tu_path(mnt, "out");
 	char *before, *after, *big = ot_malloc(256 * 1024);
 	ot_output *o;
 	int rc;
@@ -658,8 +644,8 @@ END_TEST
 
 START_TEST(stale_staging_folder_is_cleaned)
 {
-	char *dir = tu_tmpdir("out-staging"), *out = join(dir, "out"),
-	     *keep = join(dir, "keep"), *abs_keep, *before, *staging;
+	char *dir = tu_tmpdir("out-staging"), *out = tu_path(dir, "out"),
+	     *keep = tu_path(dir, "keep"), *abs_keep, *before, *staging;
 	ot_output *o;
 	DIR *d;
 	struct dirent *e;
@@ -667,7 +653,7 @@ START_TEST(stale_staging_folder_is_cleaned)
 	make_dir(dir, "out");
 	make_dir(dir, "keep");
 	put(dir, "keep/precious.txt", "do not delete\n");
-	abs_keep = absolute(keep);
+	abs_keep = tu_absolute(keep);
 	make_dir(out, OT_OUTPUT_STAGING);
 	make_dir(out, OT_OUTPUT_STAGING "/ops");
 	put(out, OT_OUTPUT_STAGING "/ops/half-written.md", "partial");
@@ -675,7 +661,7 @@ START_TEST(stale_staging_folder_is_cleaned)
 	before = snapshot(keep);
 
 	o = open_ok(out);
-	staging = join(out, OT_OUTPUT_STAGING);
+	staging = tu_path(out, OT_OUTPUT_STAGING);
 	ck_assert_ptr_nonnull(d = opendir(staging));
 	while ((e = readdir(d)))
 		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
@@ -709,15 +695,15 @@ END_TEST
 
 START_TEST(hand_edited_manifest_cannot_escape_out)
 {
-	char *dir = tu_tmpdir("out-manifest"), *out = join(dir, "out"),
-	     *outside = join(dir, "outside"), *abs_outside, *manifest, *warnings, *before;
+	char *dir = tu_tmpdir("out-manifest"), *out = tu_path(dir, "out"),
+	     *outside = tu_path(dir, "outside"), *abs_outside, *manifest, *warnings, *before;
 	ot_output_stats st;
 	ot_buf m = OT_BUF_INIT;
 	make_dir(dir, "out");
 	make_dir(dir, "outside");
 	put(dir, "outside/victim.md", "keep\n");
 	put(dir, "victim.md", "keep\n");
-	abs_outside = absolute(outside);
+	abs_outside = tu_absolute(outside);
 	put(out, "stale.md", "ours\n");
 	make_dir(out, "folder.md");
 	make_dir(out, "deep");
@@ -732,7 +718,7 @@ START_TEST(hand_edited_manifest_cannot_escape_out)
 		      abs_outside);
 	/* a NUL inside a line, and a last line without a newline */
 	ot_buf_put(&m, "nul\0byte.md\nlast.md", 19);
-	manifest = join(out, OT_OUTPUT_MANIFEST);
+	manifest = tu_path(out, OT_OUTPUT_MANIFEST);
 	tu_write_file(manifest, m.ptr, m.size);
 	before = snapshot(outside);
 
@@ -811,7 +797,7 @@ START_TEST(empty_file_and_binary_bytes)
 	ck_assert_int_eq(ot_output_commit(o, &st), 0);
 	ot_output_free(o);
 	assert_stats(st, 2, 0, 0);
-	text = join(dir, "bin");
+	text = tu_path(dir, "bin");
 	{
 		char *data = tu_read_file(text, &len);
 		ck_assert_uint_eq(len, sizeof(bin));
@@ -846,7 +832,7 @@ static ot_output_stats run_parts(const char *dir, const ot_output_part *parts, s
  * when one byte differs. */
 START_TEST(file_written_in_parts)
 {
-	char *dir = tu_tmpdir("out-parts"), *path = join(dir, "big"), *data;
+	char *dir = tu_tmpdir("out-parts"), *path = tu_path(dir, "big"), *data;
 	size_t len = 200000, got;
 	char *whole = ot_malloc(len);
 	ot_output_part parts[5], one;

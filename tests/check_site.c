@@ -106,13 +106,6 @@ static site fixture_site = {.name = "fixture", .version = "2.0.0", .tag = "v2.0.
 static site release_site = {.name = "release", .version = "2.6.0", .tag = "v2.6.0",
 			    .link_base = GITHUB_BLOB};
 
-static char *join(const char *a, const char *b)
-{
-	ot_buf buf = OT_BUF_INIT;
-	ot_buf_printf(&buf, "%s/%s", a, b);
-	return ot_buf_detach(&buf);
-}
-
 static bool is_file(const char *path)
 {
 	struct stat st;
@@ -168,12 +161,12 @@ static void site_build(site *s)
 	size_t len;
 	if (!s->dir)
 		s->dir = tu_tmpdir(s->name);
-	s->out = join(s->dir, "out");
+	s->out = tu_path(s->dir, "out");
 	s->err = (ot_buf)OT_BUF_INIT;
 	s->rc = run_optrace(s, s->list, s->out, &s->err, NULL);
 	git_commit_of(s, s->commit);
 	s->arena = ot_arena_new();
-	json = join(s->out, "trace.json");
+	json = tu_path(s->out, "trace.json");
 	if (is_file(json)) {
 		ot_value *doc = NULL;
 		char *text = tu_read_file(json, &len);
@@ -188,7 +181,7 @@ static void fixture_setup(void)
 {
 	fixture_site.source = tu_fixture_repo();
 	fixture_site.dir = tu_tmpdir(fixture_site.name);
-	fixture_site.list = join(fixture_site.dir, "ops.list");
+	fixture_site.list = tu_path(fixture_site.dir, "ops.list");
 	tu_write_file(fixture_site.list, fixture_ops, strlen(fixture_ops));
 	site_build(&fixture_site);
 }
@@ -248,7 +241,7 @@ static void assert_clean(ot_buf *pb, const char *what)
 {
 	if (pb->size > 3500) {
 		size_t total = count_lines(pb);
-		char *dir = tu_tmpdir("problems"), *path = join(dir, "list.txt");
+		char *dir = tu_tmpdir("problems"), *path = tu_path(dir, "list.txt");
 		tu_write_file(path, pb->ptr, pb->size);
 		ot_buf_truncate(pb, (size_t)utf8_cut(pb->ptr, 3500));
 		ot_buf_printf(pb, "\n... (%zu problems in all, listed in %s)", total, path);
@@ -263,7 +256,7 @@ static void assert_clean(ot_buf *pb, const char *what)
 
 static void list_into(strlist *out, const char *root, const char *rel)
 {
-	char *dir = rel ? join(root, rel) : ot_strdup(root);
+	char *dir = rel ? tu_path(root, rel) : ot_strdup(root);
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	ck_assert_msg(d != NULL, "opendir %s: %s", dir, strerror(errno));
@@ -272,8 +265,8 @@ static void list_into(strlist *out, const char *root, const char *rel)
 		struct stat st;
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		r = rel ? join(rel, e->d_name) : ot_strdup(e->d_name);
-		p = join(root, r);
+		r = rel ? tu_path(rel, e->d_name) : ot_strdup(e->d_name);
+		p = tu_path(root, r);
 		ck_assert(lstat(p, &st) == 0);
 		if (S_ISDIR(st.st_mode)) {
 			list_into(out, root, r);
@@ -312,7 +305,7 @@ static bool strlist_has(const strlist *l, const char *s)
 
 static char *read_rel(const char *root, const char *rel, size_t *len)
 {
-	char *p = join(root, rel), *text = tu_read_file(p, len);
+	char *p = tu_path(root, rel), *text = tu_read_file(p, len);
 	free(p);
 	return text;
 }
@@ -350,7 +343,7 @@ static void snapshot(ot_buf *out, const char *root)
 	strlist l = {0};
 	list_files(&l, root);
 	for (size_t i = 0; i < l.len; i++) {
-		char *p = join(root, l.items[i]), *text;
+		char *p = tu_path(root, l.items[i]), *text;
 		struct stat st;
 		size_t len;
 		ck_assert(lstat(p, &st) == 0);
@@ -955,7 +948,7 @@ static void check_url(ot_buf *pb, const site *s, const char *root, const char *p
 	if (!resolved || strncmp(resolved, bundle, strlen(bundle))) {
 		problem(pb, "%s:%d: link %s leaves %s", page, line, url, *bundle ? bundle : "the output");
 	} else {
-		full = join(root, resolved);
+		full = tu_path(root, resolved);
 		if (!is_file(full))
 			problem(pb, "%s:%d: link %s: no file %s", page, line, url, resolved);
 		free(full);
@@ -1579,7 +1572,7 @@ static void check_traced_page(ot_buf *pb, const site *s, const ot_value *op, con
 	const char *slug = op_str(op, "slug");
 	long layers, summary;
 	ot_buf html = OT_BUF_INIT;
-	char *svg = join(s->out, ot_arena_printf(a, "ops/%s.svg", slug));
+	char *svg = tu_path(s->out, ot_arena_printf(a, "ops/%s.svg", slug));
 
 	at = expect_after(pb, name, md, len, at, "\n## Overview\n\n```text\n");
 	{
@@ -1677,7 +1670,7 @@ static void check_op_page(ot_buf *pb, const site *s, const ot_value *op, size_t 
 {
 	const char *status = op_str(op, "status"), *page = op_str(op, "page");
 	const char *title = *op_str(op, "name") ? op_str(op, "name") : op_str(op, "input");
-	char *path = join(s->out, page), *md;
+	char *path = tu_path(s->out, page), *md;
 	size_t len;
 	long at;
 	ot_buf html = OT_BUF_INIT;
@@ -1923,7 +1916,7 @@ static void test_mkdocs(const site *s)
 {
 	/* absolute paths: MkDocs resolves relative ones against the config file */
 	char *rel_dir = tu_tmpdir("mkdocs"), *dir = realpath(rel_dir, NULL);
-	char *yml = join(dir, "mkdocs.yml"), *out = join(dir, "site");
+	char *yml = tu_path(dir, "mkdocs.yml"), *out = tu_path(dir, "site");
 	char *tmpl = tu_read_file("tests/site/mkdocs.yml.in", NULL), *abs = realpath(s->out, NULL);
 	const char *mark = strstr(tmpl, "@DOCS_DIR@");
 	/* not --quiet: MkDocs 1.4.2 then hides its warnings (strict mode still
@@ -1960,7 +1953,7 @@ static void test_mkdocs(const site *s)
 		ck_assert_msg(strstr(html, "<table>"), "%s: the built page has no table", rel.ptr);
 		ck_assert_msg(strstr(html, "<th>Key function</th>"),
 			      "%s: the Summary table is not a table in MkDocs", rel.ptr);
-		svg = join(out, ot_arena_printf(s->arena, "ops/%s.svg", op_str(pick, "slug")));
+		svg = tu_path(out, ot_arena_printf(s->arena, "ops/%s.svg", op_str(pick, "slug")));
 		ck_assert_msg(is_file(svg), "MkDocs did not copy %s", svg);
 		free(svg);
 		free(html);
@@ -2015,7 +2008,7 @@ static void test_github(const site *s)
 /* 4a. Same bytes for -j1 and -j4, and for two runs in a row. */
 static void test_deterministic(const site *s)
 {
-	char *dir = tu_tmpdir("determinism"), *a = join(dir, "j1"), *b = join(dir, "j4");
+	char *dir = tu_tmpdir("determinism"), *a = tu_path(dir, "j1"), *b = tu_path(dir, "j4");
 	ot_buf pb = OT_BUF_INIT, err = OT_BUF_INIT;
 	int rc;
 	site_ready(s);
@@ -2035,7 +2028,7 @@ static void test_deterministic(const site *s)
 /* 4b. A second run into the same folder rewrites nothing and says so. */
 static void test_rerun_untouched(const site *s)
 {
-	char *dir = tu_tmpdir("rerun"), *out = join(dir, "out");
+	char *dir = tu_tmpdir("rerun"), *out = tu_path(dir, "out");
 	ot_buf before = OT_BUF_INIT, after = OT_BUF_INIT, err = OT_BUF_INIT;
 	int rc;
 	site_ready(s);
@@ -2062,7 +2055,7 @@ static void test_rerun_untouched(const site *s)
 static char *list_without(const site *s, const char *op, const char *dir)
 {
 	size_t len;
-	char *text = tu_read_file(s->list, &len), *path = join(dir, "ops.list"), *line, *save = NULL;
+	char *text = tu_read_file(s->list, &len), *path = tu_path(dir, "ops.list"), *line, *save = NULL;
 	ot_buf b = OT_BUF_INIT;
 	bool dropped = false;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -2083,7 +2076,7 @@ static char *list_without(const site *s, const char *op, const char *dir)
 /* 4c. Dropping an op removes exactly its files; files of the user stay. */
 static void test_removal(const site *s)
 {
-	char *dir = tu_tmpdir("removal"), *out = join(dir, "out"), *list;
+	char *dir = tu_tmpdir("removal"), *out = tu_path(dir, "out"), *list;
 	static const char *const mine[][2] = {
 		{"NOTES.md", "# my notes\n"},
 		{"ops/my-op.md", "# not optrace's\n"},
@@ -2102,7 +2095,7 @@ static void test_removal(const site *s)
 	ck_assert_msg(rc == s->rc, "first run exited %d: %s", rc, err.ptr);
 	list_files(&before, out);
 	for (size_t i = 0; i < OT_ARRAY_LEN(mine); i++) {
-		char *p = join(out, mine[i][0]);
+		char *p = tu_path(out, mine[i][0]);
 		tu_write_file(p, mine[i][1], strlen(mine[i][1]));
 		free(p);
 	}
@@ -2124,7 +2117,7 @@ static void test_removal(const site *s)
 	if (!strlist_has(&before, ot_arena_printf(s->arena, "ops/%s.md", slug)))
 		problem(&pb, "the first run wrote no ops/%s.md", slug);
 	for (size_t i = 0; i < OT_ARRAY_LEN(mine); i++) {
-		char *p = join(out, mine[i][0]);
+		char *p = tu_path(out, mine[i][0]);
 		if (!is_file(p)) {
 			problem(&pb, "the user's %s was removed", mine[i][0]);
 		} else {
@@ -2183,7 +2176,7 @@ static void test_content(const site *s)
 		struct stat st;
 		if (strcmp(op_str(op, "status"), "traced"))
 			continue;
-		p = join(s->out, op_str(op, "page"));
+		p = tu_path(s->out, op_str(op, "page"));
 		if (stat(p, &st) == 0)
 			ot_vec_push(&sizes, (size_t)st.st_size);
 		free(p);
@@ -2429,10 +2422,10 @@ START_TEST(checkers_fail_on_bad_links)
 		"[x](https://example.org/blob/v9/../a.py#L3)",
 		"[x](file:///etc/passwd)",
 	};
-	p = join(root, "ops");
+	p = tu_path(root, "ops");
 	ck_assert(mkdir(p, 0755) == 0);
 	free(p);
-	p = join(root, "ops/ok.md");
+	p = tu_path(root, "ops/ok.md");
 	tu_write_file(p, "[self](ok.md) [up](../ops/ok.md#x) [src](https://example.org/blob/v9/a/b.py#L3)\n",
 		      strlen("[self](ok.md) [up](../ops/ok.md#x) [src](https://example.org/blob/v9/a/b.py#L3)\n"));
 	free(p);
@@ -2443,7 +2436,7 @@ START_TEST(checkers_fail_on_bad_links)
 	}
 	for (size_t i = 0; i < OT_ARRAY_LEN(bad); i++) {
 		ot_buf pb = OT_BUF_INIT;
-		p = join(root, "ops/bad.md");
+		p = tu_path(root, "ops/bad.md");
 		tu_write_file(p, bad[i], strlen(bad[i]));
 		check_links(&pb, &s, root);
 		ck_assert_msg(pb.size > 0, "link %s passed", bad[i]);

@@ -80,25 +80,11 @@ static void git_do(const char *dir, ...)
 	ck_assert_msg(status == 0, "git in %s failed", dir);
 }
 
-static char *absolute(const char *path)
-{
-	char *p = realpath(path, NULL);
-	ck_assert_msg(p != NULL, "no %s", path);
-	return p;
-}
-
-static char *join(const char *dir, const char *rel)
-{
-	ot_buf b = OT_BUF_INIT;
-	ot_buf_printf(&b, "%s/%s", dir, rel);
-	return ot_buf_detach(&b);
-}
-
 /* A writable clone of the fixture (its own objects, so they may be damaged). */
 static char *fixture_clone(const char *tag)
 {
-	char *dir = tu_tmpdir(tag), *src = absolute(tu_fixture_repo());
-	char *clone = join(dir, "repo");
+	char *dir = tu_tmpdir(tag), *src = tu_absolute(tu_fixture_repo());
+	char *clone = tu_path(dir, "repo");
 	git_do(dir, "clone", "-q", "--no-local", src, "repo", NULL);
 	free(src);
 	free(dir);
@@ -112,7 +98,7 @@ static char *small_repo(const char *tag, const char *git_tag, const char *const 
 	size_t i;
 	git_do(dir, "init", "-q", NULL);
 	for (i = 0; files && files[i]; i += 2) {
-		char *path = join(dir, files[i]);
+		char *path = tu_path(dir, files[i]);
 		char *slash = strrchr(path, '/');
 		if (strchr(files[i], '/')) {
 			char *d = ot_strndup(path, (size_t)(slash - path));
@@ -195,7 +181,7 @@ START_TEST(reads_come_from_the_tag_not_the_work_tree)
 {
 	const char *repo = tu_fixture_repo();
 	ot_source *src = open_ok(repo);
-	char *text, *expect, *wt = join(repo, "version.txt");
+	char *text, *expect, *wt = tu_path(repo, "version.txt");
 
 	/* The work tree is at v1.0.0. */
 	text = tu_read_file(wt, NULL);
@@ -229,7 +215,7 @@ END_TEST
 START_TEST(dirty_work_tree_does_not_leak)
 {
 	char *repo = fixture_clone("dirty");
-	char *wt = join(repo, "version.txt"), *untracked = join(repo, "aten/new.cpp");
+	char *wt = tu_path(repo, "version.txt"), *untracked = tu_path(repo, "aten/new.cpp");
 	ot_source *src;
 	ot_buf b = OT_BUF_INIT;
 	char *text;
@@ -286,10 +272,10 @@ END_TEST
 
 START_TEST(refuse_missing_file_empty_and_plain)
 {
-	char *dir = tu_tmpdir("refuse"), *missing = join(dir, "no/such/checkout");
-	char *file = join(dir, "file"), *empty = join(dir, "empty"), *plain = join(dir, "plain");
-	char *plainfile = join(plain, "version.txt"), *broken = join(dir, "broken");
-	char *brokengit = join(broken, ".git");
+	char *dir = tu_tmpdir("refuse"), *missing = tu_path(dir, "no/such/checkout");
+	char *file = tu_path(dir, "file"), *empty = tu_path(dir, "empty"), *plain = tu_path(dir, "plain");
+	char *plainfile = tu_path(plain, "version.txt"), *broken = tu_path(dir, "broken");
+	char *brokengit = tu_path(broken, ".git");
 
 	ck_assert_int_eq(open_err(missing, NULL, false), OT_ERROR);
 	ck_assert_has(ot_error_last(), missing);
@@ -319,7 +305,7 @@ START_TEST(refuse_missing_file_empty_and_plain)
 	mkdir(broken, 0755);
 	git_do(broken, "init", "-q", NULL);
 	{
-		char *config = join(brokengit, "config");
+		char *config = tu_path(brokengit, "config");
 		tu_write_file(config, "[[[ not a config\n", 17);
 		free(config);
 	}
@@ -369,7 +355,7 @@ END_TEST
 START_TEST(tag_fetched_from_origin)
 {
 	char *repo = fixture_clone("fetch");
-	char *origin = absolute(tu_fixture_repo());
+	char *origin = tu_absolute(tu_fixture_repo());
 	char *expect = git(origin, "rev-parse", "v2.0.0^{commit}", NULL);
 	char *after, *tags;
 	ot_source *src;
@@ -656,8 +642,8 @@ START_TEST(list_skips_links_submodules_and_huge_files)
 		"a.txt", "a\n", "dir/b.txt", "b\n", "run.sh", "#!/bin/sh\n", NULL,
 	};
 	char *repo = small_repo("special", NULL, files);
-	char *big = join(repo, "big.bin"), *link = join(repo, "link"), *dlink = join(repo, "dirlink");
-	char *run = join(repo, "run.sh"), *head;
+	char *big = tu_path(repo, "big.bin"), *link = tu_path(repo, "link"), *dlink = tu_path(repo, "dirlink");
+	char *run = tu_path(repo, "run.sh"), *head;
 	char *zeros = ot_calloc(1, OT_SOURCE_MAX_FILE + 1);
 	ot_buf spec = OT_BUF_INIT, b = OT_BUF_INIT;
 	ot_source *src;
@@ -709,7 +695,7 @@ END_TEST
 START_TEST(plain_folder_only_when_allowed)
 {
 	char *dir = tu_tmpdir("plain-outside"), *plain = tu_tmpdir("plain");
-	char *secret = join(dir, "secret.txt"), *p;
+	char *secret = tu_path(dir, "secret.txt"), *p;
 	ot_source_opts opts = {0};
 	ot_source *src;
 	ot_source_reader *r;
@@ -721,28 +707,28 @@ START_TEST(plain_folder_only_when_allowed)
 	size_t i;
 
 	tu_write_file(secret, "secret\n", 7);
-	p = join(plain, "version.txt");
+	p = tu_path(plain, "version.txt");
 	tu_write_file(p, "2.6.0a0\n", 8);
 	free(p);
-	p = join(plain, "aten");
+	p = tu_path(plain, "aten");
 	mkdir(p, 0755);
 	free(p);
-	p = join(plain, "aten/x.cpp");
+	p = tu_path(plain, "aten/x.cpp");
 	tu_write_file(p, "int x;\n", 7);
 	free(p);
-	p = join(plain, "evil");
+	p = tu_path(plain, "evil");
 	ck_assert_int_eq(symlink(secret, p), 0);
 	free(p);
-	p = join(plain, "up");
+	p = tu_path(plain, "up");
 	ck_assert_int_eq(symlink("..", p), 0);
 	free(p);
-	p = join(plain, "ldir");
+	p = tu_path(plain, "ldir");
 	ck_assert_int_eq(symlink("aten", p), 0);
 	free(p);
-	p = join(plain, "pipe");
+	p = tu_path(plain, "pipe");
 	ck_assert_int_eq(mkfifo(p, 0644), 0);
 	free(p);
-	p = join(plain, "huge.bin"); /* sparse: cheap to make */
+	p = tu_path(plain, "huge.bin"); /* sparse: cheap to make */
 	fd = open(p, O_WRONLY | O_CREAT, 0644);
 	ck_assert_int_eq(ftruncate(fd, (off_t)OT_SOURCE_MAX_FILE + 1), 0);
 	close(fd);
@@ -803,8 +789,8 @@ END_TEST
 
 START_TEST(clone_from_a_local_repository)
 {
-	char *dir = tu_tmpdir("clone"), *origin = absolute(tu_fixture_repo());
-	char *path = join(dir, "deeper/pytorch"), *bad = join(dir, "bad");
+	char *dir = tu_tmpdir("clone"), *origin = tu_absolute(tu_fixture_repo());
+	char *path = tu_path(dir, "deeper/pytorch"), *bad = tu_path(dir, "bad");
 	ot_buf url = OT_BUF_INIT;
 	ot_source_opts opts = {0};
 	ot_source *src;

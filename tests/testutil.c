@@ -65,6 +65,20 @@ char *tu_tmpdir(const char *tag)
 	return ot_buf_detach(&b);
 }
 
+char *tu_path(const char *dir, const char *rel)
+{
+	ot_buf b = OT_BUF_INIT;
+	ot_buf_printf(&b, "%s/%s", dir, rel);
+	return ot_buf_detach(&b);
+}
+
+char *tu_absolute(const char *path)
+{
+	char *abs = realpath(path, NULL);
+	ck_assert_msg(abs != NULL, "realpath %s: %s", path, strerror(errno));
+	return abs;
+}
+
 char *tu_read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");

@@ -43,6 +43,12 @@ const char *tu_real_source(void);
 /** Path of the optrace binary (environment OPTRACE, default build/optrace). */
 const char *tu_optrace(void);
 
+/** "DIR/REL" in a new string; caller frees. */
+char *tu_path(const char *dir, const char *rel);
+
+/** The absolute, resolved path of an existing file; aborts the test otherwise. */
+char *tu_absolute(const char *path);
+
 /** Read a whole file (NUL-terminated); aborts the test when unreadable. */
 char *tu_read_file(const char *path, size_t *len);
 
