@@ -68,7 +68,7 @@ echo "bench: everything (--all, every format)" >&2
 	--format md,json,html -o "$work/all" 2>"$work/phases.txt" || true
 all_s=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; printf "%.3f", s}' "$work/time.txt")
 rss_mb=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2/1024}' "$work/time.txt")
-nops=$(grep -c '"input"' "$work/all/trace.json" || true)
+nops=$(grep -c '^      "input": ' "$work/all/trace.json" || true) # one per op
 ops_per_s=$(printf '%.0f' "$(calc "$nops / $all_s")")
 
 echo "bench: second run over the same output" >&2
