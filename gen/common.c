@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- errors ------------------------------------------------------------ */
 
@@ -58,11 +59,6 @@ int ot_error_wrap(const char *fmt, ...)
 const char *ot_error_last(void)
 {
 	return error_message;
-}
-
-void ot_error_clear(void)
-{
-	error_message[0] = '\0';
 }
 
 /* ---- allocation ---------------------------------------------------------- */
@@ -135,7 +131,6 @@ struct arena_chunk {
 
 struct ot_arena {
 	struct arena_chunk *head;
-	size_t total;
 };
 
 #define ARENA_CHUNK (256 * 1024)
@@ -182,7 +177,6 @@ static void *arena_alloc_raw(ot_arena *arena, size_t n)
 	}
 	p = (char *)c->data + c->used;
 	c->used += n;
-	arena->total += n;
 	return p;
 }
 
@@ -222,11 +216,6 @@ char *ot_arena_printf(ot_arena *arena, const char *fmt, ...)
 	vsnprintf(p, (size_t)n + 1, fmt, ap2);
 	va_end(ap2);
 	return p;
-}
-
-size_t ot_arena_used(const ot_arena *arena)
-{
-	return arena->total;
 }
 
 /* ---- string maps ----------------------------------------------------------- */
@@ -344,6 +333,15 @@ const char *ot_map_key_at(const ot_map *map, size_t i)
 void *ot_map_value_at(const ot_map *map, size_t i)
 {
 	return map->entries[i].value;
+}
+
+/* ---- time ----------------------------------------------------------------- */
+
+double ot_clock(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* ---- small string helpers ---------------------------------------------------- */

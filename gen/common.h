@@ -58,9 +58,6 @@ int ot_error_wrap(const char *fmt, ...) OT_PRINTF(1, 2);
 /** This thread's last error message; "" when none. Borrowed. */
 const char *ot_error_last(void);
 
-/** Forget this thread's last error message. */
-void ot_error_clear(void);
-
 /* ---- allocation ---------------------------------------------------------- */
 
 /** malloc/calloc/realloc/strdup that abort on exhaustion. Caller frees. */
@@ -119,9 +116,6 @@ char *ot_arena_strdup(ot_arena *arena, const char *s);
 char *ot_arena_strndup(ot_arena *arena, const char *s, size_t n);
 char *ot_arena_printf(ot_arena *arena, const char *fmt, ...) OT_PRINTF(2, 3);
 
-/** Bytes handed out so far (for -v statistics). */
-size_t ot_arena_used(const ot_arena *arena);
-
 /* ---- string maps ----------------------------------------------------------- */
 
 /**
@@ -158,6 +152,11 @@ void *ot_map_value_at(const ot_map *map, size_t i);
 
 /** FNV-1a hash of `len` bytes (shared by the map and the index). */
 uint64_t ot_hash(const char *s, size_t len);
+
+/* ---- time ----------------------------------------------------------------- */
+
+/** Seconds on a monotonic clock (for timings and timeouts). */
+double ot_clock(void);
 
 /* ---- small string helpers ---------------------------------------------------- */
 

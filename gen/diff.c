@@ -1546,7 +1546,7 @@ static ot_value *release_value(ot_arena *a, const ot_tj_doc *doc)
 {
 	ot_value *m = ot_v_map(a);
 	ot_v_set_str(a, m, "version", doc->version);
-	ot_v_set(a, m, "tag", doc->tag ? ot_v_str(a, doc->tag) : ot_v_null(a));
+	ot_v_set_str(a, m, "tag", doc->tag); /* null when untagged */
 	ot_v_set_str(a, m, "commit", doc->commit);
 	ot_v_set_bool(a, m, "verified", doc->verified);
 	return m;
@@ -1811,7 +1811,7 @@ int ot_diff_run(const ot_diff_opts *o)
 	ot_buf md = OT_BUF_INIT, json = OT_BUF_INIT, path = OT_BUF_INIT;
 	ot_diff_render_opts rdo = {o->base_url, o->max_bytes, o->out_json};
 	int status = 2;
-	double t0 = ot_run_clock(), t1;
+	double t0 = ot_clock(), t1;
 
 	for (int s = 0; s < 2; s++) {
 		file[s] = is_file_arg(args[s]);
@@ -1849,7 +1849,7 @@ int ot_diff_run(const ot_diff_opts *o)
 			goto done;
 		}
 	}
-	t1 = ot_run_clock();
+	t1 = ot_clock();
 	if (ot_diff_compare(&d, docs[0], docs[1]) < 0) {
 		say("%s", ot_error_last());
 		goto done;
@@ -1883,7 +1883,7 @@ int ot_diff_run(const ot_diff_opts *o)
 		if (strcmp(path.ptr, "-"))
 			say("report: %s%s%s", path.ptr, o->out_json ? ", " : "", o->out_json ? o->out_json : "");
 		if (o->verbose)
-			say("traced or read in %.3f s, compared and written in %.3f s", t1 - t0, ot_run_clock() - t1);
+			say("traced or read in %.3f s, compared and written in %.3f s", t1 - t0, ot_clock() - t1);
 	}
 	status = 0;
 	if (o->fail_on != OT_DIFF_FAIL_NONE && d->nbreaking)

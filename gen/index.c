@@ -125,13 +125,6 @@ struct worker {
 	size_t bytes;
 };
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void index_one(struct worker *w, ot_source_reader *reader, size_t i, ot_buf *data,
 		      ot_buf *code)
 {
@@ -139,7 +132,7 @@ static void index_one(struct worker *w, ot_source_reader *reader, size_t i, ot_b
 	const ot_source_file *sf = &w->job->list->items[i];
 	ot_ix_file *f = &ix->files[i];
 	OT_VEC(uint32_t) lines = {0};
-	double t0 = now(), t1;
+	double t0 = ot_clock(), t1;
 	char *text;
 
 	if (ot_source_reader_read(data, reader, sf) < 0) {
@@ -150,7 +143,7 @@ static void index_one(struct worker *w, ot_source_reader *reader, size_t i, ot_b
 		pthread_mutex_unlock(&w->job->lock);
 		return;
 	}
-	t1 = now();
+	t1 = ot_clock();
 	w->read_s += t1 - t0;
 	w->bytes += data->size;
 	/* keep the buffer the blob was read into: no copy of ~40 MB of text */
@@ -184,7 +177,7 @@ static void index_one(struct worker *w, ot_source_reader *reader, size_t i, ot_b
 	else if (f->lang == OT_LANG_PYTHON)
 		ot_scan_python(&ix->results[i], w->arena, code->ptr, text, f->len,
 			       (uint32_t)i, sf->path);
-	w->scan_s += now() - t1;
+	w->scan_s += ot_clock() - t1;
 }
 
 static void *worker_main(void *arg)
@@ -656,11 +649,6 @@ const ot_index_stats *ot_index_get_stats(const ot_index *ix)
 	return &ix->stats;
 }
 
-uint32_t ot_index_file_count(const ot_index *ix)
-{
-	return ix->nfiles;
-}
-
 const ot_ix_file *ot_index_file(const ot_index *ix, uint32_t id)
 {
 	return id < ix->nfiles ? &ix->files[id] : NULL;
@@ -731,11 +719,6 @@ const ot_ix_pydef *ot_index_pydefs(const ot_index *ix, const char *name)
 const ot_ix_decomp *ot_index_decomps(const ot_index *ix, const char *base)
 {
 	return ot_map_get(ix->decomps, base);
-}
-
-const ot_ix_macro *ot_index_macros(const ot_index *ix, const char *name)
-{
-	return ot_map_get(ix->macros, name);
 }
 
 const ot_ix_doc *ot_index_docs(const ot_index *ix, const char *name)

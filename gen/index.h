@@ -256,7 +256,6 @@ void ot_index_free(ot_index *ix);
 const ot_index_stats *ot_index_get_stats(const ot_index *ix);
 
 /** The file table. */
-uint32_t ot_index_file_count(const ot_index *ix);
 const ot_ix_file *ot_index_file(const ot_index *ix, uint32_t id);
 
 /** The id of a path, or -1 when the path was not indexed. */
@@ -278,8 +277,6 @@ const ot_ix_stub *ot_index_stubs(const ot_index *ix, const char *stub);
 const ot_ix_pydef *ot_index_pydefs(const ot_index *ix, const char *name);
 const ot_ix_decomp *ot_index_decomps(const ot_index *ix, const char *base_op);
 const ot_ix_doc *ot_index_docs(const ot_index *ix, const char *name);
-/** Definitions of a macro that builds function names, in file order. */
-const ot_ix_macro *ot_index_macros(const ot_index *ix, const char *name);
 
 /** Every distinct name called in a C++/CUDA body, in first-seen (file) order. */
 size_t ot_index_call_name_count(const ot_index *ix);

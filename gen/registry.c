@@ -747,14 +747,9 @@ struct dump {
 	ot_map *extra_keys; /* key -> count (as a pointer-sized integer) */
 };
 
-static ot_value *str_or_null(ot_arena *arena, const char *s)
-{
-	return ot_v_str_borrow(arena, s);
-}
-
 static void set_s(struct dump *dp, ot_value *map, const char *key, const char *s)
 {
-	ot_v_set(dp->arena, map, key, str_or_null(dp->arena, s));
+	ot_v_set(dp->arena, map, key, ot_v_str_borrow(dp->arena, s));
 }
 
 static ot_value *str_list(struct dump *dp, const char *const *items, size_t n)

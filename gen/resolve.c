@@ -134,13 +134,6 @@ int ot_resolve_parse(ot_target *out, const char *input)
 	return 0;
 }
 
-const char *ot_strategy_name(ot_strategy s)
-{
-	static const char *const names[] = {"module", "functional", "tensor method",
-					    "torch namespace", "aten"};
-	return s < OT_STRAT_COUNT ? names[s] : "?";
-}
-
 const char *ot_strategy_id(ot_strategy s)
 {
 	static const char *const ids[] = {"module", "functional", "method", "torch", "aten"};

@@ -46,9 +46,6 @@ typedef struct {
  */
 int ot_resolve_parse(ot_target *out, const char *input);
 
-/** "module", "functional", "tensor method", "torch namespace", "aten". */
-const char *ot_strategy_name(ot_strategy s);
-
 /** Short id used in JSON: "module", "functional", "method", "torch", "aten". */
 const char *ot_strategy_id(ot_strategy s);
 

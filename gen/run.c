@@ -34,18 +34,6 @@ void ot_run_say(const char *fmt, ...)
 
 #define say ot_run_say
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-double ot_run_clock(void)
-{
-	return now();
-}
-
 /* A progress line on a terminal, redrawn at most ten times a second. */
 struct progress {
 	bool on;
@@ -71,7 +59,7 @@ static void progress_tick(struct progress *p)
 	double t;
 	if (!p->on)
 		return;
-	t = now();
+	t = ot_clock();
 	if (done != p->total && t - p->last < 0.1)
 		return;
 	pthread_mutex_lock(&p->lock);
@@ -207,10 +195,10 @@ static void trace_one(size_t i, void *payload)
 
 static void write_file(struct run *r, const char *path, const ot_buf *b)
 {
-	double t = now();
+	double t = ot_clock();
 	if (ot_output_write(r->out, path, b->ptr, b->size) < 0)
 		record_failure(r, path);
-	add_time(r, PH_WRITE, now() - t);
+	add_time(r, PH_WRITE, ot_clock() - t);
 }
 
 /* trace.json, written from the ops' pieces (tens of megabytes with --all):
@@ -220,7 +208,7 @@ static void write_trace_json(struct run *r)
 	ot_buf head = OT_BUF_INIT, tail = OT_BUF_INIT;
 	ot_output_part *parts = ot_calloc(2 * r->ops.len + 2, sizeof(*parts));
 	size_t n = 0;
-	double t = now();
+	double t = ot_clock();
 	ot_tracejson_frame(&head, &tail, &r->rel, r->ops.len, r->entries);
 	parts[n++] = (ot_output_part){head.ptr, head.size};
 	for (size_t i = 0; i < r->ops.len; i++) {
@@ -229,11 +217,11 @@ static void write_trace_json(struct run *r)
 		parts[n++] = (ot_output_part){r->json[i].ptr, r->json[i].size};
 	}
 	parts[n++] = (ot_output_part){tail.ptr, tail.size};
-	r->phase[PH_RENDER] += now() - t;
-	t = now();
+	r->phase[PH_RENDER] += ot_clock() - t;
+	t = ot_clock();
 	if (ot_output_write_parts(r->out, "trace.json", parts, n) < 0)
 		record_failure(r, "trace.json");
-	r->phase[PH_WRITE] += now() - t;
+	r->phase[PH_WRITE] += ot_clock() - t;
 	free(parts);
 	ot_buf_free(&head);
 	ot_buf_free(&tail);
@@ -260,7 +248,7 @@ static void render_one(size_t i, void *payload)
 	ot_buf md = OT_BUF_INIT, html = OT_BUF_INIT, path = OT_BUF_INIT;
 	bool has_diagram = dg->status == 1, want_md = r->o->formats & (OT_FORMAT_MD | OT_FORMAT_HTML);
 	const ot_buf *dot = &dg->dot, *svg = &dg->svg;
-	double t1 = now();
+	double t1 = ot_clock();
 
 	if (!want_md || !tr->target.canonical[0] || atomic_load(&r->failed))
 		goto done;
@@ -273,7 +261,7 @@ static void render_one(size_t i, void *payload)
 		record_failure(r, tr->input);
 		goto done;
 	}
-	add_time(r, PH_RENDER, now() - t1);
+	add_time(r, PH_RENDER, ot_clock() - t1);
 	if (r->o->formats & OT_FORMAT_MD) {
 		ot_buf_printf(&path, "ops/%s.md", tr->target.slug);
 		write_file(r, path.ptr, &md);
@@ -287,12 +275,12 @@ static void render_one(size_t i, void *payload)
 		}
 	}
 	if (r->o->formats & OT_FORMAT_HTML) {
-		double t2 = now();
+		double t2 = ot_clock();
 		if (ot_pages_render_html(r->pages, md.ptr, md.size, tr->target.canonical, "../", &html) < 0) {
 			record_failure(r, tr->input);
 			goto done;
 		}
-		add_time(r, PH_RENDER, now() - t2);
+		add_time(r, PH_RENDER, ot_clock() - t2);
 		ot_buf_clear(&path);
 		ot_buf_printf(&path, "html/ops/%s.html", tr->target.slug);
 		write_file(r, path.ptr, &html);
@@ -576,17 +564,17 @@ static int read_release(struct run *r, bool index_tree, double t)
 	}
 	if (h->ix) {
 		const ot_index_stats *st = ot_index_get_stats(h->ix);
-		double wall = now() - t;
+		double wall = ot_clock() - t;
 		double sum = st->read_seconds + st->scan_seconds;
 		/* split the wall time of the parallel build by the threads' shares */
 		r->phase[PH_READ] = sum > 0 ? wall * st->read_seconds / sum : 0;
 		r->phase[PH_INDEX] = wall - r->phase[PH_READ];
 	}
-	t = now();
+	t = ot_clock();
 	if (running == 1)
 		pthread_join(tid, NULL);
 	running = 0;
-	r->phase[PH_INDEX] += now() - t;
+	r->phase[PH_INDEX] += ot_clock() - t;
 	if (job.rc < 0) {
 		ot_error_set("%s", job.error);
 		goto done;
@@ -611,7 +599,7 @@ done:
 static void trace_ops(struct run *r, bool json, struct progress *prog, bool tty)
 {
 	const ot_run_opts *o = r->o;
-	double t = now();
+	double t = ot_clock();
 	{
 		ot_tracer_opts to = {o->max_depth >= 0 ? o->max_depth : 3, 3, o->full};
 		r->h->tracer = ot_tracer_new(r->h->reg, r->h->ix, r->h->wk, &to);
@@ -626,12 +614,12 @@ static void trace_ops(struct run *r, bool json, struct progress *prog, bool tty)
 	r->lines = ot_calloc(r->ops.len, sizeof(*r->lines));
 	for (size_t i = 0; i < r->ops.len; i++)
 		r->lines[i] = r->ops.items[i].line;
-	r->phase[PH_INDEX] += now() - t; /* the tracer's tables */
-	t = now();
+	r->phase[PH_INDEX] += ot_clock() - t; /* the tracer's tables */
+	t = ot_clock();
 	progress_start(prog, tty && r->ops.len > 20, "tracing", r->ops.len);
 	parallel_for(r->ops.len, jobs_of(o), trace_one, r, prog);
 	progress_end(prog);
-	r->phase[PH_TRACE] = now() - t;
+	r->phase[PH_TRACE] = ot_clock() - t;
 }
 
 /* Everything of a run but what r->h holds. */
@@ -664,7 +652,7 @@ int ot_run(const ot_run_opts *o)
 	bool tty = isatty(2) && !o->quiet;
 	size_t list_errors = 0, missing_layers = 0;
 	struct progress prog = {0};
-	double t, t_start = now(), t_done = 0;
+	double t, t_start = ot_clock(), t_done = 0;
 	size_t nops = 0;
 	ot_run_opts opts = *o;
 
@@ -708,7 +696,7 @@ int ot_run(const ot_run_opts *o)
 
 	/* 3. the checkout, at that release; 4-5. its tree indexed, the
 	 * registries parsed meanwhile */
-	t = now();
+	t = ot_clock();
 	r.phase[PH_SETUP] = t - t_start;
 	if (open_source(h, o, ver.release, ver.nightly ? ver.commit : NULL, tty) < 0) {
 		say("%s", ot_error_last());
@@ -729,12 +717,12 @@ int ot_run(const ot_run_opts *o)
 		status = OT_EXIT_OK;
 		goto done;
 	}
-	t = now();
+	t = ot_clock();
 	if (load_wellknown(&h->wk, o->templates) < 0) {
 		say("%s", ot_error_last());
 		goto done;
 	}
-	r.phase[PH_INDEX] += now() - t;
+	r.phase[PH_INDEX] += ot_clock() - t;
 
 	/* 6. trace */
 	collect_ops(&r, list, h->reg, arena);
@@ -799,19 +787,19 @@ int ot_run(const ot_run_opts *o)
 	r.diagrams = ot_calloc(r.ops.len ? r.ops.len : 1, sizeof(*r.diagrams));
 	if (r.pages) {
 		/* Graphviz is not thread-safe: drawn by worker processes */
-		t = now();
+		t = ot_clock();
 		progress_start(&prog, tty && r.ops.len > 20, "drawing", r.ops.len);
 		ot_layout_all(r.ops.len, jobs, draw_one, &r, tick_progress, &prog, r.diagrams);
 		progress_end(&prog);
-		r.phase[PH_LAYOUT] = now() - t;
+		r.phase[PH_LAYOUT] = ot_clock() - t;
 	}
-	t = now();
+	t = ot_clock();
 	progress_start(&prog, tty && r.ops.len > 20, "writing", r.ops.len);
 	parallel_for(r.ops.len, jobs, render_one, &r, &prog);
 	progress_end(&prog);
 	{
 		/* the threads' summed times, scaled to the wall time they shared */
-		double wall = now() - t, sum = r.phase[PH_RENDER] + r.phase[PH_WRITE];
+		double wall = ot_clock() - t, sum = r.phase[PH_RENDER] + r.phase[PH_WRITE];
 		if (sum > 0) {
 			r.phase[PH_RENDER] = wall * r.phase[PH_RENDER] / sum;
 			r.phase[PH_WRITE] = wall * r.phase[PH_WRITE] / sum;
@@ -819,7 +807,7 @@ int ot_run(const ot_run_opts *o)
 	}
 	ot_diagrams_free(r.diagrams, r.ops.len);
 	r.diagrams = NULL;
-	t = now();
+	t = ot_clock();
 	if (!atomic_load(&r.failed)) {
 		ot_buf b = OT_BUF_INIT, html = OT_BUF_INIT;
 		if (formats & (OT_FORMAT_MD | OT_FORMAT_HTML)) {
@@ -850,16 +838,16 @@ int ot_run(const ot_run_opts *o)
 	}
 	{
 		ot_output_stats st = {0};
-		double tw = now();
+		double tw = ot_clock();
 		if (ot_output_commit(r.out, &st) < 0) {
 			say("%s", ot_error_last());
 			goto done;
 		}
-		r.phase[PH_WRITE] += now() - tw;
+		r.phase[PH_WRITE] += ot_clock() - tw;
 		if (!o->quiet)
 			print_summary(&r, missing_layers, &st);
 	}
-	t_done = now();
+	t_done = ot_clock();
 	nops = r.ops.len;
 	status = OT_EXIT_OK;
 	if (list_errors || missing_layers)
@@ -879,8 +867,8 @@ done:
 	pthread_mutex_destroy(&r.phase_lock);
 	pthread_mutex_destroy(&prog.lock);
 	if (o->verbose && !o->quiet && t_done > 0) {
-		double total = now() - t_start;
-		r.phase[PH_CLEANUP] = now() - t_done;
+		double total = ot_clock() - t_start;
+		r.phase[PH_CLEANUP] = ot_clock() - t_done;
 		for (int p = 0; p < PH_COUNT; p++)
 			say("phase %-7s %8.3f s", phase_names[p], r.phase[p]);
 		say("phase total   %8.3f s  (%zu ops, %d jobs, %.0f ops/s)", total, nops, jobs,
@@ -915,7 +903,7 @@ int ot_run_trace_release(ot_run_traces **out, const ot_run_opts *o, const char *
 	struct progress prog = {0};
 	ot_arena *arena = ot_arena_new();
 	bool tty = isatty(2) && !o->quiet;
-	double t0 = now();
+	double t0 = ot_clock();
 	int rc = OT_ERROR;
 
 	*out = NULL;

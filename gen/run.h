@@ -71,8 +71,6 @@ int ot_run(const ot_run_opts *opts);
 /** Print "optrace: <message>" and a newline on stderr, as every message of a run. */
 void ot_run_say(const char *fmt, ...) OT_PRINTF(1, 2);
 
-/** Seconds on a monotonic clock (for phase timings). */
-double ot_run_clock(void);
 
 typedef struct ot_run_held ot_run_held;
 

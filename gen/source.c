@@ -76,27 +76,17 @@ static const char *git_msg(void)
 
 typedef struct {
 	const char *what;
-	struct timespec last;
+	double last; /* ot_clock() of the last redraw */
 	bool shown, finished;
 } progress;
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Redraw at most ten times a second, and always at the end. */
 static bool progress_due(progress *p, bool final)
 {
-	struct timespec ts;
-	long ms;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ms = (ts.tv_sec - p->last.tv_sec) * 1000 + (ts.tv_nsec - p->last.tv_nsec) / 1000000;
-	if (!final && p->shown && ms < 100)
+	double t = ot_clock();
+	if (!final && p->shown && t - p->last < 0.1)
 		return false;
-	p->last = ts;
+	p->last = t;
 	p->shown = true;
 	return true;
 }
@@ -172,8 +162,8 @@ static int clone_checkout(const ot_source_opts *opts)
 {
 	git_clone_options co;
 	git_repository *repo = NULL;
-	progress p = {"cloning", {0, 0}, false, false};
-	double start = now_seconds();
+	progress p = {"cloning", 0, false, false};
+	double start = ot_clock();
 
 	git_clone_options_init(&co, GIT_CLONE_OPTIONS_VERSION);
 	if (opts->progress) {
@@ -196,7 +186,7 @@ static int clone_checkout(const ot_source_opts *opts)
 	git_repository_free(repo);
 	if (opts->progress)
 		fprintf(stderr, "optrace: cloned %s into %s in %.1f s\n", opts->clone_url,
-			opts->path, now_seconds() - start);
+			opts->path, ot_clock() - start);
 	return 0;
 }
 
@@ -336,7 +326,7 @@ static int fetch_tag(ot_source *src, const char *tag, ot_buf *why)
 	git_strarray specs;
 	char refspec[256];
 	char *spec = refspec;
-	progress p = {"fetching", {0, 0}, false, false};
+	progress p = {"fetching", 0, false, false};
 	int rc;
 
 	rc = git_remote_lookup(&remote, src->repo, "origin");

@@ -26,7 +26,7 @@ struct ot_tracer {
 	const ot_index *ix;
 	const ot_wellknown *wk;
 	ot_tracer_opts opts;
-	int64_t f_native, f_deriv, f_vf, f_init, f_tensor, f_functional, f_torch_functional;
+	int64_t f_native, f_deriv, f_vf, f_init;
 	ot_arena *arena;
 	/* suggestion candidates per strategy, as the user would write them */
 	ot_strvec cand[OT_STRAT_COUNT];
@@ -1776,9 +1776,6 @@ ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_we
 	t->f_deriv = ot_index_file_id(ix, OT_REGISTRY_DERIV_PATH);
 	t->f_vf = ot_index_file_id(ix, "torch/_VF.py");
 	t->f_init = ot_index_file_id(ix, "torch/__init__.py");
-	t->f_tensor = ot_index_file_id(ix, "torch/_tensor.py");
-	t->f_functional = ot_index_file_id(ix, "torch/nn/functional.py");
-	t->f_torch_functional = ot_index_file_id(ix, "torch/functional.py");
 	t->autograd = ot_autograd_new(ix, reg);
 	build_candidates(t);
 	build_call_infos(t);

@@ -388,46 +388,6 @@ const char *ot_tracejson_separator(size_t i)
 	return i ? ",\n    " : "\n    ";
 }
 
-void ot_tracejson_assemble(ot_buf *out, const ot_release *rel, const ot_buf *ops, size_t n,
-			   const ot_tj_entries *entries)
-{
-	ot_buf head = OT_BUF_INIT, tail = OT_BUF_INIT;
-	size_t total = 0;
-	ot_tracejson_frame(&head, &tail, rel, n, entries);
-	for (size_t i = 0; i < n; i++)
-		total += ops[i].size + 6;
-	ot_buf_grow_by(out, head.size + total + tail.size);
-	ot_buf_put(out, head.ptr, head.size);
-	for (size_t i = 0; i < n; i++) {
-		ot_buf_puts(out, ot_tracejson_separator(i));
-		ot_buf_put(out, ops[i].ptr, ops[i].size);
-	}
-	ot_buf_put(out, tail.ptr, tail.size);
-	ot_buf_free(&head);
-	ot_buf_free(&tail);
-}
-
-void ot_tracejson_write(ot_buf *out, const ot_release *rel, const ot_registry *reg,
-			ot_trace *const *traces, size_t n)
-{
-	ot_buf *ops = ot_calloc(n ? n : 1, sizeof(*ops));
-	ot_tj_entries *entries = reg ? ot_calloc(n ? n : 1, sizeof(*entries)) : NULL;
-	for (size_t i = 0; i < n; i++) {
-		ops[i] = (ot_buf)OT_BUF_INIT;
-		if (entries)
-			ot_tracejson_select(&entries[i], reg, &traces[i]->aten);
-		ot_tracejson_op(&ops[i], traces[i], entries ? &entries[i] : NULL);
-	}
-	ot_tracejson_assemble(out, rel, ops, n, entries);
-	for (size_t i = 0; i < n; i++) {
-		ot_buf_free(&ops[i]);
-		if (entries)
-			ot_vec_free(&entries[i]);
-	}
-	free(ops);
-	free(entries);
-}
-
 /* ---- reading ---------------------------------------------------------------------------- */
 
 /* Reading context: the document, and where in the file we are for messages. */

@@ -64,31 +64,20 @@ typedef OT_VEC(const ot_reg_func *) ot_tj_entries;
 void ot_tracejson_select(ot_tj_entries *out, const ot_registry *reg, const ot_strvec *aten);
 
 /**
- * Serialise `n` traces (pretty-printed, 2-space indent) into `out`
- * (appended). `reg` is the registry the traces were made from; NULL leaves
- * out every "registry" key.
- */
-void ot_tracejson_write(ot_buf *out, const ot_release *rel, const ot_registry *reg,
-			ot_trace *const *traces, size_t n);
-
-/**
- * The same in two steps, so ops can be serialised in parallel: one op's
- * object as it appears in the "ops" list (appended to `out`), with
- * `entries` (as ot_tracejson_select gives them) as its "registry", or no
- * such key when `entries` is NULL; then the file around `n` such objects,
- * whose top-level "registry" is made from the ops' `entries` (an array of
- * `n`, all from one registry; NULL: no such key). The bytes equal
- * ot_tracejson_write's.
+ * trace.json is written in pieces, so ops can be serialised in parallel and
+ * the file written without joining it in memory (pretty-printed, 2-space
+ * indent).
+ *
+ * ot_tracejson_op: one op's object as it appears in the "ops" list
+ * (appended to `out`), with `entries` (as ot_tracejson_select gives them)
+ * as its "registry", or no such key when `entries` is NULL.
+ *
+ * ot_tracejson_frame: the file around `n` such objects: `head` (appended)
+ * comes first, then for each op i the separator ot_tracejson_separator(i)
+ * and its object, then `tail`, whose top-level "registry" is made from the
+ * ops' `entries` (an array of `n`, all from one registry; NULL: no such key).
  */
 void ot_tracejson_op(ot_buf *out, const ot_trace *tr, const ot_tj_entries *entries);
-void ot_tracejson_assemble(ot_buf *out, const ot_release *rel, const ot_buf *ops, size_t n,
-			   const ot_tj_entries *entries);
-
-/**
- * The pieces of ot_tracejson_assemble, for writing the file without joining
- * it in memory: `head` (appended) comes first, then for each op i the
- * separator ot_tracejson_separator(i) and its object, then `tail`.
- */
 void ot_tracejson_frame(ot_buf *head, ot_buf *tail, const ot_release *rel, size_t n,
 			const ot_tj_entries *entries);
 const char *ot_tracejson_separator(size_t i);

@@ -383,20 +383,13 @@ int ot_version_find_installed(ot_version *out, const char *const *dirs)
 
 /* ---- python's sys.path --------------------------------------------------------- */
 
-static long elapsed_ms(const struct timespec *start)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000;
-}
-
 /* Run argv with stdin and stderr on /dev/null; collect stdout (bounded). */
 static int capture(ot_buf *out, const char *const *argv, int *status)
 {
 	posix_spawn_file_actions_t fa;
 	int pipefd[2], rc, error = OT_ERROR;
 	pid_t pid;
-	struct timespec start;
+	double start;
 	bool timed_out = false;
 
 	if (pipe2(pipefd, O_CLOEXEC) != 0)
@@ -412,10 +405,10 @@ static int capture(ot_buf *out, const char *const *argv, int *status)
 		close(pipefd[0]);
 		return ot_error_setc(OT_ENOTFOUND, "cannot run %s: %s", argv[0], strerror(rc));
 	}
-	clock_gettime(CLOCK_MONOTONIC, &start);
+	start = ot_clock();
 	for (;;) {
 		struct pollfd pfd = {pipefd[0], POLLIN, 0};
-		long left = PYTHON_TIMEOUT_MS - elapsed_ms(&start);
+		long left = PYTHON_TIMEOUT_MS - (long)((ot_clock() - start) * 1000);
 		char chunk[4096];
 		ssize_t n;
 		if (left <= 0 || (rc = poll(&pfd, 1, (int)left)) == 0) {

@@ -276,13 +276,6 @@ END_TEST
 
 /* ---- recall ---------------------------------------------------------------------------- */
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static const char *step_str(const ot_value *step, const char *k)
 {
 	const char *s = ot_v_cstr(ot_v_get(step, k));
@@ -351,9 +344,9 @@ static void check_recall(const char *release)
 	{
 		const char *argv[] = {tu_optrace(), "-q", "-s", tu_real_source(), "-t", release,
 				      "--format", "json", "-o", outdir.ptr, listpath.ptr, NULL};
-		t0 = now();
+		t0 = ot_clock();
 		rc = tu_run(argv, NULL, &err);
-		t1 = now();
+		t1 = ot_clock();
 	}
 	/* 1 = written, but some layer was not found somewhere: still a full trace.json */
 	ck_assert_msg(rc == 0 || rc == 1, "optrace exited %d: %s", rc, err.ptr);

@@ -52,13 +52,6 @@ struct run {
 	size_t nfailures;
 };
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int index_of(const char *const *names, size_t n, const char *s)
 {
 	for (size_t i = 0; i < n; i++)
@@ -88,13 +81,13 @@ static void run_optrace(struct run *r, double *seconds)
 	ot_buf out = OT_BUF_INIT, json = OT_BUF_INIT, err = OT_BUF_INIT;
 	const char *argv[] = {tu_optrace(), "-q", "-s", tu_real_source(), "-t", r->release, "--all",
 			      "--format", "json", "-o", NULL, "ops.list", NULL};
-	double t0 = now();
+	double t0 = ot_clock();
 	size_t len;
 	int rc;
 	ot_buf_printf(&out, "%s/out", dir);
 	argv[10] = out.ptr;
 	rc = tu_run(argv, NULL, &err);
-	*seconds = now() - t0;
+	*seconds = ot_clock() - t0;
 	ck_assert_msg(rc == 0 || rc == 1, "optrace --all -t %s exited %d: %s", r->release, rc, err.ptr);
 	ot_buf_printf(&json, "%s/trace.json", out.ptr);
 	r->json = tu_read_file(json.ptr, &len);
@@ -260,10 +253,10 @@ static void check_release(const char *release)
 	double t_run, t0, t_parse, t_check;
 	ot_buf tag = OT_BUF_INIT;
 
-	t0 = now();
+	t0 = ot_clock();
 	run_optrace(&r, &t_run);
-	t_parse = now() - t0 - t_run;
-	t0 = now();
+	t_parse = ot_clock() - t0 - t_run;
+	t0 = ot_clock();
 	pytorch = ot_v_get(r.root, "pytorch");
 	ot_buf_printf(&tag, "v%s", release);
 	ck_assert_str_eq(member_str(pytorch, "version"), release);
@@ -295,7 +288,7 @@ static void check_release(const char *release)
 		for (size_t l = 0; l < NLAYERS; l++)
 			layer_counts[l][seen[l] & FOUND ? 0 : seen[l] ? 1 : 2]++;
 	}
-	t_check = now() - t0;
+	t_check = ot_clock() - t0;
 
 	printf("all steps %s: %zu ops, %zu steps (%zu not found), %zu files; %zu failures\n", release,
 	       ot_v_len(ops), nsteps, nmissing, ot_map_len(r.files), r.nfailures);

@@ -32,20 +32,13 @@ int fuzz_tracejson_one(const uint8_t *data, size_t size);
 /* libFuzzer's -timeout (tests/fuzz/run.sh): slower is a hang. */
 #define MAX_SECONDS 10.0
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void replay(entry_fn fn, const char *path)
 {
 	size_t len;
 	char *data = tu_read_file(path, &len);
-	double t = now();
+	double t = ot_clock();
 	ck_assert_int_eq(fn((const uint8_t *)data, len), 0);
-	t = now() - t;
+	t = ot_clock() - t;
 	ck_assert_msg(t < MAX_SECONDS, "%s took %.2f s", path, t);
 	free(data);
 }

@@ -980,13 +980,6 @@ static pid_t spawn_new_run(const char *out)
 	return pid;
 }
 
-static double seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 enum moment { AFTER_ONE_SECOND, WHILE_STAGING, WHILE_PUBLISHING };
 
 /*
@@ -998,7 +991,7 @@ static char *interrupted_run(const char *tag, int sig, enum moment when)
 {
 	char *out = tu_path(real_dir, tag), *staging = tu_path(out, ".optrace-staging/ops");
 	char *middle = tu_path(out, midway);
-	double start = seconds();
+	double start = ot_clock();
 	pid_t pid;
 	int status;
 
@@ -1008,15 +1001,15 @@ static char *interrupted_run(const char *tag, int sig, enum moment when)
 		struct stat st;
 		bool now = false;
 		if (when == AFTER_ONE_SECOND)
-			now = seconds() - start >= 1.0;
+			now = ot_clock() - start >= 1.0;
 		else if (when == WHILE_STAGING)
-			now = lstat(staging, &st) == 0 && seconds() - start >= 1.0;
+			now = lstat(staging, &st) == 0 && ot_clock() - start >= 1.0;
 		else
 			now = lstat(middle, &st) == 0;
 		if (now)
 			break;
 		ck_assert_msg(waitpid(pid, &status, WNOHANG) == 0, "the run ended before the signal");
-		ck_assert_msg(seconds() - start < 600, "the run never reached the moment");
+		ck_assert_msg(ot_clock() - start < 600, "the run never reached the moment");
 		usleep(when == WHILE_PUBLISHING ? 200 : 10000);
 	}
 	kill(pid, sig);
