@@ -31,7 +31,7 @@ struct ot_output {
 	pthread_mutex_t lock; /* guards everything below */
 	ot_arena *arena;
 	OT_VEC(struct entry) entries;
-	ot_map *files, *dirs; /* path -> entry index + 1; folder -> non-NULL */
+	ot_map *files, *dirs; /* every claimed path; every folder of one (values non-NULL) */
 	size_t failed;
 	bool committed, staging; /* staging: the staging folder exists */
 };
@@ -456,7 +456,7 @@ static int claim(size_t *index, ot_output *o, const char *relpath)
 	e.state = PENDING;
 	ot_vec_push(&o->entries, e);
 	*index = o->entries.len - 1;
-	ot_map_put(o->files, key, (void *)(uintptr_t)o->entries.len);
+	ot_map_put(o->files, key, o);
 	return 0;
 }
 
@@ -750,7 +750,7 @@ static void remove_empty_dirs(ot_output *o, ot_map *emptied)
 int ot_output_commit(ot_output *o, ot_output_stats *stats)
 {
 	path_list old = {0}, keep = {0};
-	ot_map *produced = NULL, *emptied = NULL, *folders = NULL;
+	ot_map *emptied = NULL, *folders = NULL;
 	ot_output_stats st = {0, 0, 0};
 	ot_buf label = OT_BUF_INIT;
 	size_t i;
@@ -821,12 +821,9 @@ int ot_output_commit(ot_output *o, ot_output_stats *stats)
 	if ((error = write_manifest(o, &keep)) < 0)
 		goto done;
 	/* Only now is the new manifest the record: stale files of the old one go. */
-	produced = ot_map_new();
-	for (i = 0; i < o->entries.len; i++)
-		ot_map_put(produced, o->entries.items[i].path, o);
 	emptied = ot_map_new();
 	for (i = 0; i < old.len; i++)
-		if (!ot_map_get(produced, old.items[i]))
+		if (!ot_map_get(o->files, old.items[i])) /* every claim was published */
 			remove_stale(o, old.items[i], emptied, &st.removed);
 	remove_empty_dirs(o, emptied);
 	if (st.removed && fsync(o->dirfd) < 0)
@@ -845,7 +842,6 @@ int ot_output_commit(ot_output *o, ot_output_stats *stats)
 done:
 	pthread_mutex_unlock(&o->lock);
 	ot_map_free(folders);
-	ot_map_free(produced);
 	ot_map_free(emptied);
 	free_paths(&old);
 	free_paths(&keep);

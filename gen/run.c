@@ -494,6 +494,17 @@ static int jobs_of(const ot_run_opts *o)
 	return n < 1 ? 1 : n > 64 ? 64 : (int)n;
 }
 
+/* 0 when every op and layer was found and the list had no bad line, else 1. */
+static int run_status(const struct run *r, size_t list_errors, size_t missing_layers)
+{
+	if (list_errors || missing_layers)
+		return OT_EXIT_PARTIAL;
+	for (size_t i = 0; i < r->ops.len; i++)
+		if (r->traces[i]->status >= OT_STATUS_NOTFOUND)
+			return OT_EXIT_PARTIAL;
+	return OT_EXIT_OK;
+}
+
 static void print_summary(const struct run *r, size_t missing_layers, const ot_output_stats *st)
 {
 	size_t counts[4] = {0};
@@ -767,10 +778,7 @@ int ot_run(const ot_run_opts *o)
 
 	if (o->check) {
 		print_summary(&r, missing_layers, NULL);
-		status = list_errors || missing_layers ? OT_EXIT_PARTIAL : OT_EXIT_OK;
-		for (size_t i = 0; i < r.ops.len; i++)
-			if (r.traces[i]->status >= OT_STATUS_NOTFOUND)
-				status = OT_EXIT_PARTIAL;
+		status = run_status(&r, list_errors, missing_layers);
 		goto done;
 	}
 
@@ -849,12 +857,7 @@ int ot_run(const ot_run_opts *o)
 	}
 	t_done = ot_clock();
 	nops = r.ops.len;
-	status = OT_EXIT_OK;
-	if (list_errors || missing_layers)
-		status = OT_EXIT_PARTIAL;
-	for (size_t i = 0; i < r.ops.len; i++)
-		if (r.traces[i]->status >= OT_STATUS_NOTFOUND)
-			status = OT_EXIT_PARTIAL;
+	status = run_status(&r, list_errors, missing_layers);
 
 done:
 	ot_pages_free(r.pages);
