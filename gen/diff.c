@@ -799,7 +799,6 @@ static void diff_moved(struct cmp *c, const ot_tj_op *o, const ot_tj_op *n)
 /* ---- GPU libraries ------------------------------------------------------------------------ */
 
 #define UFUNC_LIB "generated ufunc kernel"
-#define CUSTOM_KERNEL "custom CUDA kernel"
 
 /* The library a step of the op's own trace says does GPU work, or NULL. */
 static const char *step_lib(ot_arena *a, const ot_step *s)
@@ -811,15 +810,15 @@ static const char *step_lib(ot_arena *a, const ot_step *s)
 		return "cuDNN";
 	if (s->layer != OT_LAYER_CUDA || ot_starts_with(s->note, "__global__"))
 		return NULL;
-	if (ot_starts_with(s->note, "launches the CUDA kernel"))
-		return CUSTOM_KERNEL;
+	if (ot_starts_with(s->note, OT_NOTE_LAUNCH))
+		return OT_GPU_CUSTOM_KERNEL;
 	colon = strstr(s->note, ": ");
 	return colon ? ot_arena_strndup(a, s->note, (size_t)(colon - s->note)) : NULL;
 }
 
 static bool is_generic_kernel(const char *lib)
 {
-	return !strcmp(lib, CUSTOM_KERNEL) || !strcmp(lib, "TensorIterator CUDA kernel");
+	return !strcmp(lib, OT_GPU_CUSTOM_KERNEL) || !strcmp(lib, OT_GPU_TI_KERNEL);
 }
 
 static ot_map *gpu_libs(ot_arena *a, const ot_tj_op *op, const struct side *sd, const ot_strvec *ovs)

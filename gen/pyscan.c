@@ -362,9 +362,8 @@ void ot_scan_python(ot_scan_result *out, ot_arena *arena, const char *code, cons
 	}
 
 	/* 5. register_decomposition(aten.x, [aten.y.default, ...]) */
-	off = 0;
-	while (memmem(code, len, "register_decomposition", 22) && off < len &&
-	       ot_scan_match(res[RE_DECOMP], code, len, off, md) > 0) {
+	off = memmem(code, len, "register_decomposition", 22) ? 0 : len;
+	while (off < len && ot_scan_match(res[RE_DECOMP], code, len, off, md) > 0) {
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
 		size_t args = ov[1], end = args;
 		int depth = 1;

@@ -383,6 +383,32 @@ static const char *const bridge_prefixes[][2] = {
 static bool follow_py(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *cls, int depth,
 		      int parent, bool keep);
 
+/* Forget the steps added since `mark` (the new step `at` and everything
+ * beneath it), unless `at` is an earlier, equal step or none was added. */
+static void drop_steps_since(struct ctx *c, size_t mark, int at)
+{
+	if (at >= 0 && (size_t)at >= mark)
+		c->tr->steps.len = mark;
+}
+
+/*
+ * A Python call at `line` of `def` to the Python function `f`: a step under
+ * `parent` (at `depth`) that stays only when following `f` (at `fdepth`)
+ * reaches C++.
+ */
+static bool follow_call(struct ctx *c, int parent, const ot_ix_pydef *def, uint32_t line,
+			const char *path, const char *note, const ot_ix_pydef *f, int depth,
+			int fdepth)
+{
+	size_t mark = c->tr->steps.len;
+	int at = add_step(c, parent, OT_LAYER_PYTHON, def->file, line, path, note, NULL, NULL,
+			  depth);
+	bool found = follow_py(c, f, NULL, fdepth, at, false);
+	if (!found)
+		drop_steps_since(c, mark, at);
+	return found;
+}
+
 /*
  * A Python call or reference that crosses into C++ and names aten op `name`:
  * record the crossing (once per op and Python function) and queue the op.
@@ -454,25 +480,16 @@ static bool py_call(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *cl
 		const ot_ix_pydef *f = py_top(c, last, "torch/nn/functional.py", false);
 		bool found = false;
 		if (f && ndots == (ot_starts_with(path, "F.") ? 1 : 3)) {
-			size_t mark = c->tr->steps.len;
-			int at = add_step(c, parent, OT_LAYER_PYTHON, def->file, r->line, path,
-					  "calls the functional", NULL, NULL, depth);
-			found = follow_py(c, f, NULL, depth, at, false);
-			if (!found && at >= 0 && (size_t)at >= mark)
-				c->tr->steps.len = mark;
+			found = follow_call(c, parent, def, r->line, path, "calls the functional", f,
+					    depth, depth);
 		}
 		return found;
 	}
 	if (ot_starts_with(path, "torch.") && ndots == 1) {
 		const ot_ix_pydef *f = py_top(c, last, "torch/functional.py", false);
 		if (f) {
-			size_t mark = c->tr->steps.len;
-			int at = add_step(c, parent, OT_LAYER_PYTHON, def->file, r->line, path,
-					  "calls a Python wrapper in torch/functional.py", NULL, NULL, depth);
-			bool found = follow_py(c, f, NULL, depth, at, false);
-			if (!found && at >= 0 && (size_t)at >= mark)
-				c->tr->steps.len = mark;
-			return found;
+			return follow_call(c, parent, def, r->line, path,
+					   "calls a Python wrapper in torch/functional.py", f, depth, depth);
 		}
 		if (has_variant(c->t->reg, last, false))
 			return reach_op(c, def, r, last,
@@ -529,15 +546,9 @@ static bool follow_py(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *
 		if (def->kind == OT_PY_ASSIGN && !r->call && !strchr(r->path, '.')) {
 			/* boolean_dispatch(if_true=a, if_false=b): both are branches */
 			const ot_ix_pydef *f = py_top(c, r->path, fpath(c, def->file), false);
-			if (f && f != def) {
-				size_t m2 = c->tr->steps.len;
-				int at = add_step(c, self, OT_LAYER_PYTHON, def->file, r->line, r->path,
-						  "branch chosen at call time", NULL, NULL, depth);
-				if (follow_py(c, f, NULL, depth + 1, at, false))
-					found = true;
-				else if (at >= 0 && (size_t)at >= m2)
-					c->tr->steps.len = m2;
-			}
+			if (f && f != def && follow_call(c, self, def, r->line, r->path,
+							 "branch chosen at call time", f, depth, depth + 1))
+				found = true;
 			continue;
 		}
 		if (!r->call && def->kind != OT_PY_ASSIGN)
@@ -545,8 +556,8 @@ static bool follow_py(struct ctx *c, const ot_ix_pydef *def, const ot_ix_pydef *
 		if (py_call(c, def, cls, r, depth, self))
 			found = true;
 	}
-	if (!found && !keep && self >= 0 && (size_t)self >= mark)
-		c->tr->steps.len = mark; /* nothing reached C++ from here */
+	if (!found && !keep)
+		drop_steps_since(c, mark, self); /* nothing reached C++ from here */
 	return found;
 }
 
@@ -582,7 +593,7 @@ static const char *gpu_lib_of(const ot_ix_call *call)
 {
 	const char *n = call->name, *q = call->qual;
 	if (call->kind == OT_CALL_LAUNCH || call->kind == OT_CALL_MACRO_LAUNCH)
-		return "custom CUDA kernel";
+		return OT_GPU_CUSTOM_KERNEL;
 	/* this runs for every call of every explored body: look at the first
 	 * letter before comparing prefixes */
 	switch (n[0]) {
@@ -620,7 +631,7 @@ static const char *gpu_lib_of(const ot_ix_call *call)
 		    !strcmp(n, "opmath_symmetric_gpu_kernel_with_scalars") ||
 		    !strcmp(n, "jitted_gpu_kernel") || !strcmp(n, "gpu_reduce_kernel") ||
 		    !strcmp(n, "gpu_kernel_multiple_outputs"))
-			return "TensorIterator CUDA kernel";
+			return OT_GPU_TI_KERNEL;
 		break;
 	}
 	if (!*q)
@@ -880,8 +891,8 @@ static void explore_helpers(struct ctx *c, const ot_ix_cdef *d, const ot_ix_call
 		explore(c, h, op, depth, level + 1, at, &found);
 		if (found)
 			*interesting = true;
-		else if ((size_t)at >= mark)
-			c->tr->steps.len = mark; /* nothing beneath: drop the helper */
+		else
+			drop_steps_since(c, mark, at); /* nothing beneath: drop the helper */
 	}
 }
 
@@ -980,10 +991,10 @@ static void explore(struct ctx *c, const ot_ix_cdef *d, const char *op, int dept
 				gpu_steps++;
 				if (call->kind == OT_CALL_MACRO_LAUNCH)
 					snprintf(note, sizeof(note),
-						 "launches the CUDA kernel %s through the macro %s", call->name,
+						 OT_NOTE_LAUNCH " %s through the macro %s", call->name,
 						 call->qual);
 				else if (launch)
-					snprintf(note, sizeof(note), "launches the CUDA kernel %s", call->name);
+					snprintf(note, sizeof(note), OT_NOTE_LAUNCH " %s", call->name);
 				else
 					snprintf(note, sizeof(note), "%s: %s", lib, sym);
 				at = add_step(c, self, OT_LAYER_CUDA, d->file, call->line, sym, note, op,
@@ -1700,6 +1711,13 @@ static void add_candidate(ot_tracer *t, ot_strategy s, ot_map *seen, const char 
 	ot_vec_push(&t->cand[s], v);
 }
 
+static void sort_strvec(ot_strvec *v)
+{
+	if (v->len > 1) /* an empty vector's items is NULL, which qsort must not see */
+		qsort(v->items, v->len, sizeof(char *), ot_strptr_cmp);
+}
+
+
 static void build_candidates(ot_tracer *t)
 {
 	ot_map *seen = ot_map_new();
@@ -1735,8 +1753,7 @@ static void build_candidates(ot_tracer *t)
 		}
 	}
 	for (int s = 0; s < OT_STRAT_COUNT; s++)
-		if (t->cand[s].len > 1) /* an empty vector's items is NULL */
-			qsort(t->cand[s].items, t->cand[s].len, sizeof(char *), ot_strptr_cmp);
+		sort_strvec(&t->cand[s]);
 	ot_map_free(seen);
 }
 
@@ -1792,12 +1809,6 @@ void ot_tracer_free(ot_tracer *t)
 	ot_autograd_free(t->autograd);
 	ot_arena_free(t->arena);
 	free(t);
-}
-
-static void sort_strvec(ot_strvec *v)
-{
-	if (v->len > 1) /* an empty vector's items is NULL, which qsort must not see */
-		qsort(v->items, v->len, sizeof(char *), ot_strptr_cmp);
 }
 
 ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full, int max_depth)

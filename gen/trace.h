@@ -66,6 +66,14 @@ typedef enum {
 /** "traced", "well-known", "not-found", "error". */
 const char *ot_status_name(ot_status s);
 
+/*
+ * Words of the trace that optrace diff reads back from trace.json: the two
+ * gpu_libs entries that name no library, and the note of a kernel launch.
+ */
+#define OT_GPU_CUSTOM_KERNEL "custom CUDA kernel"
+#define OT_GPU_TI_KERNEL "TensorIterator CUDA kernel"
+#define OT_NOTE_LAUNCH "launches the CUDA kernel"
+
 typedef OT_VEC(const char *) ot_strvec;
 
 /** A runtime selection point (use_cudnn(...), _fused_sdp_choice, ...). */
@@ -86,7 +94,7 @@ typedef struct {
 	OT_VEC(ot_step) steps;
 
 	ot_strvec backends; /**< dispatch keys and stub registrations, sorted */
-	ot_strvec gpu_libs; /**< "cuBLAS", "cuDNN", "custom CUDA kernel", ... sorted */
+	ot_strvec gpu_libs; /**< "cuBLAS", "cuDNN", OT_GPU_CUSTOM_KERNEL, ... sorted */
 	OT_VEC(ot_selection) selection;
 	ot_strvec calls;    /**< other aten ops reached (base names), in order */
 	ot_strvec messages; /**< warnings and errors about this op */
