@@ -43,11 +43,6 @@ static void replay(entry_fn fn, const char *path)
 	free(data);
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Replay every file of `dir` (not recursive); returns how many. */
 static size_t replay_dir(entry_fn fn, const char *dir)
 {
@@ -62,7 +57,7 @@ static size_t replay_dir(entry_fn fn, const char *dir)
 			ot_vec_push(&names, ot_strdup(e->d_name));
 	closedir(d);
 	if (names.len > 1)
-		qsort(names.items, names.len, sizeof(char *), name_cmp);
+		qsort(names.items, names.len, sizeof(char *), ot_strptr_cmp);
 	for (i = 0; i < names.len; i++) {
 		ot_buf p = OT_BUF_INIT;
 		ot_buf_printf(&p, "%s/%s", dir, names.items[i]);

@@ -63,11 +63,6 @@ static char *read_rel(const char *dir, const char *rel)
 	} while (0)
 
 /* An absolute path for `rel` (symlink targets must not depend on the cwd). */
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /*
  * Every entry below `dir` (hidden ones too) with its type, mode, size,
  * inode, mtime and contents or link target: equal snapshots mean nothing
@@ -84,7 +79,7 @@ static void snapshot_into(ot_buf *out, const char *dir, const char *rel)
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
 			ot_vec_push(&names, ot_strdup(e->d_name));
 	closedir(d);
-	qsort(names.items, names.len, sizeof(char *), name_cmp);
+	qsort(names.items, names.len, sizeof(char *), ot_strptr_cmp);
 	for (i = 0; i < names.len; i++) {
 		char *path = tu_path(dir, names.items[i]);
 		char *r = rel ? tu_path(rel, names.items[i]) : ot_strdup(names.items[i]);

@@ -2,7 +2,7 @@
  * testutil.h - helpers shared by the Check suites (tests/check_*.c).
  *
  * Suites run with the repository root as the working directory
- * (tests/run-unit.sh does that).
+ * (tests/run-all.sh does that).
  */
 #ifndef OT_TESTUTIL_H
 #define OT_TESTUTIL_H
@@ -16,7 +16,7 @@
 /**
  * A fresh empty directory under tests/tmp/ for this test (named after
  * `tag` and the process id). Caller frees the string; the directory is left
- * for inspection and removed by `make clean`.
+ * for inspection (tests/tmp/ is git-ignored; `make clean` keeps it).
  */
 char *tu_tmpdir(const char *tag);
 
