@@ -195,6 +195,16 @@ char *ot_arena_strndup(ot_arena *arena, const char *s, size_t n)
 	return p;
 }
 
+void *ot_arena_memdup(ot_arena *arena, const void *items, size_t n, size_t size)
+{
+	void *p;
+	if (!n)
+		return NULL;
+	p = arena_alloc_raw(arena, n * size);
+	memcpy(p, items, n * size);
+	return p;
+}
+
 char *ot_arena_strdup(ot_arena *arena, const char *s)
 {
 	return ot_arena_strndup(arena, s, strlen(s));
@@ -333,6 +343,39 @@ const char *ot_map_key_at(const ot_map *map, size_t i)
 void *ot_map_value_at(const ot_map *map, size_t i)
 {
 	return map->entries[i].value;
+}
+
+/* ---- UTF-8 ----------------------------------------------------------------- */
+
+size_t ot_utf8_len(const char *str, size_t left)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	unsigned char c = s[0];
+	size_t n, i;
+	unsigned long cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		n = 2, cp = c & 0x1F;
+	else if (c >= 0xE0 && c <= 0xEF)
+		n = 3, cp = c & 0x0F;
+	else if (c >= 0xF0 && c <= 0xF4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (left < n)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3F);
+	}
+	/* Overlong forms, UTF-16 surrogates and code points past U+10FFFF. */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+	    (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return n;
 }
 
 /* ---- time ----------------------------------------------------------------- */

@@ -116,6 +116,13 @@ char *ot_arena_strdup(ot_arena *arena, const char *s);
 char *ot_arena_strndup(ot_arena *arena, const char *s, size_t n);
 char *ot_arena_printf(ot_arena *arena, const char *fmt, ...) OT_PRINTF(2, 3);
 
+/** A copy of `n` items of `size` bytes owned by the arena; NULL when n is 0. */
+void *ot_arena_memdup(ot_arena *arena, const void *items, size_t n, size_t size);
+
+/** A copy of an OT_VEC's items owned by the arena (NULL when empty). */
+#define OT_ARENA_VEC(arena, vec)                                               \
+	ot_arena_memdup((arena), (vec)->items, (vec)->len, sizeof(*(vec)->items))
+
 /* ---- string maps ----------------------------------------------------------- */
 
 /**
@@ -152,6 +159,15 @@ void *ot_map_value_at(const ot_map *map, size_t i);
 
 /** FNV-1a hash of `len` bytes (shared by the map and the index). */
 uint64_t ot_hash(const char *s, size_t len);
+
+/* ---- UTF-8 ----------------------------------------------------------------- */
+
+/**
+ * Bytes of the well-formed UTF-8 sequence at `s` (`left` > 0 bytes there),
+ * or 0: overlong forms, UTF-16 surrogates and code points past U+10FFFF
+ * are not well-formed.
+ */
+size_t ot_utf8_len(const char *s, size_t left);
 
 /* ---- time ----------------------------------------------------------------- */
 

@@ -406,15 +406,7 @@ struct walker {
 
 static uint32_t line_of(const struct walker *w, size_t off)
 {
-	uint32_t lo = 0, hi = w->nlines;
-	while (hi - lo > 1) {
-		uint32_t mid = (lo + hi) / 2;
-		if (w->line_off[mid] <= off)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo + 1;
+	return ot_line_at(w->line_off, w->nlines, off);
 }
 
 static bool decl_scope(const struct walker *w)
@@ -496,9 +488,7 @@ static void close_brace(struct walker *w, size_t brace)
 		ot_ix_cdef *d = &w->out->cdefs.items[w->func];
 		d->end_line = line_of(w, brace);
 		if (w->calls.len) {
-			ot_ix_call *calls = ot_arena_alloc(w->arena, w->calls.len * sizeof(*calls));
-			memcpy(calls, w->calls.items, w->calls.len * sizeof(*calls));
-			d->calls = calls;
+			d->calls = OT_ARENA_VEC(w->arena, &w->calls);
 			d->ncalls = (uint32_t)w->calls.len;
 			w->out->ncalls += w->calls.len;
 		}
@@ -892,12 +882,8 @@ static void record_macro_site(struct walker *w, size_t name_s, size_t name_e)
 	d.file = w->file;
 	d.line = line_of(w, fs);
 	d.end_line = line_of(w, end);
-	if (args.len) {
-		ot_ix_call *calls = ot_arena_alloc(w->arena, args.len * sizeof(*calls));
-		memcpy(calls, args.items, args.len * sizeof(*calls));
-		d.calls = calls;
-		d.ncalls = (uint32_t)args.len;
-	}
+	d.calls = OT_ARENA_VEC(w->arena, &args);
+	d.ncalls = (uint32_t)args.len;
 	ot_vec_free(&args);
 	ot_vec_push(&w->out->cdefs, d);
 }
@@ -1521,12 +1507,8 @@ static void find_pasting_macros(struct walker *w, const char *text, size_t len)
 		macro_items(&items, w->arena, &m);
 		if (!items.len || in_block_comment(text, ls))
 			continue;
-		{
-			ot_ix_mitem *copy = ot_arena_alloc(w->arena, items.len * sizeof(*copy));
-			memcpy(copy, items.items, items.len * sizeof(*copy));
-			mac.items = copy;
-			mac.nitems = (uint32_t)items.len;
-		}
+		mac.items = OT_ARENA_VEC(w->arena, &items);
+		mac.nitems = (uint32_t)items.len;
 		mac.name = ot_arena_strndup(w->arena, text + ns, ne - ns);
 		mac.nparams = (uint16_t)m.nparams;
 		mac.variadic = m.variadic;
@@ -1534,12 +1516,8 @@ static void find_pasting_macros(struct walker *w, const char *text, size_t len)
 		mac.line = line_of(w, ls);
 		ot_vec_push(&found, mac);
 	}
-	if (found.len) {
-		ot_ix_macro *copy = ot_arena_alloc(w->arena, found.len * sizeof(*copy));
-		memcpy(copy, found.items, found.len * sizeof(*copy));
-		w->out->macros = copy;
-		w->out->nmacros = found.len;
-	}
+	w->out->macros = OT_ARENA_VEC(w->arena, &found);
+	w->out->nmacros = found.len;
 	ot_vec_free(&found);
 	ot_vec_free(&items);
 	free(toks);
@@ -1672,19 +1650,12 @@ static void scan_stubs(ot_scan_result *out, ot_arena *arena, const char *code, s
 }
 
 void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const char *text,
-	       size_t len, uint32_t file)
+	       size_t len, const uint32_t *lines, uint32_t nlines, uint32_t file)
 {
 	struct walker w = {0};
-	OT_VEC(uint32_t) lines = {0};
 	struct tok *toks = ot_malloc(MAX_HEAD_TOKENS * sizeof(struct tok));
 	size_t first = out->cdefs.len;
 
-	ot_vec_push(&lines, 0);
-	for (const char *p = code, *end = code + len; (p = memchr(p, '\n', (size_t)(end - p)));) {
-		p++;
-		if (p < end)
-			ot_vec_push(&lines, (uint32_t)(p - code));
-	}
 	w.out = out;
 	w.arena = arena;
 	w.code = code;
@@ -1693,8 +1664,8 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 	w.func = -1;
 	w.head.toks = toks;
 	w.pp = ot_calloc(PP_MAX, sizeof(*w.pp));
-	w.line_off = lines.items;
-	w.nlines = (uint32_t)lines.len;
+	w.line_off = lines;
+	w.nlines = nlines;
 	w.text = text;
 	find_launch_macros(&w, text, len);
 	find_pasting_macros(&w, text, len);
@@ -1716,14 +1687,9 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 	}
 	free(w.pp);
 	free(w.launch_macros);
-	if (w.invokes.len) {
-		ot_ix_minvoke *inv = ot_arena_alloc(arena, w.invokes.len * sizeof(*inv));
-		memcpy(inv, w.invokes.items, w.invokes.len * sizeof(*inv));
-		out->invokes = inv;
-		out->ninvokes = w.invokes.len;
-	}
+	out->invokes = OT_ARENA_VEC(arena, &w.invokes);
+	out->ninvokes = w.invokes.len;
 	ot_vec_free(&w.invokes);
 	ot_vec_free(&w.calls);
-	ot_vec_free(&lines);
 	free(toks);
 }

@@ -131,7 +131,6 @@ static void index_one(struct worker *w, ot_source_reader *reader, size_t i, ot_b
 	ot_index *ix = w->job->ix;
 	const ot_source_file *sf = &w->job->list->items[i];
 	ot_ix_file *f = &ix->files[i];
-	OT_VEC(uint32_t) lines = {0};
 	double t0 = ot_clock(), t1;
 	char *text;
 
@@ -154,26 +153,15 @@ static void index_one(struct worker *w, ot_source_reader *reader, size_t i, ot_b
 	/* the code generators are Python, but their definitions are not torch's */
 	f->lang = text_only(sf->path) && ot_ends_with(sf->path, ".py") ? OT_LANG_OTHER
 								       : ot_lex_lang(sf->path);
-	ot_vec_push(&lines, 0);
-	for (const char *p = text, *end = text + f->len; (p = memchr(p, '\n', (size_t)(end - p)));) {
-		p++;
-		if (p < end)
-			ot_vec_push(&lines, (uint32_t)(p - text));
-	}
-	{
-		uint32_t *lo = ot_arena_alloc(w->arena, lines.len * sizeof(uint32_t));
-		memcpy(lo, lines.items, lines.len * sizeof(uint32_t));
-		f->line_off = lo;
-		f->nlines = f->len ? (uint32_t)lines.len : 0;
-	}
-	ot_vec_free(&lines);
+	f->nlines = ot_line_starts(&f->line_off, w->arena, text, f->len);
 
 	ot_buf_clear(code);
 	ot_buf_grow_by(code, f->len);
 	ot_lex_code_view(code->ptr, text, f->len, f->lang);
 	code->ptr[f->len] = '\0';
 	if (f->lang == OT_LANG_C)
-		ot_scan_c(&ix->results[i], w->arena, code->ptr, text, f->len, (uint32_t)i);
+		ot_scan_c(&ix->results[i], w->arena, code->ptr, text, f->len, f->line_off, f->nlines,
+			  (uint32_t)i);
 	else if (f->lang == OT_LANG_PYTHON)
 		ot_scan_python(&ix->results[i], w->arena, code->ptr, text, f->len,
 			       (uint32_t)i, sf->path);
@@ -685,15 +673,33 @@ uint32_t ot_index_find_line(const ot_index *ix, int64_t id, const char *needle)
 {
 	const ot_ix_file *f;
 	const char *hit;
-	uint32_t lo = 0, hi, off;
 	if (id < 0 || !(f = ot_index_file(ix, (uint32_t)id)) || !f->nlines ||
 	    !(hit = memmem(f->text, f->len, needle, strlen(needle))))
 		return 0;
-	off = (uint32_t)(hit - f->text);
-	hi = f->nlines;
-	while (hi - lo > 1) { /* the last line starting at or before the hit */
+	return ot_line_at(f->line_off, f->nlines, (size_t)(hit - f->text));
+}
+
+uint32_t ot_line_starts(const uint32_t **out, ot_arena *arena, const char *text, size_t len)
+{
+	OT_VEC(uint32_t) v = {0};
+	ot_vec_push(&v, 0);
+	for (const char *p = text, *end = text + len; (p = memchr(p, '\n', (size_t)(end - p)));) {
+		p++;
+		if (p < end)
+			ot_vec_push(&v, (uint32_t)(p - text));
+	}
+	uint32_t n = len ? (uint32_t)v.len : 0;
+	*out = OT_ARENA_VEC(arena, &v);
+	ot_vec_free(&v);
+	return n;
+}
+
+uint32_t ot_line_at(const uint32_t *starts, uint32_t n, size_t off)
+{
+	uint32_t lo = 0, hi = n;
+	while (hi - lo > 1) { /* the last line starting at or before off */
 		uint32_t mid = (lo + hi) / 2;
-		if (f->line_off[mid] <= off)
+		if (starts[mid] <= off)
 			lo = mid;
 		else
 			hi = mid;

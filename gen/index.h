@@ -302,12 +302,24 @@ typedef struct {
 } ot_scan_result;
 
 /**
+ * The line table of `text` (`len` bytes): the offset where each line
+ * starts (0, then one past every newline that is not the last byte), in
+ * `arena`. Returns the number of lines, 0 for an empty text (whose table
+ * still holds the 0).
+ */
+uint32_t ot_line_starts(const uint32_t **out, ot_arena *arena, const char *text, size_t len);
+
+/** The 1-based line holding byte `off`, from a table of `n` line starts. */
+uint32_t ot_line_at(const uint32_t *starts, uint32_t n, size_t off);
+
+/**
  * Scan a C/C++/CUDA file. `code` is its code view (ot_lex_code_view), `text`
- * the original (both `len` bytes). Records get file id `file`; strings and
- * call arrays are allocated in `arena`. Never fails.
+ * the original (both `len` bytes, with the same newlines), `lines` their
+ * line table (ot_line_starts, `nlines` lines). Records get file id `file`;
+ * strings and call arrays are allocated in `arena`. Never fails.
  */
 void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const char *text,
-	       size_t len, uint32_t file);
+	       size_t len, const uint32_t *lines, uint32_t nlines, uint32_t file);
 
 /** Same for a Python file; `path` selects file-specific anchors (docs files). */
 void ot_scan_python(ot_scan_result *out, ot_arena *arena, const char *code, const char *text,

@@ -56,37 +56,6 @@ static void diag(parser *p, size_t off, bool error, const char *fmt, ...)
 	ot_vec_push(&p->list->diags, d);
 }
 
-/* Bytes of a well-formed UTF-8 sequence starting at s[0], or 0. */
-static size_t utf8_len(const unsigned char *s, size_t left)
-{
-	unsigned char c = s[0];
-	size_t n, i;
-	unsigned long cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		n = 2, cp = c & 0x1F;
-	else if (c >= 0xE0 && c <= 0xEF)
-		n = 3, cp = c & 0x0F;
-	else if (c >= 0xF0 && c <= 0xF4)
-		n = 4, cp = c & 0x07;
-	else
-		return 0;
-	if (left < n)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3F);
-	}
-	/* Overlong forms, UTF-16 surrogates and code points past U+10FFFF. */
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-	    (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return n;
-}
-
 /* Describe the character at s (valid UTF-8) for a message: 'x', '\x01', 'é' (U+00E9), U+0085. */
 static void describe_char(ot_buf *b, const char *s, size_t left)
 {
@@ -96,7 +65,7 @@ static void describe_char(ot_buf *b, const char *s, size_t left)
 	} else if (c < 0x80) {
 		ot_buf_printf(b, "'\\x%02x'", c);
 	} else {
-		size_t n = utf8_len((const unsigned char *)s, left), i;
+		size_t n = ot_utf8_len(s, left), i;
 		unsigned long cp = c & (n == 2 ? 0x1F : n == 3 ? 0x0F : 0x07);
 		for (i = 1; i < n; i++)
 			cp = (cp << 6) | ((unsigned char)s[i] & 0x3F);
@@ -267,7 +236,7 @@ static void parse_line(parser *p)
 		size_t n;
 		if (s[i] == '#' && hash == len)
 			hash = i;
-		n = utf8_len((const unsigned char *)s + i, len - i);
+		n = ot_utf8_len(s + i, len - i);
 		if (!n) {
 			diag(p, i, true, "invalid UTF-8%s (the file must be UTF-8 text)",
 			     i > hash ? " in a comment" : "");

@@ -108,42 +108,33 @@ static const char *yaml_string(ot_arena *a, const char *s)
 	return r;
 }
 
+/* Bytes of the well-formed sequence at i, 0 for a bad byte (NUL included:
+ * it has no place in a page). */
+static size_t page_char_len(const ot_buf *b, size_t i)
+{
+	return b->ptr[i] ? ot_utf8_len(b->ptr + i, b->size - i) : 0;
+}
+
 void ot_utf8_sanitize(ot_buf *b)
 {
 	ot_buf out = OT_BUF_INIT;
-	size_t i = 0;
-	bool changed = false;
-	const unsigned char *s = (const unsigned char *)b->ptr;
+	size_t i = 0, n;
+	while (i < b->size && (n = page_char_len(b, i)))
+		i += n;
+	if (i == b->size)
+		return; /* well-formed: the usual case, nothing copied */
+	ot_buf_put(&out, b->ptr, i);
 	while (i < b->size) {
-		unsigned char c = s[i];
-		size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-		bool ok = n > 0 && i + n <= b->size;
-		for (size_t k = 1; ok && k < n; k++)
-			ok = (s[i + k] & 0xC0) == 0x80;
-		if (ok && n == 2 && c < 0xC2)
-			ok = false; /* overlong */
-		if (ok && n == 3 && ((c == 0xE0 && s[i + 1] < 0xA0) || (c == 0xED && s[i + 1] >= 0xA0)))
-			ok = false; /* overlong or surrogate */
-		if (ok && n == 4 && ((c == 0xF0 && s[i + 1] < 0x90) || c > 0xF4 ||
-				     (c == 0xF4 && s[i + 1] >= 0x90)))
-			ok = false;
-		if (ok && n == 1 && c == 0)
-			ok = false; /* NUL has no place in a page */
-		if (ok) {
+		if ((n = page_char_len(b, i))) {
 			ot_buf_put(&out, b->ptr + i, n);
 			i += n;
 		} else {
 			ot_buf_puts(&out, "\xEF\xBF\xBD");
-			changed = true;
 			i++;
 		}
 	}
-	if (changed) {
-		ot_buf_free(b);
-		*b = out;
-	} else {
-		ot_buf_free(&out);
-	}
+	ot_buf_free(b);
+	*b = out;
 }
 
 /* ---- source links and excerpts ----------------------------------------------------- */

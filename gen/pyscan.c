@@ -350,12 +350,8 @@ void ot_scan_python(ot_scan_result *out, ot_arena *arena, const char *code, cons
 			ot_vec_push(&per[owner], r);
 		}
 		for (size_t i = 0; i < n; i++) {
-			if (per[i].len) {
-				ot_ix_pyref *v = ot_arena_alloc(arena, per[i].len * sizeof(*v));
-				memcpy(v, per[i].items, per[i].len * sizeof(*v));
-				a[i].refs = v;
-				a[i].nrefs = (uint32_t)per[i].len;
-			}
+			a[i].refs = OT_ARENA_VEC(arena, &per[i]);
+			a[i].nrefs = (uint32_t)per[i].len;
 			ot_vec_free(&per[i]);
 		}
 		free(per);

@@ -103,20 +103,8 @@ static void split_commas(ot_arena *arena, const char *text, str_vec *into)
 	}
 }
 
-/* A copy of `len` items of `elem` bytes in the arena; NULL when empty. */
-static void *arena_copy(ot_arena *arena, const void *items, size_t len, size_t elem)
-{
-	void *copy;
-	if (!len)
-		return NULL;
-	copy = ot_arena_alloc(arena, len * elem);
-	memcpy(copy, items, len * elem);
-	return copy;
-}
-
-#define ARENA_COPY(arena, vec, count)                                                  \
-	((count) = (vec)->len,                                                         \
-	 arena_copy(arena, (vec)->items, (vec)->len, sizeof(*(vec)->items)))
+/* The items of `vec` moved to the arena, their number stored in `count`. */
+#define ARENA_COPY(arena, vec, count) ((count) = (vec)->len, OT_ARENA_VEC(arena, vec))
 
 static int need_scalar(struct ctx *cx, const ot_member *m, const char **out)
 {

@@ -241,16 +241,6 @@ static int parse_list(struct scan *sc, arg_vec *into, bool is_args)
 	}
 }
 
-static ot_reg_arg *vec_to_arena(ot_arena *arena, const arg_vec *v)
-{
-	ot_reg_arg *items;
-	if (!v->len)
-		return NULL;
-	items = ot_arena_alloc(arena, v->len * sizeof(*items));
-	memcpy(items, v->items, v->len * sizeof(*items));
-	return items;
-}
-
 static void set_names(ot_reg_schema *out, ot_arena *arena, const char *name, size_t name_len,
 		      const char *overload, size_t overload_len)
 {
@@ -323,9 +313,9 @@ int ot_reg_schema_parse(ot_reg_schema *out, ot_arena *arena, const char *text)
 	}
 
 	set_names(out, arena, text + name_start, name_len, text + ov_start, ov_len);
-	out->args = vec_to_arena(arena, &args);
+	out->args = OT_ARENA_VEC(arena, &args);
 	out->nargs = args.len;
-	out->returns = vec_to_arena(arena, &rets);
+	out->returns = OT_ARENA_VEC(arena, &rets);
 	out->nreturns = rets.len;
 	for (i = 0; i < out->nargs; i++)
 		if (out->args[i].kwarg_only && out->args[i].is_write)

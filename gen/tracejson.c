@@ -476,11 +476,7 @@ static int get_strings(struct rd *r, const ot_value *m, const char *key, bool re
  * so a document frees with its arena alone. */
 static void settle(struct rd *r, ot_strvec *v)
 {
-	const char **items = NULL;
-	if (v->len) {
-		items = ot_arena_alloc(r->a, v->len * sizeof(*items));
-		memcpy(items, v->items, v->len * sizeof(*items));
-	}
+	const char **items = OT_ARENA_VEC(r->a, v);
 	free(v->items);
 	v->items = items;
 	v->cap = v->len;

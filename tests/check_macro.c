@@ -45,8 +45,10 @@ static void scan(ot_scan_result *r, ot_arena *arena, const char *text)
 	char *code = ot_malloc(len + 1);
 	ot_lex_code_view(code, text, len, OT_LANG_C);
 	code[len] = '\0';
+	const uint32_t *lines;
+	uint32_t nlines = ot_line_starts(&lines, arena, text, len);
 	memset(r, 0, sizeof(*r));
-	ot_scan_c(r, arena, code, text, len, 0);
+	ot_scan_c(r, arena, code, text, len, lines, nlines, 0);
 	free(code);
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "markdown.h"
+#include "page.h"
 #include "testutil.h"
 
 /* HTML of `md` (rewriting .md links when asked); caller frees. */
@@ -398,11 +399,41 @@ START_TEST(library_version_names_cmark_gfm)
 }
 END_TEST
 
+/* What pages hand to cmark and write is valid UTF-8: each bad byte (NUL,
+ * a stray continuation, an overlong form, a surrogate, past U+10FFFF, a cut
+ * sequence) becomes U+FFFD; well-formed text is left as it is. */
+START_TEST(page_text_is_made_valid_utf8)
+{
+	static const struct {
+		const char *in;
+		size_t len;
+		const char *want;
+	} cases[] = {
+		{"plain \xC3\xA9 \xE2\x94\x82 \xF0\x9F\x98\x80", 17, "plain \xC3\xA9 \xE2\x94\x82 \xF0\x9F\x98\x80"},
+		{"a\0b", 3, "a\xEF\xBF\xBD" "b"},
+		{"\x80x", 2, "\xEF\xBF\xBDx"},
+		{"\xC0\xAF", 2, "\xEF\xBF\xBD\xEF\xBF\xBD"},
+		{"\xED\xA0\x80", 3, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"},
+		{"\xF4\x90\x80\x80", 4, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"},
+		{"ok\xE2\x94", 4, "ok\xEF\xBF\xBD\xEF\xBF\xBD"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ot_buf b = OT_BUF_INIT;
+		ot_buf_put(&b, cases[i].in, cases[i].len);
+		ot_utf8_sanitize(&b);
+		ck_assert_msg(b.size == strlen(cases[i].want) && !memcmp(b.ptr, cases[i].want, b.size),
+			      "case %zu: got '%.*s'", i, (int)b.size, b.ptr);
+		ot_buf_free(&b);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("markdown");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, renders_basic_markdown);
+	tcase_add_test(tc, page_text_is_made_valid_utf8);
 	tcase_add_test(tc, appends_to_the_buffer);
 	tcase_add_test(tc, honours_the_length);
 	tcase_add_test(tc, tables_with_escaped_pipes);

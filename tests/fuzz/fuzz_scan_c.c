@@ -15,9 +15,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fuzz_file f;
 	ot_scan_result r = {0};
 	ot_arena *arena = ot_arena_new();
+	const uint32_t *lines;
+	uint32_t nlines;
 
 	fuzz_file_open(&f, data, size, OT_LANG_C);
-	ot_scan_c(&r, arena, f.code, f.text, size, 3);
+	nlines = ot_line_starts(&lines, arena, f.text, size);
+	ot_scan_c(&r, arena, f.code, f.text, size, lines, nlines, 3);
 	for (size_t i = 0; i < r.cdefs.len; i++) {
 		const ot_ix_cdef *d = &r.cdefs.items[i];
 		FUZZ_CHECK(d->name && *d->name && d->qual && d->ns && d->file == 3);
