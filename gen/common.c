@@ -23,6 +23,18 @@ int ot_error_set(const char *fmt, ...)
 	return OT_ERROR;
 }
 
+int ot_error_at(const char *name, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+	int n = line > 0 ? snprintf(error_message, sizeof(error_message), "%s:%d:%d: ", name, line, col)
+			 : snprintf(error_message, sizeof(error_message), "%s: ", name);
+	size_t used = n < 0 ? 0 : (size_t)n < sizeof(error_message) ? (size_t)n : sizeof(error_message) - 1;
+	va_start(ap, fmt);
+	vsnprintf(error_message + used, sizeof(error_message) - used, fmt, ap);
+	va_end(ap);
+	return OT_ERROR;
+}
+
 int ot_error_setc(int code, const char *fmt, ...)
 {
 	va_list ap;
@@ -343,6 +355,16 @@ const char *ot_map_key_at(const ot_map *map, size_t i)
 void *ot_map_value_at(const ot_map *map, size_t i)
 {
 	return map->entries[i].value;
+}
+
+bool ot_is_identifier(const char *s)
+{
+	if (!ot_is_ident_start(*s))
+		return false;
+	for (s++; *s; s++)
+		if (!ot_is_ident_char(*s))
+			return false;
+	return true;
 }
 
 /* ---- UTF-8 ----------------------------------------------------------------- */

@@ -46,6 +46,12 @@ enum {
  */
 int ot_error_set(const char *fmt, ...) OT_PRINTF(1, 2);
 
+/**
+ * Set the message of an error at a place of a named input:
+ * "NAME:LINE:COL: reason" ("NAME: reason" when `line` <= 0). Returns OT_ERROR.
+ */
+int ot_error_at(const char *name, int line, int col, const char *fmt, ...) OT_PRINTF(4, 5);
+
 /** Same as ot_error_set but returns `code`. */
 int ot_error_setc(int code, const char *fmt, ...) OT_PRINTF(2, 3);
 
@@ -178,6 +184,20 @@ double ot_clock(void);
 
 bool ot_starts_with(const char *s, const char *prefix);
 bool ot_ends_with(const char *s, const char *suffix);
+
+/** C and Python identifiers, ASCII: [A-Za-z_][A-Za-z0-9_]*. */
+static inline bool ot_is_ident_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static inline bool ot_is_ident_char(char c)
+{
+	return ot_is_ident_start(c) || (c >= '0' && c <= '9');
+}
+
+/** Is all of `s` one identifier? */
+bool ot_is_identifier(const char *s);
 
 /** qsort comparator for an array of `const char *`, byte order (C locale). */
 int ot_strptr_cmp(const void *a, const void *b);

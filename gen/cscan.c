@@ -18,16 +18,6 @@
 #include "index.h"
 #include "scan.h"
 
-static inline bool is_ident_start(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-static inline bool is_ident(char c)
-{
-	return is_ident_start(c) || (c >= '0' && c <= '9');
-}
-
 static bool word_eq(const char *s, size_t len, const char *word)
 {
 	return strlen(word) == len && !memcmp(s, word, len);
@@ -73,14 +63,14 @@ static void tokenize(struct head *h, const char *code, size_t from, size_t to)
 			i += 3; /* a preprocessor marker (lex.h) is not part of a head */
 			continue;
 		}
-		if (is_ident_start(c)) {
+		if (ot_is_ident_start(c)) {
 			size_t s = i;
-			while (i < to && is_ident(code[i]))
+			while (i < to && ot_is_ident_char(code[i]))
 				i++;
 			h->toks[h->n++] = (struct tok){s, i, 'i'};
 		} else if (c >= '0' && c <= '9') {
 			size_t s = i;
-			while (i < to && (is_ident(code[i]) || code[i] == '.' || code[i] == '\''))
+			while (i < to && (ot_is_ident_char(code[i]) || code[i] == '.' || code[i] == '\''))
 				i++;
 			h->toks[h->n++] = (struct tok){s, i, 'n'};
 		} else if (c == ':' && i + 1 < to && code[i + 1] == ':') {
@@ -617,7 +607,7 @@ static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind
 			while (e > 0 && (c[e - 1] == ' ' || c[e - 1] == '\t'))
 				e--;
 			s = e;
-			while (s > 0 && is_ident(c[s - 1]))
+			while (s > 0 && ot_is_ident_char(c[s - 1]))
 				s--;
 			if (s == e) {
 				qs = b - 2; /* ::name (global scope) */
@@ -757,7 +747,7 @@ static const char *copy_collapsed(ot_arena *arena, const char *c, size_t s, size
 			blank = true;
 			continue;
 		}
-		if (blank && o > out && is_ident(o[-1]) && is_ident(ch))
+		if (blank && o > out && ot_is_ident_char(o[-1]) && ot_is_ident_char(ch))
 			*o++ = ' ';
 		blank = false;
 		*o++ = ch;
@@ -850,9 +840,9 @@ static void record_macro_site(struct walker *w, size_t name_s, size_t name_e)
 	/* the first argument must be a plain identifier */
 	for (fs = i + 1; fs < end && (c[fs] == ' ' || c[fs] == '\t' || c[fs] == '\n'); fs++)
 		;
-	for (fe = fs; fe < end && is_ident(c[fe]); fe++)
+	for (fe = fs; fe < end && ot_is_ident_char(c[fe]); fe++)
 		;
-	if (fe == fs || !is_ident_start(c[fs]))
+	if (fe == fs || !ot_is_ident_start(c[fs]))
 		return;
 	for (a = fe; a < end && (c[a] == ' ' || c[a] == '\t' || c[a] == '\n'); a++)
 		;
@@ -861,10 +851,10 @@ static void record_macro_site(struct walker *w, size_t name_s, size_t name_e)
 	if (strstr(ot_arena_strndup(w->arena, c + name_s, name_e - name_s), "DISPATCH"))
 		return; /* stub sites are scanned on their own */
 	for (; a < end; a++) {
-		if (is_ident_start(c[a]) && !is_ident(c[a - 1])) {
+		if (ot_is_ident_start(c[a]) && !ot_is_ident_char(c[a - 1])) {
 			size_t b = a;
 			ot_ix_call call = {0};
-			while (a < end && is_ident(c[a]))
+			while (a < end && ot_is_ident_char(c[a]))
 				a++;
 			call.name = ot_arena_strndup(w->arena, c + b, a - b);
 			call.qual = "";
@@ -896,7 +886,7 @@ static pthread_once_t walk_class_once = PTHREAD_ONCE_INIT;
 static void init_walk_class(void)
 {
 	for (int ch = 0; ch < 256; ch++)
-		walk_class[ch] = is_ident(ch) || strchr("(){};:#", ch);
+		walk_class[ch] = ot_is_ident_char(ch) || strchr("(){};:#", ch);
 	walk_class[0] = false;
 }
 
@@ -926,10 +916,10 @@ static void walk(struct walker *w)
 			while (i < w->len && !walk_class[(unsigned char)c[i]]);
 			continue;
 		}
-		if (is_ident_start(ch)) {
+		if (ot_is_ident_start(ch)) {
 			size_t s = i;
 			uint8_t kind;
-			while (i < w->len && is_ident(c[i]))
+			while (i < w->len && ot_is_ident_char(c[i]))
 				i++;
 			if (w->func >= 0 && call_follows(c, w->len, i, &kind))
 				record_call(w, s, i, kind);
@@ -941,7 +931,7 @@ static void walk(struct walker *w)
 			continue;
 		}
 		if (ch >= '0' && ch <= '9') {
-			while (i < w->len && (is_ident(c[i]) || c[i] == '.'))
+			while (i < w->len && (ot_is_ident_char(c[i]) || c[i] == '.'))
 				i++;
 			continue;
 		}
@@ -1004,7 +994,7 @@ static void walk(struct walker *w)
 				while (e > head_start && (c[e - 1] == ' ' || c[e - 1] == '\n'))
 					e--;
 				size_t s = e;
-				while (s > head_start && is_ident(c[s - 1]))
+				while (s > head_start && ot_is_ident_char(c[s - 1]))
 					s--;
 				if (word_eq(c + s, e - s, "public") || word_eq(c + s, e - s, "private") ||
 				    word_eq(c + s, e - s, "protected"))
@@ -1069,13 +1059,13 @@ static void find_launch_macros(struct walker *w, const char *text, size_t len)
 		i++;
 		while (i < at && (text[i] == ' ' || text[i] == '\t'))
 			i++;
-		if (at - i < 7 || memcmp(text + i, "define", 6) || is_ident(text[i + 6]))
+		if (at - i < 7 || memcmp(text + i, "define", 6) || ot_is_ident_char(text[i + 6]))
 			continue;
 		i += 6;
 		while (i < at && (text[i] == ' ' || text[i] == '\t'))
 			i++;
 		ns = i;
-		while (i < at && is_ident(text[i]))
+		while (i < at && ot_is_ident_char(text[i]))
 			i++;
 		ne = i;
 		/* the launched name: skip template arguments back to their '<' */
@@ -1090,13 +1080,13 @@ static void find_launch_macros(struct walker *w, const char *text, size_t len)
 			}
 			k = depth == 0 && k > ne ? back_over_space(text, k) : (size_t)-1;
 		}
-		if (k == (size_t)-1 || k < ne || !is_ident(text[k]))
+		if (k == (size_t)-1 || k < ne || !ot_is_ident_char(text[k]))
 			continue;
 		ke = k + 1;
-		while (k > ne && is_ident(text[k - 1]))
+		while (k > ne && ot_is_ident_char(text[k - 1]))
 			k--;
 		if (ne == ns || ne - ns >= sizeof(m.name) || ke - k >= sizeof(m.kernel) ||
-		    !is_ident_start(text[k]) || find_launch_macro(w, text + ns, ne - ns))
+		    !ot_is_ident_start(text[k]) || find_launch_macro(w, text + ns, ne - ns))
 			continue;
 		snprintf(m.name, sizeof(m.name), "%.*s", (int)(ne - ns), text + ns);
 		snprintf(m.kernel, sizeof(m.kernel), "%.*s", (int)(ke - k), text + k);
@@ -1171,12 +1161,12 @@ static size_t macro_tokens(struct mtok *toks, size_t max, const char *t, size_t 
 					i++;
 			i = i < end ? i + 1 : end;
 			toks[n++] = (struct mtok){s, i, 'l'};
-		} else if (is_ident_start(ch)) {
-			while (i < end && is_ident(t[i]))
+		} else if (ot_is_ident_start(ch)) {
+			while (i < end && ot_is_ident_char(t[i]))
 				i++;
 			toks[n++] = (struct mtok){s, i, 'i'};
 		} else if (ch >= '0' && ch <= '9') {
-			while (i < end && (is_ident(t[i]) || t[i] == '.'))
+			while (i < end && (ot_is_ident_char(t[i]) || t[i] == '.'))
 				i++;
 			toks[n++] = (struct mtok){s, i, 'n'};
 		} else if (ch == '#') {
@@ -1457,7 +1447,7 @@ static size_t define_name(const char *text, size_t len, size_t at, size_t *line_
 		return 0;
 	for (ns = at + 1; ns < len && (text[ns] == ' ' || text[ns] == '\t'); ns++)
 		;
-	if (len - ns < 7 || memcmp(text + ns, "define", 6) || is_ident(text[ns + 6]))
+	if (len - ns < 7 || memcmp(text + ns, "define", 6) || ot_is_ident_char(text[ns + 6]))
 		return 0;
 	for (ns += 6; ns < len && (text[ns] == ' ' || text[ns] == '\t'); ns++)
 		;
@@ -1481,7 +1471,7 @@ static void find_pasting_macros(struct walker *w, const char *text, size_t len)
 		q++;
 		if (!(ns = define_name(text, len, at, &ls)))
 			continue;
-		for (ne = ns; ne < len && is_ident(text[ne]); ne++)
+		for (ne = ns; ne < len && ot_is_ident_char(text[ne]); ne++)
 			;
 		if (ne == ns || ne >= len || text[ne] != '(')
 			continue; /* object-like */
@@ -1572,9 +1562,9 @@ static bool arg_name(const char *c, struct arg a, size_t *s, size_t *e)
 	size_t i = a.start, last_s = 0, last_e = 0;
 	bool any = false;
 	while (i < a.end) {
-		if (is_ident_start(c[i])) {
+		if (ot_is_ident_start(c[i])) {
 			size_t b = i;
-			while (i < a.end && is_ident(c[i]))
+			while (i < a.end && ot_is_ident_char(c[i]))
 				i++;
 			last_s = b;
 			last_e = i;

@@ -23,12 +23,6 @@ ot_lang ot_lex_lang(const char *path)
 	return OT_LANG_OTHER;
 }
 
-static bool is_ident(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_';
-}
-
 /* Replace [from, to) with spaces, keeping newlines. */
 static void blank(char *out, const char *text, size_t from, size_t to)
 {
@@ -142,7 +136,7 @@ static void c_directive(struct cstate *s, size_t start, size_t end)
 	while (i < end && (t[i] == ' ' || t[i] == '\t'))
 		i++;
 	w = i;
-	while (w < end && is_ident(t[w]))
+	while (w < end && ot_is_ident_char(t[w]))
 		w++;
 #define IS(word) (w - i == sizeof(word) - 1 && !memcmp(t + i, word, sizeof(word) - 1))
 	if (IS("if") || IS("ifdef") || IS("ifndef")) {
@@ -196,7 +190,7 @@ static bool raw_string_prefix_ok(const char *t, size_t i)
 		p -= 2;
 	else if (p >= 1 && (t[p - 1] == 'u' || t[p - 1] == 'U' || t[p - 1] == 'L'))
 		p -= 1;
-	return p == 0 || !is_ident(t[p - 1]);
+	return p == 0 || !ot_is_ident_char(t[p - 1]);
 }
 
 /* Raw string literal at i (the 'R' of R"delim( ... )delim"): returns the index
@@ -402,10 +396,10 @@ static void py_code_view(char *out, const char *t, size_t len)
 			i = j;
 			continue;
 		}
-		if (is_ident(c)) {
+		if (ot_is_ident_char(c)) {
 			/* Identifiers (and string prefixes such as rb"...", whose
 			 * quote is handled on the next round) are code. */
-			while (i < len && is_ident(t[i]))
+			while (i < len && ot_is_ident_char(t[i]))
 				i++;
 			continue;
 		}

@@ -73,7 +73,7 @@ static int error_at(const ot_mustache *t, size_t off, const char *fmt, ...)
 	va_start(ap, fmt);
 	ot_buf_vprintf(&reason, fmt, ap);
 	va_end(ap);
-	ot_error_set("%s:%d:%d: %s", t->name, line, col, reason.ptr);
+	ot_error_at(t->name, line, col, "%s", reason.ptr);
 	ot_buf_free(&reason);
 	return OT_ERROR;
 }

@@ -59,12 +59,6 @@ static bool is_keyword(const char *s, size_t n)
 	return false;
 }
 
-static inline bool py_ident(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_';
-}
-
 /*
  * The next dotted name in the code view at or after *off — "a", "a.b.c",
  * "self . x" — that does not continue a word or another name; [*s, *e) is
@@ -79,15 +73,15 @@ static bool next_name(const char *c, size_t len, size_t *off, size_t *s, size_t 
 		char ch = c[i];
 		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_'))
 			continue;
-		if (i > 0 && (py_ident(c[i - 1]) || c[i - 1] == '.')) {
-			while (i + 1 < len && py_ident(c[i + 1]))
+		if (i > 0 && (ot_is_ident_char(c[i - 1]) || c[i - 1] == '.')) {
+			while (i + 1 < len && ot_is_ident_char(c[i + 1]))
 				i++; /* the rest of a word we are in the middle of */
 			continue;
 		}
 		*s = i;
 		for (;;) {
 			size_t j;
-			while (i < len && py_ident(c[i]))
+			while (i < len && ot_is_ident_char(c[i]))
 				i++;
 			*e = i;
 			j = i;

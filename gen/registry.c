@@ -49,19 +49,7 @@ struct ctx {
 
 typedef OT_VEC(const char *) str_vec;
 
-static int fail_at(const struct ctx *cx, int line, int col, const char *fmt, ...) OT_PRINTF(4, 5);
-
-static int fail_at(const struct ctx *cx, int line, int col, const char *fmt, ...)
-{
-	ot_buf msg = OT_BUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
-	ot_buf_vprintf(&msg, fmt, ap);
-	va_end(ap);
-	ot_error_set("%s:%d:%d: %s", cx->file, line, col, msg.ptr);
-	ot_buf_free(&msg);
-	return OT_ERROR;
-}
+#define fail_at(cx, line, col, ...) ot_error_at((cx)->file, line, col, __VA_ARGS__)
 
 static int spend(struct ctx *cx, const ot_value *at, size_t n)
 {

@@ -6,16 +6,6 @@
 
 static const char *const submodules[] = {"linalg", "fft", "special", "nested", "sparse"};
 
-static bool is_identifier(const char *s)
-{
-	if (!(isalpha((unsigned char)*s) || *s == '_'))
-		return false;
-	for (s++; *s; s++)
-		if (!(isalnum((unsigned char)*s) || *s == '_'))
-			return false;
-	return true;
-}
-
 static bool take_prefix(const char **s, const char *prefix)
 {
 	size_t n = strlen(prefix);
@@ -67,7 +57,7 @@ int ot_resolve_parse(ot_target *out, const char *input)
 		out->strategy = OT_STRAT_ATEN;
 		if (dot) {
 			snprintf(name, sizeof(name), "%.*s", (int)(dot - s), s);
-			if (!is_identifier(dot + 1))
+			if (!ot_is_identifier(dot + 1))
 				return ot_error_set("'%s': bad overload name '%s'", input, dot + 1);
 			copy(out->overload, sizeof(out->overload), dot + 1);
 			if (!strcmp(out->overload, "default"))
@@ -101,7 +91,7 @@ int ot_resolve_parse(ot_target *out, const char *input)
 	}
 	if (!*name)
 		return ot_error_set("'%s' names no op", input);
-	if (!is_identifier(name))
+	if (!ot_is_identifier(name))
 		return ot_error_set("'%s': '%s' is not an op name", input, name);
 	copy(out->name, sizeof(out->name), name);
 

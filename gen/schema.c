@@ -26,12 +26,6 @@ static int fail(const struct scan *sc, const char *reason)
 	return ot_error_set("column %zu: %s", sc->pos + 1, reason);
 }
 
-static bool is_ident(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_';
-}
-
 static bool is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
@@ -46,7 +40,7 @@ static void skip_spaces(struct scan *sc)
 static size_t ident_len(const struct scan *sc)
 {
 	size_t n = 0;
-	while (is_ident(sc->text[sc->pos + n]))
+	while (ot_is_ident_char(sc->text[sc->pos + n]))
 		n++;
 	return n;
 }

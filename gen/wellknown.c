@@ -39,25 +39,7 @@ struct loader {
 	ot_value *inplace_facts; /* the in-place group's facts, or NULL */
 };
 
-static int fail_at(const struct loader *ld, int line, int col, const char *fmt, ...)
-	OT_PRINTF(4, 5);
-
-static int fail_at(const struct loader *ld, int line, int col, const char *fmt, ...)
-{
-	ot_buf msg = OT_BUF_INIT;
-	va_list ap;
-	int rc;
-	if (line > 0)
-		ot_buf_printf(&msg, "%s:%d:%d: ", ld->name, line, col);
-	else
-		ot_buf_printf(&msg, "%s: ", ld->name);
-	va_start(ap, fmt);
-	ot_buf_vprintf(&msg, fmt, ap);
-	va_end(ap);
-	rc = ot_error_set("%s", msg.ptr);
-	ot_buf_free(&msg);
-	return rc;
-}
+#define fail_at(ld, line, col, ...) ot_error_at((ld)->name, line, col, __VA_ARGS__)
 
 /* A "what 'key':" prefix for field errors: "group 'math'" or "op 'view'". */
 struct owner {
