@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "opslist.h"
+#include "output.h"
 #include "run.h"
 #include "value.h"
 #include "version.h"
@@ -1709,17 +1710,18 @@ static ot_opslist *list_of(const ot_tj_doc *doc)
 	return l;
 }
 
-static void mkdirs_for(const char *path)
+/* The folders above the report `path`, made when missing. */
+static int make_parent_dirs(const char *path)
 {
-	char *p = ot_strdup(path);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		mkdir(p, 0755);
-		*s = '/';
-	}
-	free(p);
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int rc;
+	if (!slash || slash == path)
+		return 0;
+	dir = ot_strndup(path, (size_t)(slash - path));
+	rc = ot_output_make_dirs(dir);
+	free(dir);
+	return rc;
 }
 
 /* Write into an existing file that is no regular file of its own (a
@@ -1748,10 +1750,12 @@ static int write_report(const char *path, const ot_buf *b)
 
 	if (!strcmp(path, "-"))
 		return write_through(stdout, "stdout", b);
-	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return ot_error_set("cannot write %s: it is a folder", path);
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return write_through(fopen(path, "wb"), path, b);
+	if (lstat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return ot_error_set("cannot write %s: it is a folder", path);
+		if (!S_ISREG(st.st_mode))
+			return write_through(fopen(path, "wb"), path, b);
+	}
 	f = fopen(path, "rb");
 	if (f) {
 		ot_buf cur = OT_BUF_INIT;
@@ -1766,7 +1770,8 @@ static int write_report(const char *path, const ot_buf *b)
 		if (same)
 			return 0;
 	}
-	mkdirs_for(path);
+	if ((rc = make_parent_dirs(path)) < 0)
+		goto done;
 	ot_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
 	f = fopen(tmp.ptr, "wb");
 	if (!f) {

@@ -340,8 +340,7 @@ static int stage(ot_output *o, const char *relpath, const ot_output_part *parts,
 
 /* ---- open / write ----------------------------------------------------------- */
 
-/* mkdir -p for the folder the user named (its parents may be links). */
-static int make_dirs(const char *dir)
+int ot_output_make_dirs(const char *dir)
 {
 	char *p = ot_strdup(dir), *s;
 	int error = 0;
@@ -375,7 +374,7 @@ int ot_output_open(ot_output **out, const char *dir)
 		/* ENOTDIR: a file on the way, which make_dirs reports */
 		if (errno != ENOENT && errno != ENOTDIR)
 			return ot_error_set("cannot inspect %s: %s", dir, strerror(errno));
-		if ((error = make_dirs(dir)) < 0)
+		if ((error = ot_output_make_dirs(dir)) < 0)
 			return error;
 		if (lstat(dir, &st) < 0)
 			return ot_error_set("cannot inspect %s: %s", dir, strerror(errno));

@@ -41,6 +41,12 @@ typedef struct {
 } ot_output_stats;
 
 /**
+ * Create the folder `dir` and its missing parents (mkdir -p; the folders
+ * the user named may be links). Errors: a folder cannot be created.
+ */
+int ot_output_make_dirs(const char *dir);
+
+/**
  * Open (create if needed, with parents) the output folder `dir` and a fresh
  * staging folder inside it. Errors: `dir` is a file or a symlink, not
  * writable, cannot be created. A staging folder left by a killed run is
