@@ -303,6 +303,13 @@ static int load_partial(ot_buf *out, const char *name, void *payload)
 	return OT_ENOTFOUND;
 }
 
+/* Does `s` stand for its layer better than `key` (the overview and the
+ * summary show one step a layer): the op's own step before a branch's. */
+static bool better_key(const ot_step *key, const ot_step *s)
+{
+	return !key || (key->depth && !s->depth);
+}
+
 static bool strvec_has(const ot_strvec *v, const char *s)
 {
 	for (size_t i = 0; i < v->len; i++)
@@ -568,8 +575,8 @@ static const char *overview(const ot_trace *tr, ot_arena *a)
 				missing += !s->depth;
 				continue;
 			}
-			if (!firsts || (firsts->depth && !s->depth))
-				firsts = s; /* the op's own step first */
+			if (better_key(firsts, s))
+				firsts = s;
 			count++;
 		}
 		if (!count && !missing)
@@ -588,29 +595,24 @@ static const char *overview(const ot_trace *tr, ot_arena *a)
 			ot_buf_printf(&b, "%-9s not found", short_names[layer]);
 		ot_buf_putc(&b, '\n');
 		if (layer == OT_LAYER_KERNEL || layer == OT_LAYER_CUDA) {
-			/* one branch per backend */
-			ot_strvec seen = {0};
-			size_t nb = 0, k = 0;
+			/* one branch per backend: its first step */
+			OT_VEC(const ot_step *) paths = {0};
 			for (size_t i = 0; i < tr->steps.len; i++) {
 				const ot_step *s = &tr->steps.items[i];
-				if ((int)s->layer == layer && s->found && *s->backend &&
-				    !strvec_has(&seen, s->backend))
-					ot_vec_push(&seen, s->backend);
+				bool seen = false;
+				if ((int)s->layer != layer || !s->found || !*s->backend)
+					continue;
+				for (size_t k = 0; k < paths.len && !seen; k++)
+					seen = !strcmp(paths.items[k]->backend, s->backend);
+				if (!seen)
+					ot_vec_push(&paths, s);
 			}
-			nb = seen.len;
-			for (k = 0; k < nb && nb > 1; k++) {
-				const ot_step *pick = NULL;
-				for (size_t i = 0; i < tr->steps.len && !pick; i++) {
-					const ot_step *s = &tr->steps.items[i];
-					if ((int)s->layer == layer && s->found &&
-					    !strcmp(s->backend, seen.items[k]))
-						pick = s;
-				}
+			for (size_t k = 0; k < paths.len && paths.len > 1; k++)
 				ot_buf_printf(&b, "          %s── %s path: %s  (%s:%u)\n",
-					      k + 1 < nb ? "├" : "└", seen.items[k], pick->symbol,
-					      pick->file, pick->line);
-			}
-			ot_vec_free(&seen);
+					      k + 1 < paths.len ? "├" : "└", paths.items[k]->backend,
+					      paths.items[k]->symbol, paths.items[k]->file,
+					      paths.items[k]->line);
+			ot_vec_free(&paths);
 		}
 	}
 	if (!b.size)
@@ -925,7 +927,7 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 						ot_v_set(a, sm, "fence", ot_v_str_borrow(a, fence));
 						ot_v_set_str(a, sm, "lang", fence_lang(s->file));
 					}
-					if (!key || (key->depth && !s->depth))
+					if (better_key(key, s))
 						key = s;
 					nfound++;
 				} else {
