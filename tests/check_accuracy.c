@@ -170,12 +170,12 @@ static char missing;
 static const char *source_text(struct source_cache *sc, const char *tag, const char *path)
 {
 	const char *spec = ot_arena_printf(sc->arena, "%s:%s", tag, path);
-	const char *argv[] = {"git", "-C", tu_real_source(), "show", spec, NULL};
 	ot_buf out = OT_BUF_INIT;
 	char *text = ot_map_get(sc->files, spec);
 	if (!text) {
-		text = tu_run(argv, &out, NULL) == 0 ? ot_arena_strndup(sc->arena, out.ptr, out.size)
-						     : &missing;
+		text = tu_git_show(&out, tu_real_source(), tag, path)
+			       ? ot_arena_strndup(sc->arena, out.ptr, out.size)
+			       : &missing;
 		ot_map_put(sc->files, spec, text);
 		ot_buf_free(&out);
 	}
@@ -321,17 +321,13 @@ static void check_recall(const char *release)
 {
 	struct key *k = key_load();
 	char *dir = tu_tmpdir("accuracy");
-	ot_buf list = OT_BUF_INIT, listpath = OT_BUF_INIT, outdir = OT_BUF_INIT, json = OT_BUF_INIT,
-	       err = OT_BUF_INIT, miss = OT_BUF_INIT, unexpected = OT_BUF_INIT, fixed = OT_BUF_INIT;
+	ot_buf list = OT_BUF_INIT, listpath = OT_BUF_INIT, outdir = OT_BUF_INIT, miss = OT_BUF_INIT, unexpected = OT_BUF_INIT, fixed = OT_BUF_INIT;
 	ot_arena *arena = ot_arena_new();
 	ot_value *root, *ops;
 	ot_map *by_input = ot_map_new();
 	size_t total = 0, found = 0, marked = 0, nunexpected = 0, nfixed = 0;
 	size_t ltotal[NLAYERS] = {0}, lfound[NLAYERS] = {0};
-	double t0, t1;
-	char *text;
-	size_t len;
-	int rc;
+	double t_run;
 
 	for (size_t i = 0; i < k->entries.len; i++) {
 		const struct entry *e = &k->entries.items[i];
@@ -341,18 +337,7 @@ static void check_recall(const char *release)
 	ot_buf_printf(&listpath, "%s/ops.list", dir);
 	ot_buf_printf(&outdir, "%s/out", dir);
 	tu_write_file(listpath.ptr, list.ptr, list.size);
-	{
-		const char *argv[] = {tu_optrace(), "-q", "-s", tu_real_source(), "-t", release,
-				      "--format", "json", "-o", outdir.ptr, listpath.ptr, NULL};
-		t0 = ot_clock();
-		rc = tu_run(argv, NULL, &err);
-		t1 = ot_clock();
-	}
-	/* 1 = written, but some layer was not found somewhere: still a full trace.json */
-	ck_assert_msg(rc == 0 || rc == 1, "optrace exited %d: %s", rc, err.ptr);
-	ot_buf_printf(&json, "%s/trace.json", outdir.ptr);
-	text = tu_read_file(json.ptr, &len);
-	ck_assert_msg(ot_yaml_load(&root, arena, text, len, json.ptr) == 0, "%s", ot_error_last());
+	root = tu_run_trace(arena, outdir.ptr, release, (const char *[]){listpath.ptr, NULL}, &t_run);
 	ck_assert_str_eq(step_str(ot_v_get(root, "pytorch"), "version"), release);
 	ops = ot_v_get(root, "ops");
 	ck_assert_msg(ops && ops->type == OT_V_LIST, "trace.json has no ops list");
@@ -405,7 +390,7 @@ static void check_recall(const char *release)
 	printf("recall %s: %zu/%zu facts found (%.1f%%); %zu known misses, %zu unexpected misses, "
 	       "%zu known misses now found; optrace ran %.2f s\n",
 	       release, found, total, 100.0 * (double)found / (double)total, marked - nfixed, nunexpected,
-	       nfixed, t1 - t0);
+	       nfixed, t_run);
 	for (size_t l = 0; l < NLAYERS; l++)
 		printf("  %-13s %3zu/%-3zu\n", LAYERS[l], lfound[l], ltotal[l]);
 	if (nunexpected)
@@ -420,12 +405,9 @@ static void check_recall(const char *release)
 
 	ot_map_free(by_input);
 	ot_arena_free(arena);
-	free(text);
 	ot_buf_free(&list);
 	ot_buf_free(&listpath);
 	ot_buf_free(&outdir);
-	ot_buf_free(&json);
-	ot_buf_free(&err);
 	ot_buf_free(&miss);
 	ot_buf_free(&unexpected);
 	ot_buf_free(&fixed);

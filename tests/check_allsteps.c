@@ -45,7 +45,6 @@ struct run {
 	const char *release;
 	ot_arena *arena;
 	ot_value *root;
-	char *json;
 	ot_map *files; /* path -> struct source * */
 	ot_buf blobs;  /* the whole cat-file output */
 	ot_buf failures;
@@ -77,25 +76,10 @@ static void flag(struct run *r, const char *fmt, ...)
 
 static void run_optrace(struct run *r, double *seconds)
 {
-	char *dir = tu_tmpdir("allsteps");
-	ot_buf out = OT_BUF_INIT, json = OT_BUF_INIT, err = OT_BUF_INIT;
-	const char *argv[] = {tu_optrace(), "-q", "-s", tu_real_source(), "-t", r->release, "--all",
-			      "--format", "json", "-o", NULL, "ops.list", NULL};
-	double t0 = ot_clock();
-	size_t len;
-	int rc;
-	ot_buf_printf(&out, "%s/out", dir);
-	argv[10] = out.ptr;
-	rc = tu_run(argv, NULL, &err);
-	*seconds = ot_clock() - t0;
-	ck_assert_msg(rc == 0 || rc == 1, "optrace --all -t %s exited %d: %s", r->release, rc, err.ptr);
-	ot_buf_printf(&json, "%s/trace.json", out.ptr);
-	r->json = tu_read_file(json.ptr, &len);
-	ck_assert_msg(ot_yaml_load(&r->root, r->arena, r->json, len, json.ptr) == 0, "%s",
-		      ot_error_last());
-	ot_buf_free(&out);
-	ot_buf_free(&json);
-	ot_buf_free(&err);
+	char *dir = tu_tmpdir("allsteps"), *out = tu_path(dir, "out");
+	r->root = tu_run_trace(r->arena, out, r->release, (const char *[]){"--all", "ops.list", NULL},
+			       seconds);
+	free(out);
 	free(dir);
 }
 
@@ -247,7 +231,7 @@ static bool check_step(struct run *r, const char *input, const ot_value *step, s
 
 static void check_release(const char *release)
 {
-	struct run r = {release, ot_arena_new(), NULL, NULL, ot_map_new(), OT_BUF_INIT, OT_BUF_INIT, 0};
+	struct run r = {release, ot_arena_new(), NULL, ot_map_new(), OT_BUF_INIT, OT_BUF_INIT, 0};
 	size_t layer_counts[NLAYERS][3] = {{0}}, status_counts[NSTATUSES] = {0}, nsteps = 0, nmissing = 0;
 	const ot_value *ops, *pytorch;
 	double t_run, t0, t_parse, t_check;
@@ -314,7 +298,6 @@ static void check_release(const char *release)
 	ot_buf_free(&r.failures);
 	ot_buf_free(&tag);
 	ot_arena_free(r.arena);
-	free(r.json);
 }
 
 START_TEST(all_steps_at_1_13_1)

@@ -1060,19 +1060,16 @@ static void real_setup(void)
 /* The line `line` of `path` at release `tag` of the real checkout. */
 static char *real_line(const char *tag, const char *path, long long line)
 {
-	ot_buf out = OT_BUF_INIT, spec = OT_BUF_INIT;
+	ot_buf out = OT_BUF_INIT;
 	const char *p;
 	long long n = 1;
 	char *res;
-	ot_buf_printf(&spec, "%s:%s", tag, path);
-	ck_assert_int_eq(tu_run((const char *[]){"git", "-C", tu_real_source(), "show", spec.ptr, NULL},
-				&out, NULL), 0);
+	ck_assert_msg(tu_git_show(&out, tu_real_source(), tag, path), "no %s at %s", path, tag);
 	for (p = out.ptr; *p && n < line; p++)
 		n += *p == '\n';
-	ck_assert_msg(n == line, "%s has no line %lld", spec.ptr, line);
+	ck_assert_msg(n == line, "%s:%s has no line %lld", tag, path, line);
 	res = ot_strndup(p, strcspn(p, "\n"));
 	ot_buf_free(&out);
-	ot_buf_free(&spec);
 	return res;
 }
 

@@ -685,11 +685,10 @@ struct source_cache {
 static const char *source_text(struct source_cache *sc, const char *tag, const char *path)
 {
 	const char *spec = ot_arena_printf(sc->arena, "%s:%s", tag, path);
-	const char *argv[] = {"git", "-C", tu_real_source(), "show", spec, NULL};
 	ot_buf out = OT_BUF_INIT;
 	char *text = ot_map_get(sc->files, spec);
 	if (!text) {
-		ck_assert_msg(tu_run(argv, &out, NULL) == 0, "git show %s failed", spec);
+		ck_assert_msg(tu_git_show(&out, tu_real_source(), tag, path), "git show %s failed", spec);
 		text = ot_arena_strndup(sc->arena, out.ptr, out.size);
 		ot_map_put(sc->files, spec, text);
 		ot_buf_free(&out);
@@ -752,38 +751,20 @@ static const struct expect EXPECT_2_6_0[] = {
 };
 
 /* Run the real binary at `release` on the ops list `list` (NULL: --all),
- * JSON only, into `dir`; returns trace.json's ops (in `arena`). *text holds
- * the JSON; caller frees it. */
+ * JSON only, into `dir`; returns trace.json's ops (in `arena`). */
 static const ot_value *run_trace(ot_arena *arena, const char *dir, const char *release,
-				 const char *list, char **text)
+				 const char *list)
 {
-	ot_buf listpath = OT_BUF_INIT, outdir = OT_BUF_INIT, json = OT_BUF_INIT, err = OT_BUF_INIT;
-	const char *argv[] = {tu_optrace(), "-q", "-s", tu_real_source(), "-t", release,
-			      "--format", "json", "-o", NULL, NULL, NULL};
-	ot_value *root;
-	size_t len;
-	int rc;
-
-	ot_buf_printf(&outdir, "%s/out", dir);
-	argv[9] = outdir.ptr;
-	if (list) {
-		ot_buf_printf(&listpath, "%s/ops.list", dir);
-		tu_write_file(listpath.ptr, list, strlen(list));
-		argv[10] = listpath.ptr;
-	} else {
-		argv[10] = "--all";
-	}
-	rc = tu_run(argv, NULL, &err);
-	/* 1 = written, but something was not found somewhere */
-	ck_assert_msg(rc == 0 || rc == 1, "optrace exited %d: %s", rc, err.ptr);
-	ot_buf_printf(&json, "%s/trace.json", outdir.ptr);
-	*text = tu_read_file(json.ptr, &len);
-	ck_assert_msg(ot_yaml_load(&root, arena, *text, len, json.ptr) == 0, "%s", ot_error_last());
-	ot_buf_free(&listpath);
-	ot_buf_free(&outdir);
-	ot_buf_free(&json);
-	ot_buf_free(&err);
-	return ot_v_get(root, "ops");
+	char *out = tu_path(dir, "out"), *listpath = tu_path(dir, "ops.list");
+	const ot_value *ops;
+	if (list)
+		tu_write_file(listpath, list, strlen(list));
+	ops = ot_v_get(tu_run_trace(arena, out, release,
+				    (const char *[]){list ? listpath : "--all", NULL}, NULL),
+		       "ops");
+	free(out);
+	free(listpath);
+	return ops;
 }
 
 /* The op's entry in native_functions.yaml at the tag names `kernel` for
@@ -884,7 +865,6 @@ static void check_release(const char *release, const struct expect *expect, size
 	ot_map *by_input = ot_map_new();
 	const ot_value *ops;
 	size_t nops = 0;
-	char *text;
 
 	tag = ot_arena_printf(arena, "v%s", release);
 	for (size_t i = 0; i < n; i++) {
@@ -897,7 +877,7 @@ static void check_release(const char *release, const struct expect *expect, size
 		}
 	}
 	ck_assert_uint_ge(nops, 12);
-	ops = run_trace(arena, dir, release, list.ptr, &text);
+	ops = run_trace(arena, dir, release, list.ptr);
 	for (size_t i = 0; i < ot_v_len(ops); i++)
 		ot_map_put(by_input, ot_v_cstr(ot_v_get(ot_v_at(ops, i), "input")), ot_v_at(ops, i));
 
@@ -981,7 +961,6 @@ static void check_release(const char *release, const struct expect *expect, size
 		}
 	}
 	fflush(stdout);
-	free(text);
 	ot_map_free(by_input);
 	ot_map_free(sc.files);
 	ot_arena_free(arena);
@@ -1018,9 +997,8 @@ static void check_all(const char *release)
 					       "_tensor_unsafe"};
 	const ot_value *ops;
 	size_t notfound = 0, family_left = 0, torchgen = 0;
-	char *text;
 
-	ops = run_trace(arena, dir, release, NULL, &text);
+	ops = run_trace(arena, dir, release, NULL);
 	for (size_t i = 0; i < ot_v_len(ops); i++) {
 		const ot_value *steps = ot_v_get(ot_v_at(ops, i), "steps");
 		for (size_t s = 0; s < ot_v_len(steps); s++) {
@@ -1064,7 +1042,6 @@ static void check_all(const char *release)
 	       release, notfound, family_left, torchgen);
 	ck_assert_msg(family_left == 0, "%s: %zu kernels of the macro families not found:\n%s",
 		      release, family_left, left.ptr);
-	free(text);
 	ot_map_free(sc.files);
 	ot_arena_free(arena);
 	ot_buf_free(&left);

@@ -914,14 +914,10 @@ struct real {
 
 static char *git_show(const char *tag, const char *path, size_t *len)
 {
-	ot_buf spec = OT_BUF_INIT, out = OT_BUF_INIT, err = OT_BUF_INIT;
-	const char *argv[] = {"git", "-C", tu_real_source(), "show", NULL, NULL};
-	ot_buf_printf(&spec, "%s:%s", tag, path);
-	argv[4] = spec.ptr;
-	ck_assert_msg(tu_run(argv, &out, &err) == 0, "git show %s: %s", spec.ptr, err.ptr);
+	ot_buf out = OT_BUF_INIT;
+	ck_assert_msg(tu_git_show(&out, tu_real_source(), tag, path), "git show %s:%s failed", tag,
+		      path);
 	*len = out.size;
-	ot_buf_free(&spec);
-	ot_buf_free(&err);
 	return ot_buf_detach(&out);
 }
 

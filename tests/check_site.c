@@ -1033,16 +1033,12 @@ static const source_file *source_get(source_cache *c, const char *path)
 {
 	source_file *f = ot_map_get(c->files, path);
 	if (!f) {
-		ot_buf spec = OT_BUF_INIT, text = OT_BUF_INIT;
-		const char *argv[] = {"git", "-C", c->s->source, "show", NULL, NULL};
+		ot_buf text = OT_BUF_INIT;
 		f = ot_arena_alloc(c->arena, sizeof(*f));
-		ot_buf_printf(&spec, "%s:%s", c->s->tag, path);
-		argv[4] = spec.ptr;
-		f->missing = tu_run(argv, &text, NULL) != 0;
+		f->missing = !tu_git_show(&text, c->s->source, c->s->tag, path);
 		f->data = ot_buf_detach(&text);
 		split_lines(&f->lines, f->data, strlen(f->data));
 		ot_map_put(c->files, ot_arena_strdup(c->arena, path), f);
-		ot_buf_free(&spec);
 	}
 	return f;
 }

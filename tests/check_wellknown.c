@@ -719,14 +719,12 @@ END_TEST
 /* Base names of every `- func:` entry of native_functions.yaml at `tag`. */
 static ot_map *aten_names(ot_arena *arena, const char *tag, size_t *entries)
 {
-	const char *src = tu_real_source();
-	char *spec = ot_arena_printf(arena, "%s:aten/src/ATen/native/native_functions.yaml", tag);
-	const char *argv[] = {"git", "-C", src, "show", spec, NULL};
-	ot_buf out = OT_BUF_INIT, err = OT_BUF_INIT;
+	ot_buf out = OT_BUF_INIT;
 	ot_map *names = ot_map_new();
 	const char *line;
 
-	ck_assert_msg(tu_run(argv, &out, &err) == 0, "git show %s failed: %s", spec, err.ptr);
+	ck_assert_msg(tu_git_show(&out, tu_real_source(), tag, "aten/src/ATen/native/native_functions.yaml"),
+		      "git show %s:native_functions.yaml failed", tag);
 	*entries = 0;
 	for (line = out.ptr; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
 		size_t n;
@@ -738,7 +736,6 @@ static ot_map *aten_names(ot_arena *arena, const char *tag, size_t *entries)
 		(*entries)++;
 	}
 	ot_buf_free(&out);
-	ot_buf_free(&err);
 	return names;
 }
 

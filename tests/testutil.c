@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "yamldoc.h"
 
 #define FIXTURE_DIR "tests/fixture"
 #define TMP_DIR "tests/tmp"
@@ -77,6 +78,48 @@ char *tu_absolute(const char *path)
 	char *abs = realpath(path, NULL);
 	ck_assert_msg(abs != NULL, "realpath %s: %s", path, strerror(errno));
 	return abs;
+}
+
+ot_value *tu_run_trace(ot_arena *arena, const char *out_dir, const char *release,
+		       const char *const *extra, double *seconds)
+{
+	const char *argv[32] = {tu_optrace(), "-q", "-s", tu_real_source(), "-t", release,
+				"--format", "json", "-o", out_dir};
+	ot_buf err = OT_BUF_INIT, json = OT_BUF_INIT;
+	ot_value *root;
+	size_t n = 10, len;
+	double t0;
+	char *text;
+	int rc;
+
+	for (; *extra; extra++) {
+		ck_assert(n + 1 < sizeof(argv) / sizeof(argv[0]));
+		argv[n++] = *extra;
+	}
+	argv[n] = NULL;
+	t0 = ot_clock();
+	rc = tu_run(argv, NULL, &err);
+	if (seconds)
+		*seconds = ot_clock() - t0;
+	ck_assert_msg(rc == 0 || rc == 1, "optrace -t %s exited %d: %s", release, rc, err.ptr);
+	ot_buf_printf(&json, "%s/trace.json", out_dir);
+	text = tu_read_file(json.ptr, &len);
+	ck_assert_msg(ot_yaml_load(&root, arena, text, len, json.ptr) == 0, "%s", ot_error_last());
+	free(text);
+	ot_buf_free(&json);
+	ot_buf_free(&err);
+	return root;
+}
+
+bool tu_git_show(ot_buf *out, const char *repo, const char *tag, const char *path)
+{
+	ot_buf spec = OT_BUF_INIT;
+	bool ok;
+	ot_buf_printf(&spec, "%s:%s", tag, path);
+	ot_buf_clear(out);
+	ok = tu_run((const char *[]){"git", "-C", repo, "show", spec.ptr, NULL}, out, NULL) == 0;
+	ot_buf_free(&spec);
+	return ok;
 }
 
 char *tu_read_file(const char *path, size_t *len)

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "buf.h"
+#include "value.h"
 
 /**
  * A fresh empty directory under tests/tmp/ for this test (named after
@@ -61,6 +62,22 @@ void tu_write_file(const char *path, const char *data, size_t len);
  * discard). Returns the exit status, or 128+signal when killed.
  */
 int tu_run(const char *const *argv, ot_buf *out, ot_buf *err);
+
+/**
+ * Run the real binary on the real checkout at `release`, JSON only, into
+ * `out_dir`, with `extra` arguments (NULL-terminated: an ops list,
+ * "--all", ...); status 0 or 1 (written, something not found somewhere)
+ * is required. Returns trace.json's root, owned by `arena`; `seconds`
+ * (may be NULL) gets the time optrace took.
+ */
+ot_value *tu_run_trace(ot_arena *arena, const char *out_dir, const char *release,
+		       const char *const *extra, double *seconds);
+
+/**
+ * `git -C REPO show TAG:PATH` into `out` (cleared first): true when git
+ * showed the file, false when it has no such file at that tag.
+ */
+bool tu_git_show(ot_buf *out, const char *repo, const char *tag, const char *path);
 
 /** The text of 1-based `line` of a file (without newline); caller frees. */
 char *tu_file_line(const char *path, int line);
