@@ -1659,22 +1659,14 @@ static bool is_file_arg(const char *arg)
 static int trace_side(ot_tj_doc **out, const ot_diff_opts *o, const ot_version *v,
 		      const ot_opslist *list)
 {
-	ot_run_opts ro = {0};
+	ot_run_opts ro = o->run;
 	ot_run_traces *t = NULL;
 	ot_tj_doc *doc;
 	int rc;
 
-	ro.source = o->source;
-	ro.source_url = o->source_url;
-	ro.templates = o->templates;
-	ro.jobs = o->jobs;
-	ro.max_depth = o->max_depth;
 	ro.full = true; /* comparing reference text says nothing */
-	ro.all = o->all;
 	/* the list was chosen already (ot_diff_run): with --all, both are traced */
 	ro.ops_list_given = list != NULL;
-	ro.quiet = o->quiet;
-	ro.verbose = o->verbose;
 	*out = NULL;
 	if ((rc = ot_run_trace_release(&t, &ro, v->release, v->nightly ? v->commit : NULL, list)) < 0)
 		return rc;
@@ -1813,7 +1805,7 @@ int ot_diff_run(const ot_diff_opts *o)
 	ot_opslist *list = NULL;
 	ot_diff *d = NULL;
 	ot_buf md = OT_BUF_INIT, json = OT_BUF_INIT, path = OT_BUF_INIT;
-	ot_diff_render_opts rdo = {o->base_url, o->max_bytes, o->out_json};
+	ot_diff_render_opts rdo = {o->run.base_url, o->max_bytes, o->out_json};
 	int status = 2;
 	double t0 = ot_clock(), t1;
 
@@ -1832,16 +1824,16 @@ int ot_diff_run(const ot_diff_opts *o)
 		}
 	}
 	if (!file[0] || !file[1]) {
-		const char *path_list = o->ops_list ? o->ops_list : "ops.list";
-		if (o->ops_list_given || (!o->all && !(file[0] || file[1])) ||
-		    (o->all && access(path_list, F_OK) == 0)) {
+		const char *path_list = o->run.ops_list ? o->run.ops_list : "ops.list";
+		if (o->run.ops_list_given || (!o->run.all && !(file[0] || file[1])) ||
+		    (o->run.all && access(path_list, F_OK) == 0)) {
 			if (ot_opslist_load(&list, path_list) < 0) {
 				say("%s", ot_error_last());
 				goto done;
 			}
 			for (size_t i = 0; i < list->diags.len; i++)
 				fprintf(stderr, "%s\n", list->diags.items[i].message);
-		} else if (!o->all) {
+		} else if (!o->run.all) {
 			list = list_of(docs[file[0] ? 0 : 1]);
 		}
 	}
@@ -1879,14 +1871,14 @@ int ot_diff_run(const ot_diff_opts *o)
 		say("%s", ot_error_last());
 		goto done;
 	}
-	if (!o->quiet) {
+	if (!o->run.quiet) {
 		say("%s -> %s: %zu ops, %zu changed (%zu changes, %zu breaking), %zu unchanged, %zu not "
 		    "compared",
 		    docs[0]->version, docs[1]->version, d->nops, d->changed_ops, d->nchanges, d->nbreaking,
 		    d->nunchanged, d->nskipped);
 		if (strcmp(path.ptr, "-"))
 			say("report: %s%s%s", path.ptr, o->out_json ? ", " : "", o->out_json ? o->out_json : "");
-		if (o->verbose)
+		if (o->run.verbose)
 			say("traced or read in %.3f s, compared and written in %.3f s", t1 - t0, ot_clock() - t1);
 	}
 	status = 0;

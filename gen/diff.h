@@ -42,6 +42,7 @@
 
 #include "buf.h"
 #include "common.h"
+#include "run.h"
 #include "tracejson.h"
 
 typedef enum {
@@ -171,20 +172,17 @@ enum {
 
 typedef struct {
 	const char *old_arg, *new_arg; /**< a release ("1.13.1", "v2.6.0") or a trace.json */
-	const char *ops_list;          /**< OPS_LIST; NULL = ./ops.list */
-	bool ops_list_given;
-	bool all;                      /**< --all */
-	const char *source;            /**< --source */
-	const char *source_url;        /**< --source-url */
-	const char *templates;         /**< --templates */
-	const char *base_url;          /**< --base-url */
+	/**
+	 * The selection the main command also takes: ops_list (NULL =
+	 * ./ops.list), ops_list_given, all, source, source_url, templates,
+	 * base_url, jobs, verbose, max_depth, quiet. Each release is traced
+	 * with these, in full; the other fields are not read.
+	 */
+	ot_run_opts run;
 	const char *out_md;            /**< -o FILE ("-" = stdout); NULL = out/diff-OLD-NEW.md */
 	const char *out_json;          /**< --json FILE, or NULL */
 	size_t max_bytes;              /**< --max-bytes; 0 = OT_DIFF_MAX_BYTES */
 	ot_diff_fail_on fail_on;
-	int jobs, verbose;
-	int max_depth;                 /**< --depth, or -1 (see ot_run_opts) */
-	bool quiet;
 } ot_diff_opts;
 
 /**

@@ -81,24 +81,25 @@ enum {
 	OPT_FAIL_ON    /* diff only */
 };
 
+/* The long options optrace and optrace diff both take; shared_option reads
+ * them, but for -o and --full, which each command reads its own way. */
+#define SHARED_OPTIONS                                                                   \
+	{"source", required_argument, NULL, 's'}, {"out", required_argument, NULL, 'o'},   \
+	{"jobs", required_argument, NULL, 'j'}, {"quiet", no_argument, NULL, 'q'},          \
+	{"verbose", no_argument, NULL, 'v'}, {"help", no_argument, NULL, 'h'},              \
+	{"full", no_argument, NULL, OPT_FULL}, {"all", no_argument, NULL, OPT_ALL},         \
+	{"source-url", required_argument, NULL, OPT_SOURCE_URL},                            \
+	{"templates", required_argument, NULL, OPT_TEMPLATES},                              \
+	{"base-url", required_argument, NULL, OPT_BASE_URL},                                \
+	{"depth", required_argument, NULL, OPT_DEPTH}
+
 static const struct option long_options[] = {
-	{"source", required_argument, NULL, 's'},
+	SHARED_OPTIONS,
 	{"torch-version", required_argument, NULL, 't'},
-	{"out", required_argument, NULL, 'o'},
-	{"jobs", required_argument, NULL, 'j'},
-	{"quiet", no_argument, NULL, 'q'},
-	{"verbose", no_argument, NULL, 'v'},
-	{"help", no_argument, NULL, 'h'},
-	{"full", no_argument, NULL, OPT_FULL},
-	{"all", no_argument, NULL, OPT_ALL},
 	{"format", required_argument, NULL, OPT_FORMAT},
 	{"check", no_argument, NULL, OPT_CHECK},
 	{"version", no_argument, NULL, OPT_VERSION},
-	{"source-url", required_argument, NULL, OPT_SOURCE_URL},
 	{"unverified-source", no_argument, NULL, OPT_UNVERIFIED},
-	{"templates", required_argument, NULL, OPT_TEMPLATES},
-	{"base-url", required_argument, NULL, OPT_BASE_URL},
-	{"depth", required_argument, NULL, OPT_DEPTH},
 	{"python", required_argument, NULL, OPT_PYTHON},
 	{"dump-registry", no_argument, NULL, OPT_DUMP_REGISTRY},
 	{"print-version", no_argument, NULL, OPT_PRINT_VERSION},
@@ -156,6 +157,39 @@ static void print_version(void)
 	       ot_graph_library_version(), ot_scan_library_version());
 }
 
+/*
+ * The options both commands take (and the errors of getopt_long) into `o`;
+ * -o and --full are read by each command. Returns -1 to go on parsing, else
+ * the exit status (after --help, or a usage error).
+ */
+static int shared_option(int c, ot_run_opts *o, const char *help, char **argv)
+{
+	switch (c) {
+	case 's': o->source = optarg; return -1;
+	case 'j':
+		if (!parse_int(optarg, 1, 64, &o->jobs))
+			return usage_error("--jobs needs a number from 1 to 64, not '%s'", optarg);
+		return -1;
+	case 'q': o->quiet = true; return -1;
+	case 'v': o->verbose++; return -1;
+	case 'h':
+		fputs(help, stdout);
+		return OT_EXIT_OK;
+	case OPT_ALL: o->all = true; return -1;
+	case OPT_SOURCE_URL: o->source_url = optarg; return -1;
+	case OPT_TEMPLATES: o->templates = optarg; return -1;
+	case OPT_BASE_URL: o->base_url = optarg; return -1;
+	case OPT_DEPTH:
+		if (!parse_int(optarg, 0, 8, &o->max_depth))
+			return usage_error("--depth needs a number from 0 to 8, not '%s'", optarg);
+		return -1;
+	case ':':
+		return usage_error("option '%s' needs an argument", argv[optind - 1]);
+	default:
+		return usage_error("unknown option '%s'", argv[optind - 1]);
+	}
+}
+
 static const char diff_usage_text[] =
 	"Usage: optrace diff OLD NEW [OPTIONS] [OPS_LIST]\n"
 	"\n"
@@ -195,18 +229,7 @@ static const char diff_usage_text[] =
 	"breaking (--fail-on any); 2 usage or fatal error (nothing written).\n";
 
 static const struct option diff_options[] = {
-	{"source", required_argument, NULL, 's'},
-	{"out", required_argument, NULL, 'o'},
-	{"jobs", required_argument, NULL, 'j'},
-	{"quiet", no_argument, NULL, 'q'},
-	{"verbose", no_argument, NULL, 'v'},
-	{"help", no_argument, NULL, 'h'},
-	{"all", no_argument, NULL, OPT_ALL},
-	{"full", no_argument, NULL, OPT_FULL},
-	{"source-url", required_argument, NULL, OPT_SOURCE_URL},
-	{"templates", required_argument, NULL, OPT_TEMPLATES},
-	{"base-url", required_argument, NULL, OPT_BASE_URL},
-	{"depth", required_argument, NULL, OPT_DEPTH},
+	SHARED_OPTIONS,
 	{"json", required_argument, NULL, OPT_JSON},
 	{"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
 	{"fail-on", required_argument, NULL, OPT_FAIL_ON},
@@ -216,7 +239,7 @@ static const struct option diff_options[] = {
 /* optrace diff OLD NEW [OPS_LIST]: options may come before, between or after */
 static int diff_main(int argc, char **argv)
 {
-	ot_diff_opts o = {.max_depth = -1};
+	ot_diff_opts o = {.run.max_depth = -1};
 	const char *pos[4];
 	int npos = 0, c, n;
 
@@ -224,26 +247,8 @@ static int diff_main(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":s:o:j:qvh", diff_options, NULL)) != -1) {
 		switch (c) {
-		case 's': o.source = optarg; break;
 		case 'o': o.out_md = optarg; break;
-		case 'j':
-			if (!parse_int(optarg, 1, 64, &o.jobs))
-				return usage_error("--jobs needs a number from 1 to 64, not '%s'", optarg);
-			break;
-		case 'q': o.quiet = true; break;
-		case 'v': o.verbose++; break;
-		case 'h':
-			fputs(diff_usage_text, stdout);
-			return OT_EXIT_OK;
-		case OPT_ALL: o.all = true; break;
-		case OPT_FULL: break;
-		case OPT_SOURCE_URL: o.source_url = optarg; break;
-		case OPT_TEMPLATES: o.templates = optarg; break;
-		case OPT_BASE_URL: o.base_url = optarg; break;
-		case OPT_DEPTH:
-			if (!parse_int(optarg, 0, 8, &o.max_depth))
-				return usage_error("--depth needs a number from 0 to 8, not '%s'", optarg);
-			break;
+		case OPT_FULL: break; /* a diff always traces in full */
 		case OPT_JSON: o.out_json = optarg; break;
 		case OPT_MAX_BYTES:
 			if (!parse_int(optarg, OT_DIFF_MIN_BYTES, 1 << 30, &n))
@@ -259,10 +264,9 @@ static int diff_main(int argc, char **argv)
 			else
 				return usage_error("--fail-on takes 'breaking' or 'any', not '%s'", optarg);
 			break;
-		case ':':
-			return usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			if ((n = shared_option(c, &o.run, diff_usage_text, argv)) >= 0)
+				return n;
 		}
 	}
 	for (int i = optind; i < argc; i++) {
@@ -275,8 +279,8 @@ static int diff_main(int argc, char **argv)
 	o.old_arg = pos[0];
 	o.new_arg = pos[1];
 	if (npos == 3) {
-		o.ops_list = pos[2];
-		o.ops_list_given = true;
+		o.run.ops_list = pos[2];
+		o.run.ops_list_given = true;
 	}
 	if (o.out_json && o.out_md && !strcmp(o.out_json, o.out_md))
 		return usage_error("--json and --out name the same file '%s'", o.out_json);
@@ -286,27 +290,16 @@ static int diff_main(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	ot_run_opts o = {.max_depth = -1};
-	int c;
+	int c, rc;
 
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":s:t:o:j:qvh", long_options, NULL)) != -1) {
 		switch (c) {
-		case 's': o.source = optarg; break;
 		case 't': o.torch_version = optarg; break;
 		case 'o': o.out_dir = optarg; break;
-		case 'j':
-			if (!parse_int(optarg, 1, 64, &o.jobs))
-				return usage_error("--jobs needs a number from 1 to 64, not '%s'", optarg);
-			break;
-		case 'q': o.quiet = true; break;
-		case 'v': o.verbose++; break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return OT_EXIT_OK;
 		case OPT_FULL: o.full = true; break;
-		case OPT_ALL: o.all = true; break;
 		case OPT_FORMAT:
 			if (!parse_formats(optarg, &o.formats))
 				return usage_error("--format takes md, json and html separated by commas, "
@@ -316,21 +309,13 @@ int main(int argc, char **argv)
 		case OPT_VERSION:
 			print_version();
 			return OT_EXIT_OK;
-		case OPT_SOURCE_URL: o.source_url = optarg; break;
 		case OPT_UNVERIFIED: o.unverified_source = true; break;
-		case OPT_TEMPLATES: o.templates = optarg; break;
-		case OPT_BASE_URL: o.base_url = optarg; break;
-		case OPT_DEPTH:
-			if (!parse_int(optarg, 0, 8, &o.max_depth))
-				return usage_error("--depth needs a number from 0 to 8, not '%s'", optarg);
-			break;
 		case OPT_PYTHON: o.python = optarg; break;
 		case OPT_DUMP_REGISTRY: o.dump_registry = true; break;
 		case OPT_PRINT_VERSION: o.print_version = true; break;
-		case ':':
-			return usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			if ((rc = shared_option(c, &o, usage_text, argv)) >= 0)
+				return rc;
 		}
 	}
 	if (argc - optind > 1)
