@@ -154,7 +154,6 @@ struct run {
 	ot_trace **traces;
 	ot_buf *json;  /* each op's trace.json object, made by the tracing thread */
 	ot_tj_entries *entries; /* each op's registry entries, for trace.json */
-	int *lines;
 	ot_pages *pages;
 	ot_diagram *diagrams; /* each op's diagram, drawn before the pages */
 	ot_output *out;
@@ -361,7 +360,6 @@ static void drop_ops(struct run *r, const bool *drop)
 		}
 		r->traces[k] = r->traces[i];
 		r->ops.items[k] = r->ops.items[i];
-		r->lines[k] = r->lines[i];
 		if (r->json) {
 			r->json[k] = r->json[i];
 			r->entries[k] = r->entries[i];
@@ -389,10 +387,10 @@ static void check_slugs(struct run *r)
 		first = (size_t)(uintptr_t)ot_map_get(slugs, tr->target.slug);
 		if (!first) {
 			ot_map_put(slugs, tr->target.slug, (void *)(uintptr_t)(i + 1));
-		} else if (!r->lines[first - 1] && r->lines[i]) {
+		} else if (!r->ops.items[first - 1].line && r->ops.items[i].line) {
 			drop[first - 1] = true; /* --all's, before the list's */
 			ot_map_put(slugs, tr->target.slug, (void *)(uintptr_t)(i + 1));
-		} else if (r->lines[first - 1] && !r->lines[i]) {
+		} else if (r->ops.items[first - 1].line && !r->ops.items[i].line) {
 			drop[i] = true; /* --all's, after the list's */
 		} else {
 			char *msg = ot_arena_printf(tr->arena,
@@ -402,6 +400,10 @@ static void check_slugs(struct run *r)
 			tr->status = OT_STATUS_ERROR;
 			ot_vec_push(&tr->messages, msg);
 			tr->target.canonical[0] = '\0';
+			if (r->json) { /* serialised already, as traced */
+				ot_buf_clear(&r->json[i]);
+				ot_tracejson_op(&r->json[i], tr, &r->entries[i]);
+			}
 		}
 	}
 	drop_ops(r, drop);
@@ -622,9 +624,6 @@ static void trace_ops(struct run *r, bool json, struct progress *prog, bool tty)
 		for (size_t i = 0; i < r->ops.len; i++)
 			r->json[i] = (ot_buf)OT_BUF_INIT;
 	}
-	r->lines = ot_calloc(r->ops.len, sizeof(*r->lines));
-	for (size_t i = 0; i < r->ops.len; i++)
-		r->lines[i] = r->ops.items[i].line;
 	r->phase[PH_INDEX] += ot_clock() - t; /* the tracer's tables */
 	t = ot_clock();
 	progress_start(prog, tty && r->ops.len > 20, "tracing", r->ops.len);
@@ -645,7 +644,6 @@ static void run_free(struct run *r)
 	}
 	free(r->json);
 	free(r->entries);
-	free(r->lines);
 	ot_vec_free(&r->ops);
 }
 
@@ -665,6 +663,7 @@ int ot_run(const ot_run_opts *o)
 	struct progress prog = {0};
 	double t, t_start = ot_clock(), t_done = 0;
 	size_t nops = 0;
+	int *lines = NULL; /* each op's ops.list line, for the pages */
 	ot_run_opts opts = *o;
 
 	opts.formats = formats;
@@ -743,20 +742,14 @@ int ot_run(const ot_run_opts *o)
 	}
 	trace_ops(&r, (formats & OT_FORMAT_JSON) && !o->check, &prog, tty);
 	check_slugs(&r);
-	for (size_t i = 0; r.json && i < r.ops.len; i++) {
-		/* an op that check_slugs turned into an error is serialised again */
-		if (r.traces[i]->status == OT_STATUS_ERROR) {
-			ot_buf_clear(&r.json[i]);
-			ot_tracejson_op(&r.json[i], r.traces[i], &r.entries[i]);
-		}
-	}
 	for (size_t i = 0; i < r.ops.len; i++) {
 		const ot_trace *tr = r.traces[i];
+		int line = r.ops.items[i].line;
 		missing_layers += ot_trace_missing(tr);
 		if (tr->status == OT_STATUS_NOTFOUND && !o->quiet)
-			say("%s%s%s: not found%s", r.lines[i] ? ops_path : "",
-			    r.lines[i] ? ot_arena_printf(arena, ":%d", r.lines[i]) : "",
-			    r.lines[i] ? ot_arena_printf(arena, ": %s", tr->input) : tr->input,
+			say("%s%s%s: not found%s", line ? ops_path : "",
+			    line ? ot_arena_printf(arena, ":%d", line) : "",
+			    line ? ot_arena_printf(arena, ": %s", tr->input) : tr->input,
 			    tr->suggestions.len
 				    ? ot_arena_printf(arena, " (did you mean %s%s%s%s%s?)",
 						      tr->suggestions.items[0],
@@ -787,10 +780,15 @@ int ot_run(const ot_run_opts *o)
 		say("%s", ot_error_last());
 		goto done;
 	}
-	if ((formats & (OT_FORMAT_MD | OT_FORMAT_HTML)) &&
-	    ot_pages_new(&r.pages, &r.rel, r.traces, r.lines, r.ops.len, h->ix, h->reg, o->templates) < 0) {
-		say("%s", ot_error_last());
-		goto done;
+	if (formats & (OT_FORMAT_MD | OT_FORMAT_HTML)) {
+		lines = ot_calloc(r.ops.len ? r.ops.len : 1, sizeof(*lines)); /* the pages keep it */
+		for (size_t i = 0; i < r.ops.len; i++)
+			lines[i] = r.ops.items[i].line;
+		if (ot_pages_new(&r.pages, &r.rel, r.traces, lines, r.ops.len, h->ix, h->reg,
+				 o->templates) < 0) {
+			say("%s", ot_error_last());
+			goto done;
+		}
 	}
 	r.diagrams = ot_calloc(r.ops.len ? r.ops.len : 1, sizeof(*r.diagrams));
 	if (r.pages) {
@@ -861,6 +859,7 @@ int ot_run(const ot_run_opts *o)
 
 done:
 	ot_pages_free(r.pages);
+	free(lines);
 	ot_output_free(r.out);
 	run_free(&r);
 	held_free(h);

@@ -651,6 +651,15 @@ START_TEST(list_spelling_wins_over_all)
 	ck_assert_msg(strstr(r.err.ptr, "torch.ops.aten.mm: 'torch.ops.aten.mm' names the same page "
 					"(ops/aten-mm.md) as 'aten::mm'"),
 		      "%s", r.err.ptr);
+	/* trace.json says so too: the op is an error there, with the message */
+	json = tu_read_file(json_path, NULL);
+	{
+		const char *op = strstr(json, "\"input\": \"torch.ops.aten.mm\"");
+		ck_assert_msg(op, "%s", json);
+		ck_assert_msg(strstr(op, "\"status\": \"error\""), "%s", op);
+		ck_assert_msg(strstr(op, "names the same page (ops/aten-mm.md) as 'aten::mm'"), "%s", op);
+	}
+	free(json);
 	result_free(&r);
 	free(json_path);
 	scene_free(&sc);
