@@ -171,16 +171,6 @@ static bool has_tensor(const ot_reg_arg *args, size_t n)
 	return false;
 }
 
-static bool compositeimplicit(const ot_reg_func *eff)
-{
-	if (!eff->has_dispatch && !eff->nufunc_inner_loop)
-		return true;
-	for (size_t i = 0; i < eff->ndispatch; i++)
-		if (!strcmp(eff->dispatch[i].key, "CompositeImplicitAutograd"))
-			return true;
-	return false;
-}
-
 /* The arguments a variant shares with its functional overload: all but the
  * out= ones (keyword-only, written to). */
 static bool is_out_arg(const ot_reg_arg *a)
@@ -318,7 +308,7 @@ bool ot_autograd_explain(const ot_autograd *ag, const ot_reg_func *f, const ot_r
 
 	if (f->deriv)
 		return formula(out, f->deriv, "derivatives.yaml:");
-	if (compositeimplicit(eff))
+	if (ot_reg_func_composite_implicit(eff))
 		return fact(out, ag->f_native, (uint32_t)f->line, f->schema.full,
 			    "no derivatives.yaml entry: CompositeImplicitAutograd, so autograd "
 			    "differentiates the ops it is built from");

@@ -404,26 +404,6 @@ typedef struct {
 
 static char missing; /* cached answer for a partial that does not exist */
 
-static bool key_eq(const char *key, const char *s, size_t len)
-{
-	size_t i;
-	for (i = 0; i < len; i++)
-		if (!key[i] || key[i] != s[i])
-			return false;
-	return key[len] == '\0';
-}
-
-static const ot_member *member(const ot_value *map, const char *s, size_t len)
-{
-	size_t i;
-	if (!map || map->type != OT_V_MAP)
-		return NULL;
-	for (i = 0; i < map->u.map.len; i++)
-		if (key_eq(map->u.map.items[i].key, s, len))
-			return &map->u.map.items[i];
-	return NULL;
-}
-
 /* Resolve a (dotted) name; NULL when missing. */
 static const ot_value *lookup(const render *r, const char *name, size_t len)
 {
@@ -440,7 +420,7 @@ static const ot_value *lookup(const render *r, const char *name, size_t len)
 	if (dot == name)
 		return NULL;
 	for (i = r->stack.len; i-- > 0 && !m;)
-		m = member(r->stack.items[i], name, (size_t)(dot - name));
+		m = ot_v_membern(r->stack.items[i], name, (size_t)(dot - name));
 	if (!m)
 		return NULL;
 	cur = m->value;
@@ -450,7 +430,7 @@ static const ot_value *lookup(const render *r, const char *name, size_t len)
 		dot = memchr(part, '.', (size_t)(end - part));
 		if (!dot)
 			dot = end;
-		if (dot == part || !(m = member(cur, part, (size_t)(dot - part))))
+		if (dot == part || !(m = ot_v_membern(cur, part, (size_t)(dot - part))))
 			return NULL;
 		cur = m->value;
 	}

@@ -687,6 +687,16 @@ bool ot_reg_func_has_tag(const ot_reg_func *f, const char *tag)
 	return false;
 }
 
+bool ot_reg_func_composite_implicit(const ot_reg_func *f)
+{
+	if (!f->has_dispatch && !f->nufunc_inner_loop)
+		return true;
+	for (size_t i = 0; i < f->ndispatch; i++)
+		if (!strcmp(f->dispatch[i].key, "CompositeImplicitAutograd"))
+			return true;
+	return false;
+}
+
 const ot_reg_func *ot_registry_find(const ot_registry *reg, const char *full_name)
 {
 	return ot_map_get(reg->by_full, full_name);

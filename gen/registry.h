@@ -190,6 +190,13 @@ const ot_reg_func *ot_registry_find(const ot_registry *reg, const char *full_nam
 bool ot_reg_func_has_tag(const ot_reg_func *f, const char *tag);
 
 /**
+ * Is entry `f` (its structured delegate already resolved by the caller)
+ * CompositeImplicitAutograd: no dispatch table and no ufunc inner loop
+ * (torchgen's default), or the key written out?
+ */
+bool ot_reg_func_composite_implicit(const ot_reg_func *f);
+
+/**
  * Every entry whose schema name is exactly `name` ("add" -> add.Tensor,
  * add.Scalar, add.out, ...; not add_), in file order. *count receives the
  * number; the array is borrowed. NULL/0 when none.

@@ -1270,6 +1270,8 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 		}
 	}
 
+	if (depth == 0 && ot_reg_func_composite_implicit(eff))
+		c->tr->composite_implicit = true;
 	/* group dispatch keys by kernel (an entry with a ufunc inner loop and no
 	 * table has only generated kernels: nothing hand-written to look for) */
 	if (!eff->has_dispatch && !eff->nufunc_inner_loop) {
@@ -1279,7 +1281,6 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 					     : eff->schema.name;
 		snprintf(uses[nuses].keys, sizeof(uses[nuses].keys), "CompositeImplicitAutograd");
 		nuses++;
-		c->tr->composite_implicit = c->tr->composite_implicit || depth == 0;
 		strvec_add_unique(c, &c->tr->backends, "CompositeImplicitAutograd");
 	}
 	for (size_t i = 0; i < eff->ndispatch; i++) {
@@ -1287,8 +1288,6 @@ static int trace_overload(struct ctx *c, const ot_reg_func *f, int depth, int pa
 		size_t k;
 		if (depth == 0 || !strcmp(dp->key, "CPU") || !strcmp(dp->key, "CUDA"))
 			strvec_add_unique(c, &c->tr->backends, dp->key);
-		if (!strcmp(dp->key, "CompositeImplicitAutograd") && depth == 0)
-			c->tr->composite_implicit = true;
 		if (!strcmp(dp->key, "CompositeExplicitAutograd") && depth == 0)
 			c->tr->composite_explicit = true;
 		for (k = 0; k < nuses; k++)

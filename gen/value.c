@@ -141,15 +141,22 @@ void ot_v_set_bool(ot_arena *arena, ot_value *map, const char *key, bool b)
 	ot_v_set(arena, map, key, ot_v_bool(arena, b));
 }
 
-const ot_member *ot_v_member(const ot_value *map, const char *key)
+const ot_member *ot_v_membern(const ot_value *map, const char *key, size_t len)
 {
 	size_t i;
 	if (!map || map->type != OT_V_MAP)
 		return NULL;
-	for (i = 0; i < map->u.map.len; i++)
-		if (strcmp(map->u.map.items[i].key, key) == 0)
+	for (i = 0; i < map->u.map.len; i++) {
+		const char *k = map->u.map.items[i].key;
+		if (strnlen(k, len + 1) == len && !memcmp(k, key, len))
 			return &map->u.map.items[i];
+	}
 	return NULL;
+}
+
+const ot_member *ot_v_member(const ot_value *map, const char *key)
+{
+	return ot_v_membern(map, key, strlen(key));
 }
 
 ot_value *ot_v_get(const ot_value *map, const char *key)

@@ -89,6 +89,9 @@ ot_value *ot_v_get(const ot_value *map, const char *key);
 /** The member record of `key` (for its mark), or NULL. */
 const ot_member *ot_v_member(const ot_value *map, const char *key);
 
+/** The same for a key given as `len` bytes (not NUL-terminated). */
+const ot_member *ot_v_membern(const ot_value *map, const char *key, size_t len);
+
 /** A string's bytes (NUL-terminated), or NULL when not a string. */
 const char *ot_v_cstr(const ot_value *v);
 
