@@ -848,7 +848,7 @@ static void record_macro_site(struct walker *w, size_t name_s, size_t name_e)
 		;
 	if (c[a] != ',' && c[a] != ')')
 		return;
-	if (strstr(ot_arena_strndup(w->arena, c + name_s, name_e - name_s), "DISPATCH"))
+	if (memmem(c + name_s, name_e - name_s, "DISPATCH", 8))
 		return; /* stub sites are scanned on their own */
 	for (; a < end; a++) {
 		if (ot_is_ident_start(c[a]) && !ot_is_ident_char(c[a - 1])) {

@@ -149,23 +149,13 @@ static void c_directive(struct cstate *s, size_t start, size_t end)
 		} else {
 			s->overflow++;
 		}
-	} else if (IS("elif")) {
+	} else if (IS("elif") || IS("else")) {
 		if (s->depth && !s->overflow) {
 			enum cond *top = &s->stack[s->depth - 1];
 			if (*top == COND_TRUE)
 				*top = COND_DONE; /* the taken branch is over */
-			else if (*top == COND_FALSE)
-				*top = c_if_literal(t, w, end);
-			if (!s->literal[s->depth - 1] && !was_disabled)
-				s->pending_marker = "#el";
-		}
-	} else if (IS("else")) {
-		if (s->depth && !s->overflow) {
-			enum cond *top = &s->stack[s->depth - 1];
-			if (*top == COND_TRUE)
-				*top = COND_DONE;
-			else if (*top == COND_FALSE)
-				*top = COND_TRUE;
+			else if (*top == COND_FALSE) /* not taken yet: this one may be */
+				*top = IS("elif") ? c_if_literal(t, w, end) : COND_TRUE;
 			if (!s->literal[s->depth - 1] && !was_disabled)
 				s->pending_marker = "#el";
 		}

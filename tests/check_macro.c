@@ -86,6 +86,37 @@ static const ot_ix_minvoke *find_invoke(const ot_scan_result *r, const char *mac
 
 /* ---- scanner ------------------------------------------------------------------------ */
 
+/* The code view keeps the branch a literal #if / #elif / #else chain takes
+ * and blanks the others (the scanner then sees one definition a name). */
+START_TEST(scanner_literal_if_elif_else_chains)
+{
+	static const struct {
+		const char *text, *kept, *blanked[2];
+	} cases[] = {
+		{"#if 0\nint a_f();\n#else\nint b_f();\n#endif\n", "b_f", {"a_f", NULL}},
+		{"#if 1\nint a_f();\n#else\nint b_f();\n#endif\n", "a_f", {"b_f", NULL}},
+		{"#if 0\nint a_f();\n#elif 1\nint b_f();\n#else\nint c_f();\n#endif\n", "b_f",
+		 {"a_f", "c_f"}},
+		{"#if 1\nint a_f();\n#elif 1\nint b_f();\n#else\nint c_f();\n#endif\n", "a_f",
+		 {"b_f", "c_f"}},
+		{"#if 0\nint a_f();\n#elif 0\nint b_f();\n#else\nint c_f();\n#endif\n", "c_f",
+		 {"a_f", "b_f"}},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t len = strlen(cases[i].text);
+		char *code = ot_malloc(len + 1);
+		ot_lex_code_view(code, cases[i].text, len, OT_LANG_C);
+		code[len] = '\0';
+		ck_assert_msg(strstr(code, cases[i].kept), "case %zu: %s blanked:\n%s", i, cases[i].kept,
+			      code);
+		for (int k = 0; k < 2 && cases[i].blanked[k]; k++)
+			ck_assert_msg(!strstr(code, cases[i].blanked[k]), "case %zu: %s kept:\n%s", i,
+				      cases[i].blanked[k], code);
+		free(code);
+	}
+}
+END_TEST
+
 START_TEST(scanner_pasted_function_names)
 {
 	ot_arena *a = ot_arena_new();
@@ -1068,6 +1099,7 @@ int main(void)
 	TCase *release = tcase_create("release");
 
 	tcase_add_test(scanner, scanner_pasted_function_names);
+	tcase_add_test(scanner, scanner_literal_if_elif_else_chains);
 	tcase_add_test(scanner, scanner_macro_statement_before_namespace);
 	tcase_add_test(scanner, scanner_impl_func_and_nested_invocations);
 	tcase_add_test(scanner, scanner_invocations_keep_every_argument);
