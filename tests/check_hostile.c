@@ -971,6 +971,9 @@ static pid_t spawn_new_run(const char *out)
 		argv[n] = NULL;
 		dup2(null, 0);
 		dup2(null, 1);
+		/* Check's handlers would kill the whole test on a SIGINT */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
 		if (chdir(box) != 0)
 			_exit(127);
 		execv(bin, (char *const *)argv);
@@ -991,12 +994,15 @@ static char *interrupted_run(const char *tag, int sig, enum moment when)
 {
 	char *out = tu_path(real_dir, tag), *staging = tu_path(out, ".optrace-staging/ops");
 	char *middle = tu_path(out, midway);
-	double start = ot_clock();
+	double start;
 	pid_t pid;
 	int status;
 
 	free(shell("rm -rf \"$2\" && cp -a \"$1\"/old \"$2\"", real_dir, out, NULL));
+	/* the clock starts with the run: the copy above can take a second, and
+	 * a signal sent before the exec would hit a copy of this test */
 	pid = spawn_new_run(out);
+	start = ot_clock();
 	for (;;) {
 		struct stat st;
 		bool now = false;
