@@ -143,7 +143,7 @@ static int add_step(struct ctx *c, int parent, ot_layer layer, uint32_t file, ui
 {
 	ot_trace *tr = c->tr;
 	const char *path = fpath(c, file);
-	ot_step s;
+	ot_step s = {0};
 
 	if (parent == STEP_DROPPED)
 		return STEP_DROPPED; /* beneath a step that failed its check */

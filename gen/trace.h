@@ -54,7 +54,15 @@ typedef struct {
 	const char *backend; /**< "CPU", "CUDA", ... for kernels and registrations, or "" */
 	uint8_t depth;       /**< 0: the op itself; n: reached through n composite branches */
 	int parent;          /**< index of the step that led here, -1 for a root */
+	uint8_t main;        /**< OT_MAIN_CPU | OT_MAIN_CUDA: on the main path of a
+				  default call on that device (ot_trace_main) */
+	const char *when;    /**< the condition under which the step runs, quoted from
+				  the source, or NULL when it always runs on its path */
 } ot_step;
+
+/** Bits of ot_step.main. */
+#define OT_MAIN_CPU 1u
+#define OT_MAIN_CUDA 2u
 
 typedef enum {
 	OT_STATUS_TRACED,

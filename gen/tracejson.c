@@ -109,6 +109,15 @@ static void step(ot_buf *b, int ind, const ot_step *s)
 	ot_buf_put_int(b, s->depth);
 	key(b, ind + 2, false, "parent");
 	ot_buf_put_int(b, s->parent);
+	key(b, ind + 2, false, "main");
+	ot_buf_putc(b, '[');
+	if (s->main & OT_MAIN_CPU)
+		ot_buf_puts(b, "\"cpu\"");
+	if (s->main & OT_MAIN_CUDA)
+		ot_buf_puts(b, s->main & OT_MAIN_CPU ? ", \"cuda\"" : "\"cuda\"");
+	ot_buf_putc(b, ']');
+	key(b, ind + 2, false, "when");
+	str(b, s->when);
 	end(b, ind, 1, '}');
 }
 
@@ -495,6 +504,7 @@ static void push_where(struct rd *r, size_t *mark, const char *fmt, ...)
 static int read_step(struct rd *r, ot_step *s, const ot_value *v)
 {
 	const char *layer;
+	const ot_value *mains;
 	long long line, depth, parent;
 	int rc;
 
@@ -508,8 +518,20 @@ static int read_step(struct rd *r, ot_step *s, const ot_value *v)
 	    (rc = get_str(r, v, "op", false, &s->op)) < 0 ||
 	    (rc = get_str(r, v, "backend", false, &s->backend)) < 0 ||
 	    (rc = get_int(r, v, "depth", false, 0, 255, &depth)) < 0 ||
-	    (rc = get_int(r, v, "parent", false, -1, INT32_MAX, &parent)) < 0)
+	    (rc = get_int(r, v, "parent", false, -1, INT32_MAX, &parent)) < 0 ||
+	    (rc = get_str(r, v, "when", false, &s->when)) < 0 ||
+	    (rc = get_list(r, v, "main", false, &mains)) < 0)
 		return rc;
+	s->main = 0;
+	for (size_t i = 0; i < ot_v_len(mains); i++) {
+		const ot_value *d = ot_v_at(mains, i);
+		if (d->type == OT_V_STR && !strcmp(ot_v_cstr(d), "cpu"))
+			s->main |= OT_MAIN_CPU;
+		else if (d->type == OT_V_STR && !strcmp(ot_v_cstr(d), "cuda"))
+			s->main |= OT_MAIN_CUDA;
+		else
+			return bad(r, "main", "must list \"cpu\" and/or \"cuda\"");
+	}
 	s->layer = OT_LAYER_COUNT;
 	for (int l = 0; l < OT_LAYER_COUNT; l++)
 		if (!strcmp(layer, ot_layer_name((ot_layer)l)))
