@@ -15,8 +15,9 @@
 #include <string.h>
 
 #include "buf.h"
-#include "index.h"
+#include "lines.h"
 #include "scan.h"
+#include "scan_re.h"
 
 static bool word_eq(const char *s, size_t len, const char *word)
 {

@@ -7,7 +7,9 @@
 #include <time.h>
 
 #include "buf.h"
+#include "lines.h"
 #include "registry.h"
+#include "scan.h"
 #include "source.h"
 
 struct ot_index {
@@ -664,33 +666,6 @@ uint32_t ot_index_find_line(const ot_index *ix, int64_t id, const char *needle)
 	return ot_line_at(f->line_off, f->nlines, (size_t)(hit - f->text));
 }
 
-uint32_t ot_line_starts(const uint32_t **out, ot_arena *arena, const char *text, size_t len)
-{
-	OT_VEC(uint32_t) v = {0};
-	ot_vec_push(&v, 0);
-	for (const char *p = text, *end = text + len; (p = memchr(p, '\n', (size_t)(end - p)));) {
-		p++;
-		if (p < end)
-			ot_vec_push(&v, (uint32_t)(p - text));
-	}
-	uint32_t n = len ? (uint32_t)v.len : 0;
-	*out = OT_ARENA_VEC(arena, &v);
-	ot_vec_free(&v);
-	return n;
-}
-
-uint32_t ot_line_at(const uint32_t *starts, uint32_t n, size_t off)
-{
-	uint32_t lo = 0, hi = n;
-	while (hi - lo > 1) { /* the last line starting at or before off */
-		uint32_t mid = (lo + hi) / 2;
-		if (starts[mid] <= off)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo + 1;
-}
 
 const ot_ix_cdef *ot_index_cdefs(const ot_index *ix, const char *name)
 {

@@ -12,6 +12,7 @@
 #include "diff.h"
 #include "graph.h"
 #include "index.h"
+#include "scan.h"
 #include "markdown.h"
 #include "run.h"
 #include "source.h"

@@ -9,8 +9,9 @@
 #include <string.h>
 
 #include "buf.h"
-#include "index.h"
+#include "lines.h"
 #include "scan.h"
+#include "scan_re.h"
 
 enum {
 	RE_DEF,    /* class/def at a line start */
