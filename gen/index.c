@@ -25,6 +25,7 @@ struct ot_index {
 	const char **pynames;
 	size_t npynames;
 	ot_map *call_names; /* every name called in a C++ body (value unused) */
+	ot_map *defines;    /* names of the object-like #defines of the C files */
 	ot_index_stats stats;
 };
 
@@ -167,6 +168,11 @@ static void index_one(struct worker *w, ot_source_reader *reader, size_t i, ot_b
 	else if (f->lang == OT_LANG_PYTHON)
 		ot_scan_python(&ix->results[i], w->arena, code->ptr, text, f->len,
 			       (uint32_t)i, sf->path);
+	f->pparms = OT_ARENA_VEC(w->arena, &ix->results[i].pparms);
+	f->npparms = (uint32_t)ix->results[i].pparms.len;
+	/* the tracer reads receivers, arguments and conditions from the code
+	 * view of the code it follows: keep it (the same size as the text) */
+	f->code = f->lang == OT_LANG_C || f->lang == OT_LANG_PYTHON ? ot_buf_detach(code) : f->text;
 	w->scan_s += ot_clock() - t1;
 }
 
@@ -494,6 +500,8 @@ static void merge(ot_index *ix)
 		}
 		for (size_t k = 0; k < r->docs.len; k++)
 			LINK(ix->docs, t_doc, r->docs.items[k].name, &r->docs.items[k], ot_ix_doc);
+		for (size_t k = 0; k < r->defines.len; k++)
+			ot_map_put(ix->defines, r->defines.items[k], (void *)1);
 		ix->stats.cdefs += r->cdefs.len;
 		ix->stats.calls += r->ncalls;
 		ix->stats.stubs += r->stubs.len;
@@ -536,6 +544,7 @@ int ot_index_build(ot_index **out, ot_source *src, int threads)
 	ix->docs = ot_map_new();
 	ix->macros = ot_map_new();
 	ix->call_names = ot_map_new();
+	ix->defines = ot_map_new();
 
 	if ((rc = ot_source_list(&list, ix->arena, src, prefixes, keep_file, NULL)) < 0)
 		goto done;
@@ -599,6 +608,8 @@ void ot_index_free(ot_index *ix)
 		return;
 	for (uint32_t i = 0; i < ix->nfiles; i++) {
 		ot_scan_result_free(&ix->results[i]);
+		if (ix->files[i].code != ix->files[i].text)
+			free((char *)ix->files[i].code);
 		free((char *)ix->files[i].text);
 	}
 	for (int t = 0; t < ix->narenas; t++)
@@ -615,6 +626,7 @@ void ot_index_free(ot_index *ix)
 	ot_map_free(ix->docs);
 	ot_map_free(ix->macros);
 	ot_map_free(ix->call_names);
+	ot_map_free(ix->defines);
 	ot_arena_free(ix->arena);
 	free(ix);
 }
@@ -690,6 +702,18 @@ const ot_ix_decomp *ot_index_decomps(const ot_index *ix, const char *base)
 const ot_ix_doc *ot_index_docs(const ot_index *ix, const char *name)
 {
 	return ot_map_get(ix->docs, name);
+}
+
+const ot_ix_pparm *ot_index_pparm(const ot_index *ix, uint32_t file, uint32_t id)
+{
+	if (file >= ix->nfiles || !id || id > ix->files[file].npparms)
+		return NULL;
+	return &ix->files[file].pparms[id - 1];
+}
+
+bool ot_index_defines(const ot_index *ix, const char *name)
+{
+	return ot_map_get(ix->defines, name) != NULL;
 }
 
 size_t ot_index_call_name_count(const ot_index *ix)

@@ -82,6 +82,13 @@ const ot_ix_pydef *ot_index_pydefs(const ot_index *ix, const char *name);
 const ot_ix_decomp *ot_index_decomps(const ot_index *ix, const char *base_op);
 const ot_ix_doc *ot_index_docs(const ot_index *ix, const char *name);
 
+/** Does some indexed C/C++ file `#define` the object-like macro `name`? (A
+ * build flag nothing in the tree defines is one only the build system can.) */
+bool ot_index_defines(const ot_index *ix, const char *name);
+
+/** The preprocessor arm `id` of file `file` (1-based; NULL for 0 or out of range). */
+const ot_ix_pparm *ot_index_pparm(const ot_index *ix, uint32_t file, uint32_t id);
+
 /** Every distinct name called in a C++/CUDA body, in first-seen (file) order. */
 size_t ot_index_call_name_count(const ot_index *ix);
 const char *ot_index_call_name_at(const ot_index *ix, size_t i);

@@ -24,13 +24,33 @@
 
 /* ---- files ---------------------------------------------------------------- */
 
+/**
+ * One arm of a preprocessor conditional whose condition the lexer could not
+ * decide (#if X / #ifdef X / #ifndef X, then #elif Y / #else): the code
+ * between the arm's directive and the next one of its chain is compiled
+ * when the arm is taken. Arms are numbered per file from 1; 0 means "not
+ * inside any". An arm is taken when its parent is, no earlier arm of its
+ * chain is, and its own expression holds.
+ */
+typedef struct {
+	const char *expr; /**< the arm's own condition as written, blanks collapsed
+			       ("AT_CUDNN_ENABLED()", "defined(USE_ROCM)"; #ifndef X
+			       gives "!defined(X)"); NULL for #else */
+	uint32_t parent;  /**< the arm enclosing the whole chain, or 0 */
+	uint32_t prev;    /**< the previous arm of the same chain, or 0 for the #if */
+	uint32_t line;    /**< line of the directive */
+} ot_ix_pparm;
+
 typedef struct {
 	const char *path;   /**< repository-relative */
 	const char *text;   /**< the whole file, NUL-terminated */
+	const char *code;   /**< its code view (lex.h), same length, NUL-terminated */
 	size_t len;
 	const uint32_t *line_off; /**< byte offset of each line's start */
 	uint32_t nlines;
 	ot_lang lang;
+	const ot_ix_pparm *pparms; /**< C: the preprocessor arms, id i at [i - 1] */
+	uint32_t npparms;
 } ot_ix_file;
 
 /* ---- C++ / CUDA --------------------------------------------------------------- */
@@ -50,8 +70,39 @@ typedef struct {
 	const char *qual; /**< what precedes "::" ("at::cuda::blas"), or ""; the
 			       macro's name for OT_CALL_MACRO_LAUNCH */
 	uint32_t line;
+	uint32_t off;     /**< byte offset of the name in the file: the receiver
+			       and the arguments are read from the code view there */
+	uint32_t pp;      /**< the preprocessor arm it sits in (ot_ix_pparm), or 0 */
+	uint16_t guard;   /**< the innermost guard of the body it runs under
+			       (1-based in the function's table), or 0 */
 	uint8_t kind;     /**< ot_ix_call_kind */
 } ot_ix_call;
+
+typedef enum {
+	OT_GUARD_IF,       /**< if (text) */
+	OT_GUARD_ELSE_IF,  /**< else if (text): `prev` is the arm before */
+	OT_GUARD_ELSE,     /**< else: `prev` is the arm before */
+	OT_GUARD_AFTER,    /**< the rest of a block after an if chain one of whose
+			        arms returns or throws: none of those arms was
+			        taken; `prev` is the chain's last arm */
+	OT_GUARD_CASE,     /**< case label of switch (...): text "expr == label"
+			        ("default" for default:) */
+	OT_GUARD_THEN,     /**< the second operand of text ? a : b */
+	OT_GUARD_OTHERWISE,/**< the third operand; `prev` is the THEN guard */
+	OT_GUARD_CHECK     /**< an argument of TORCH_CHECK(text, ...) and its kin:
+			        evaluated only to validate */
+} ot_ix_guard_kind;
+
+/** A condition a part of a function body runs under. */
+typedef struct {
+	const char *text; /**< the condition, blanks collapsed, or NULL (else) */
+	uint32_t line;
+	uint16_t parent;  /**< the enclosing guard (1-based), or 0 */
+	uint16_t prev;    /**< see ot_ix_guard_kind, or 0 */
+	uint8_t kind;     /**< ot_ix_guard_kind */
+	bool exits;       /**< an arm whose body returns (at its own top level) */
+	bool raises;      /**< an arm whose body throws or fails a check */
+} ot_ix_guard;
 
 /* ---- function-like macros that define functions ------------------------------ */
 
@@ -152,6 +203,11 @@ typedef struct ot_ix_cdef {
 	bool in_class;     /**< defined inside a class/struct body */
 	const ot_ix_call *calls; /**< calls in the body, in order */
 	uint32_t ncalls;
+	const ot_ix_guard *guards; /**< the conditions parts of the body run under */
+	uint16_t nguards;
+	uint32_t pp;       /**< the preprocessor arm of the definition, or 0 */
+	uint32_t body, body_end; /**< byte offsets of the body's '{' and '}' (0, 0
+				      for a macro-generated definition) */
 	const ot_ix_gen *gen; /**< set when a macro invocation generated this
 			           definition (FUNC or IMPL): `file` and `line` are
 			           the invocation's, `macro` the invoked macro, and
@@ -167,6 +223,9 @@ typedef struct ot_ix_stub {
 	const char *macro;  /**< "REGISTER_CUDA_DISPATCH" */
 	const char *kernel; /**< registered function ("lstm_cudnn"), or NULL
 			         (nullptr, REGISTER_NO_CPU_DISPATCH, a lambda) */
+	const char *kernel_qual; /**< the kernel's written qualifier, or "" */
+	const char *ns;     /**< enclosing namespaces at the site, as for ot_ix_cdef */
+	uint32_t pp;        /**< preprocessor arm of the site, or 0 */
 	uint32_t file, line;
 	uint8_t kind;       /**< ot_ix_stub_kind */
 	const struct ot_ix_stub *next; /**< next site of the same stub */
@@ -217,11 +276,13 @@ typedef struct ot_ix_doc {
 
 /** Everything found in one file, owned by the arena given to the scanner. */
 typedef struct {
+	OT_VEC(ot_ix_pparm) pparms; /**< C: the file's preprocessor arms */
 	OT_VEC(ot_ix_cdef) cdefs;
 	OT_VEC(ot_ix_stub) stubs;
 	OT_VEC(ot_ix_pydef) pydefs;
 	OT_VEC(ot_ix_decomp) decomps;
 	OT_VEC(ot_ix_doc) docs;
+	OT_VEC(const char *) defines; /**< C: names of object-like #defines */
 	size_t ncalls;
 	const ot_ix_macro *macros;   /**< C: macros that paste names (in the arena) */
 	size_t nmacros;
