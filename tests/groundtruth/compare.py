@@ -50,9 +50,10 @@ PRECISION_MIN = 0.90
 BOOKKEEPING = frozenset([
     # allocation
     "empty", "empty_strided", "empty_like", "new_empty", "new_empty_strided", "resize_",
-    # view primitives: metadata only
+    # view primitives: metadata only (and the in-place forms that set it)
     "as_strided", "view", "_reshape_alias", "_unsafe_view", "t", "transpose", "permute",
     "expand", "unsqueeze", "squeeze", "select", "slice",
+    "as_strided_", "t_", "transpose_", "unsqueeze_", "squeeze_",
     # identities for dense real tensors
     "alias", "detach", "lift_fresh", "resolve_conj", "resolve_neg",
 ])

@@ -62,14 +62,21 @@ v=$(pkg_version /var/lib/dpkg python3-torch)
 
 # ---- chroot -------------------------------------------------------------------
 
-if [ -f "$STAMP" ]; then
+check_chroot() {
     v=$(pkg_version "$ROOT/var/lib/dpkg" python3-torch)
     [ "$v" = "$CHROOT_VERSION" ] ||
         fail "$ROOT has python3-torch ${v:-(none)}, not $CHROOT_VERSION; remove it to rebuild"
     exit 0
-fi
+}
+[ -f "$STAMP" ] && check_chroot
 
 is_root || fail "no chroot at $ROOT; building it needs root (debootstrap, chroot)"
+# One build at a time (test runs of other checkouts share the cache); the
+# one that waited finds the chroot built.
+mkdir -p "$CACHE"
+exec 9>"$CACHE/trixie-torch.lock"
+flock 9
+[ -f "$STAMP" ] && check_chroot
 
 # The Debian archive this machine's apt uses (only it is reachable): the
 # first URIs of a deb822 source for the main suite, else sources.list.
@@ -86,7 +93,6 @@ fi
 [ -n "$mirror" ] || fail "cannot tell the Debian mirror from /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
 
 tmp=$ROOT.tmp
-mkdir -p "$CACHE"
 if [ -e "$tmp" ]; then
     say "removing an unfinished build at $tmp"
     rm -rf --one-file-system "$tmp"
