@@ -177,8 +177,7 @@ def run_grad(c, profile, activities):
         out["error"] = error_text(e)
         return out
     tensors = [t for t in flatten(result) if t.grad_fn is not None]
-    firsts = [t.grad_fn for t in flatten(result) if t.grad_fn is not None]
-    out["grad_fn"] = type(firsts[0]).__name__ if firsts else None
+    out["grad_fn"] = type(tensors[0].grad_fn).__name__ if tensors else None
     out["nodes"] = graph_nodes([t.grad_fn for t in tensors], before)
     del keep
     if not tensors:
