@@ -7,10 +7,12 @@ set -eu
 # build: compiler, pkg-config and the six libraries
 # test:  check, git/tar/xz (real-release import), mkdocs (site build test)
 # tools: clang + compiler-rt (fuzzing, sanitizers), valgrind, ripgrep (bench)
+# ground truth (tests/groundtruth): debootstrap (the 2.6.0 chroot), python3-yaml
+#        (each release's torchgen); its setup.sh installs python3-torch itself
 PACKAGES="gcc make pkg-config libyaml-dev libgit2-dev libcmark-gfm-dev
 libcmark-gfm-extensions-dev libgraphviz-dev libpcre2-dev check git tar xz-utils
 ca-certificates python3 mkdocs clang libclang-rt-14-dev valgrind ripgrep
-fonts-dejavu-core"
+fonts-dejavu-core debootstrap python3-yaml"
 
 missing=""
 for p in $PACKAGES; do
