@@ -31,11 +31,13 @@ struct ot_callkinds {
 };
 
 /* Metadata queries: ops in the registry, but they say nothing about how a
- * computation is done, and none dispatches to a kernel worth following. */
+ * computation is done, and none dispatches to a kernel worth following.
+ * contiguous() is here too: the Tensor method returns the tensor itself,
+ * without dispatching, when it is contiguous already (a default tensor is). */
 static const char *const metadata[] = {
 	"size",	       "sizes",		"sym_size",	 "sym_sizes",	"dim",	      "ndimension",
 	"numel",       "stride",	"strides",	 "sym_stride",	"options",    "dtype",
-	"device",      "scalar_type",	"is_contiguous", "data_ptr",	"item",	      "defined",
+	"device",      "scalar_type",	"is_contiguous", "data_ptr",	"contiguous", "defined",
 	"layout",      "is_cuda",	"is_cpu",	 "is_mps",	"is_sparse",  "is_nested",
 	"is_complex",  "is_floating_point", "requires_grad", "storage_offset", "sym_numel",
 	"get_device",  "is_same_size",	"nelement",	 "is_conj",	"is_neg",     "is_leaf",
@@ -46,7 +48,7 @@ static const char *const metadata[] = {
 	"_fw_grad",    "is_coalesced",	"dense_dim",	 "sparse_dim",	"_nnz",	      "q_scale",
 	"q_zero_point", "is_vulkan",	"is_xpu",	 "is_mkldnn",	"_is_zerotensor"};
 
-static bool is_metadata(const char *name)
+bool ot_callkind_is_metadata(const char *name)
 {
 	for (size_t i = 0; i < OT_ARRAY_LEN(metadata); i++)
 		if (!strcmp(metadata[i], name))
@@ -112,7 +114,7 @@ ot_callkinds *ot_callkinds_new(const ot_index *ix, const ot_registry *reg)
 		const char *op = op_of_name(reg, ck->arena, name, &out);
 		memset(ni, 0, sizeof(*ni));
 		ni->stub = ot_index_stubs(ix, name) != NULL;
-		if (op && !is_metadata(op)) {
+		if (op && !ot_callkind_is_metadata(op)) {
 			ni->op = op;
 			ni->op_method = has_variant(reg, op, true);
 		}

@@ -71,6 +71,10 @@ void ot_callkinds_free(ot_callkinds *ck);
 void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *d,
 		    const ot_ix_call *c, ot_arena *arena);
 
+/** Is `name` a metadata query (size, dim, numel, dtype...): an op in the
+ * registry, but no computation worth following? */
+bool ot_callkind_is_metadata(const char *name);
+
 /** Is `name` (a call's name) a runtime selection point (use_cudnn, ...)? */
 bool ot_callkind_is_selection(const char *name);
 

@@ -29,12 +29,12 @@ const char *ot_device_name(ot_device d)
 
 ot_verdict ot_verdict_true(void)
 {
-	return (ot_verdict){OT_TRI_TRUE, false, false, NULL, 0};
+	return (ot_verdict){OT_TRI_TRUE, false, false, NULL, false, 0};
 }
 
 static ot_verdict verdict(ot_tri v, const char *text)
 {
-	return (ot_verdict){v, false, false, text, 0};
+	return (ot_verdict){v, false, false, text, false, 0};
 }
 
 ot_verdict ot_verdict_and(ot_verdict a, ot_verdict b)
@@ -428,8 +428,9 @@ static value selection_value(const char *s, size_t n, ot_device dev)
 		return v_truth(OT_TRI_FALSE);
 	if (memmem(s, n, "cudnn", 5) || memmem(s, n, "cuda", 4) || memmem(s, n, "cublas", 6))
 		return dev == OT_DEV_CUDA ? v_select(OT_TRI_TRUE) : v_truth(OT_TRI_FALSE);
+	/* a release wheel has oneDNN, and picks it for float32 on the CPU */
 	if (memmem(s, n, "mkldnn", 6) || memmem(s, n, "onednn", 6))
-		return dev == OT_DEV_CPU ? v_select(OT_TRI_UNKNOWN) : v_truth(OT_TRI_FALSE);
+		return dev == OT_DEV_CPU ? v_select(OT_TRI_TRUE) : v_truth(OT_TRI_FALSE);
 	return v_select(OT_TRI_UNKNOWN);
 }
 
@@ -615,12 +616,12 @@ static ot_verdict arm_own(struct ppctx *c, const ot_ix_file *f, uint32_t arm)
 		const ot_ix_pparm *e = &f->pparms[p - 1];
 		ot_tri t = e->expr ? tri_not(pp_eval(c, e->expr)) : OT_TRI_FALSE;
 		if (t != OT_TRI_TRUE && v.value != OT_TRI_FALSE)
-			v = (ot_verdict){tri_and(v.value, t), false, false, e->expr, e->line};
+			v = (ot_verdict){tri_and(v.value, t), false, false, e->expr, true, e->line};
 	}
 	if (a->expr && v.value != OT_TRI_FALSE) {
 		ot_tri t = pp_eval(c, a->expr);
 		if (t != OT_TRI_TRUE)
-			v = (ot_verdict){tri_and(v.value, t), false, false, a->expr, a->line};
+			v = (ot_verdict){tri_and(v.value, t), false, false, a->expr, false, a->line};
 	}
 	if (!a->expr && v.value != OT_TRI_TRUE && !v.text)
 		v.text = "#else";
@@ -847,13 +848,17 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 	const char *sym;
 
 	/* constants: true, nullptr, kFloat, at::kCUDA, ScalarType::Half, "cuda" */
+	if (!ch->called && !ch->member && name_is(ch->last, "nullopt"))
+		return v_empty();
 	if (ch->nnames == 1 && !ch->called && !ch->member) {
 		const char *lit;
 		if (name_is(ch->last, "true") || name_is(ch->last, "True"))
 			return v_truth(OT_TRI_TRUE);
-		if (name_is(ch->last, "false") || name_is(ch->last, "False") ||
-		    name_is(ch->last, "nullptr") || name_is(ch->last, "None"))
+		if (name_is(ch->last, "false") || name_is(ch->last, "False"))
 			return v_truth(OT_TRI_FALSE);
+		if (name_is(ch->last, "nullptr") || name_is(ch->last, "None") ||
+		    name_is(ch->last, "nullopt"))
+			return v_empty();
 		if ((lit = param_value(c, s, n)))
 			return literal_value(lit, strlen(lit));
 		if (name_is(ch->last, "device_type") || name_is(ch->last, "device"))
@@ -887,6 +892,33 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 		value v = v_sym("nonzero");
 		v.truth = OT_TRI_TRUE;
 		return v;
+	}
+	/* a size, a count of elements or a shape of a default tensor is not
+	 * zero: m1_sizes[1], self.size(0), input.shape[-1], len(x) */
+	{
+		bool sizeish = false;
+		for (size_t i = ch->start; i < ch->end && !sizeish; i++) {
+			const struct tok *t = &tk->t[i];
+			if (t->kind == TK_NAME && (memmem(t->s, t->n, "size", 4) || memmem(t->s, t->n, "numel", 5) ||
+						  memmem(t->s, t->n, "shape", 5) || (t->n == 3 && !memcmp(t->s, "len", 3))) &&
+			    !(t->n > 3 && !memcmp(t->s, "is_", 3)) && !memmem(t->s, t->n, "same_size", 9) &&
+			    !memmem(t->s, t->n, "resize", 6))
+				sizeish = true;
+		}
+		if (sizeish) {
+			value v = v_sym("nonzero");
+			v.truth = OT_TRI_TRUE;
+			return v;
+		}
+	}
+	/* a Scalar argument read as a number: beta.toComplexDouble(), alpha.to<double>() */
+	if (ch->called && ch->first != ch->last &&
+	    (name_is(ch->last, "toComplexDouble") || name_is(ch->last, "toDouble") ||
+	     name_is(ch->last, "toFloat") || name_is(ch->last, "toLong") || name_is(ch->last, "toInt") ||
+	     name_is(ch->last, "to"))) {
+		const char *lit = param_value(c, ch->first->s, ch->first->n);
+		if (lit && (isdigit((unsigned char)lit[0]) || lit[0] == '-'))
+			return v_num(strtol(lit, NULL, 0)) ;
 	}
 	if (name_is(ch->last, "defined") && ch->called && ch->first != ch->last) {
 		const char *lit = param_value(c, ch->first->s, ch->first->n);
@@ -1096,7 +1128,7 @@ static ot_verdict evaluate(struct ectx *c, const char *text, bool python)
 {
 	struct toks tk;
 	value v;
-	ot_verdict out = {OT_TRI_UNKNOWN, false, false, text, 0};
+	ot_verdict out = {OT_TRI_UNKNOWN, false, false, text, false, 0};
 	if (!text)
 		return out;
 	tokenize(&tk, text, python);
@@ -1124,77 +1156,161 @@ ot_verdict ot_cond_pyexpr(const ot_pyenv *env, const char *text)
 
 /* ---- guard chains ------------------------------------------------------------------------ */
 
-/* The negation of a verdict, its text shown as the condition that failed. */
+/* The expression evaluator of one language, over its environment. */
+typedef ot_verdict (*expr_fn)(const void *env, const char *text);
+
+struct gchain {
+	const ot_ix_guard *g;
+	size_t n;
+	expr_fn eval;
+	const void *env;
+};
+
 static ot_verdict negated(ot_verdict v)
 {
 	v.value = tri_not(v.value);
+	v.negated = !v.negated;
 	return v;
 }
 
-static ot_verdict own_cond(const ot_cenv *env, const ot_ix_guard *g)
+static ot_verdict cexpr_cb(const void *env, const char *text);
+
+static const ot_ix_guard *guard_at(const struct gchain *ch, uint16_t id)
 {
-	ot_verdict v = g->text ? ot_cond_cexpr(env, g->text) : verdict(OT_TRI_UNKNOWN, NULL);
+	return id && id <= ch->n ? &ch->g[id - 1] : NULL;
+}
+
+static ot_verdict own_cond(const struct gchain *ch, const ot_ix_guard *g)
+{
+	ot_verdict v = g->text ? ch->eval(ch->env, g->text) : verdict(OT_TRI_UNKNOWN, NULL);
 	v.line = g->line;
 	return v;
 }
 
 /* The arms of a chain before `g` (walking `prev`) were all not taken. */
-static ot_verdict none_before(const ot_cenv *env, const ot_ix_cdef *d, const ot_ix_guard *g)
+static ot_verdict none_before(const struct gchain *ch, const ot_ix_guard *g)
 {
 	ot_verdict v = ot_verdict_true();
-	for (uint16_t p = g->prev; p && p <= d->nguards;) {
-		const ot_ix_guard *e = &d->guards[p - 1];
-		ot_verdict own = e->kind == OT_GUARD_ELSE ? verdict(OT_TRI_TRUE, NULL) : own_cond(env, e);
+	for (const ot_ix_guard *e = guard_at(ch, g->prev); e; e = guard_at(ch, e->prev)) {
+		ot_verdict own = e->kind == OT_GUARD_ELSE ? verdict(OT_TRI_TRUE, NULL) : own_cond(ch, e);
 		v = ot_verdict_and(v, negated(own));
 		if (e->kind == OT_GUARD_IF || e->kind == OT_GUARD_ELSE)
 			break;
-		p = e->prev;
 	}
 	return v;
 }
 
-static ot_verdict guard_own(const ot_cenv *env, const ot_ix_cdef *d, const ot_ix_guard *g)
+/* Is arm `e` the one of its chain that is taken (its parent aside)? */
+static ot_verdict arm_taken(const struct gchain *ch, const ot_ix_guard *e)
+{
+	if (e->kind == OT_GUARD_ELSE)
+		return none_before(ch, e);
+	if (e->kind == OT_GUARD_ELSE_IF)
+		return ot_verdict_and(none_before(ch, e), own_cond(ch, e));
+	return own_cond(ch, e);
+}
+
+/* A case label that names a backend (ConvBackend::Cudnn, Mkldnn, Miopen,
+ * Mps, ..., an Empty or Overrideable one) judged for `dev`. */
+static ot_tri label_truth(const char *label, ot_device dev, bool *select)
+{
+	char low[128];
+	size_t n = 0;
+	const char *p = strrchr(label, ':');
+	p = p ? p + 1 : label;
+	for (; *p && n + 1 < sizeof(low); p++)
+		low[n++] = (char)tolower((unsigned char)*p);
+	low[n] = '\0';
+	*select = false;
+	if (strstr(low, "miopen") || strstr(low, "mps") || strstr(low, "xnnpack") || strstr(low, "hip") ||
+	    strstr(low, "vulkan") || strstr(low, "metal") || strstr(low, "xpu") || strstr(low, "empty") ||
+	    strstr(low, "overrideable"))
+		return OT_TRI_FALSE;
+	if (strstr(low, "cudnn")) {
+		*select = dev == OT_DEV_CUDA;
+		return dev == OT_DEV_CUDA ? OT_TRI_TRUE : OT_TRI_FALSE;
+	}
+	if (strstr(low, "cuda"))
+		return dev == OT_DEV_CUDA ? OT_TRI_UNKNOWN : OT_TRI_FALSE;
+	if (strstr(low, "mkldnn") || strstr(low, "onednn")) {
+		*select = dev == OT_DEV_CPU;
+		return dev == OT_DEV_CPU ? OT_TRI_TRUE : OT_TRI_FALSE;
+	}
+	return OT_TRI_UNKNOWN;
+}
+
+/* Is case `g` of a switch the one taken? Its own expression, else its
+ * label's backend; a case whose sibling is taken is not. */
+static ot_verdict case_taken(const struct gchain *ch, const ot_ix_guard *g)
+{
+	const ot_cenv *env = ch->eval == cexpr_cb ? ch->env : NULL;
+	const char *eq = g->text ? strstr(g->text, " == ") : NULL;
+	ot_verdict v = own_cond(ch, g);
+	bool select;
+	ot_tri t;
+	if (!env || !eq || v.value != OT_TRI_UNKNOWN)
+		return v;
+	t = label_truth(eq + 4, env->dev, &select);
+	if (t != OT_TRI_UNKNOWN) {
+		v.value = t;
+		v.select = select;
+		return v;
+	}
+	/* a sibling case (same switch: same parent, same subject) taken */
+	for (size_t i = 0; i < ch->n; i++) {
+		const ot_ix_guard *o = &ch->g[i];
+		const char *oeq = o->text ? strstr(o->text, " == ") : NULL;
+		bool sel;
+		if (o == g || o->kind != OT_GUARD_CASE || o->parent != g->parent || !oeq ||
+		    oeq - o->text != eq - g->text || strncmp(o->text, g->text, (size_t)(eq - g->text)))
+			continue;
+		if (label_truth(oeq + 4, env->dev, &sel) == OT_TRI_TRUE) {
+			v.value = OT_TRI_FALSE;
+			v.text = o->text;
+			v.negated = true;
+			return v;
+		}
+	}
+	return v;
+}
+
+static ot_verdict guard_own(const struct gchain *ch, const ot_ix_guard *g)
 {
 	ot_verdict v;
 	switch (g->kind) {
-	case OT_GUARD_IF:
 	case OT_GUARD_CASE:
+		v = case_taken(ch, g);
+		break;
+	case OT_GUARD_IF:
 	case OT_GUARD_THEN:
-		v = own_cond(env, g);
-		break;
 	case OT_GUARD_ELSE_IF:
-		v = ot_verdict_and(none_before(env, d, g), own_cond(env, g));
-		break;
 	case OT_GUARD_ELSE:
-		v = none_before(env, d, g);
+		v = arm_taken(ch, g);
 		break;
-	case OT_GUARD_OTHERWISE:
-		v = g->prev && g->prev <= d->nguards ? negated(own_cond(env, &d->guards[g->prev - 1]))
-						     : verdict(OT_TRI_UNKNOWN, NULL);
-		break;
-	case OT_GUARD_AFTER: {
-		/* none of the chain's arms that leave the block was taken */
-		v = ot_verdict_true();
-		for (uint16_t p = g->prev; p && p <= d->nguards;) {
-			const ot_ix_guard *e = &d->guards[p - 1];
-			if (e->exits || e->raises) {
-				ot_verdict taken = e->kind == OT_GUARD_ELSE ? none_before(env, d, e)
-					: e->kind == OT_GUARD_ELSE_IF ? ot_verdict_and(none_before(env, d, e), own_cond(env, e))
-								      : own_cond(env, e);
-				/* an arm that raises is never taken by a call that works */
-				if (!e->raises)
-					v = ot_verdict_and(v, negated(taken));
-			}
-			if (e->kind == OT_GUARD_IF)
-				break;
-			p = e->prev;
-		}
+	case OT_GUARD_OTHERWISE: {
+		const ot_ix_guard *then = guard_at(ch, g->prev);
+		v = then ? negated(own_cond(ch, then)) : verdict(OT_TRI_UNKNOWN, NULL);
 		break;
 	}
+	case OT_GUARD_AFTER:
+		/* none of the chain's arms that leave the block was taken; one
+		 * that raises is never taken by a call that works */
+		v = ot_verdict_true();
+		for (const ot_ix_guard *e = guard_at(ch, g->prev); e; e = guard_at(ch, e->prev)) {
+			if (e->exits && !e->raises)
+				v = ot_verdict_and(v, negated(arm_taken(ch, e)));
+			if (e->kind == OT_GUARD_IF)
+				break;
+		}
+		break;
 	case OT_GUARD_CHECK:
-		v = own_cond(env, g);
+		v = own_cond(ch, g);
 		v.value = OT_TRI_TRUE;
 		v.validation = true;
+		break;
+	case OT_GUARD_EXCEPT:
+		v = verdict(OT_TRI_FALSE, g->text);
+		v.line = g->line;
 		break;
 	default:
 		v = verdict(OT_TRI_UNKNOWN, g->text);
@@ -1209,22 +1325,60 @@ static ot_verdict guard_own(const ot_cenv *env, const ot_ix_cdef *d, const ot_ix
 	return v;
 }
 
+static ot_verdict chain_verdict(const struct gchain *ch, uint16_t guard)
+{
+	ot_verdict v = ot_verdict_true(), fail = {0}, select = {0}, open = {0};
+	bool failed = false, selected = false, opened = false, any_select = false;
+	int k = 0;
+	/* walking outwards; the value is the conjunction, and the condition
+	 * shown the outermost failing guard, else the outermost selection, else
+	 * the innermost open one */
+	for (const ot_ix_guard *g = guard_at(ch, guard); g && k < 256; g = guard_at(ch, g->parent), k++) {
+		ot_verdict own = guard_own(ch, g);
+		v.value = own.validation ? v.value : tri_and(v.value, own.value);
+		v.validation = v.validation || own.validation;
+		any_select = any_select || own.select;
+		if (own.value == OT_TRI_FALSE || own.validation) {
+			fail = own;
+			failed = true;
+		} else if (own.select) {
+			select = own;
+			selected = true;
+		} else if (own.value == OT_TRI_UNKNOWN && !opened) {
+			open = own;
+			opened = true;
+		}
+	}
+	{
+		ot_verdict *why = failed ? &fail : selected ? &select : opened ? &open : NULL;
+		if (why) {
+			v.text = why->text;
+			v.line = why->line;
+			v.negated = why->negated;
+		}
+	}
+	v.select = any_select;
+	return v;
+}
+
+static ot_verdict cexpr_cb(const void *env, const char *text)
+{
+	return ot_cond_cexpr(env, text);
+}
+
+static ot_verdict pyexpr_cb(const void *env, const char *text)
+{
+	return ot_cond_pyexpr(env, text);
+}
+
 ot_verdict ot_cond_guard(const ot_cenv *env, const ot_ix_cdef *d, uint16_t guard)
 {
-	ot_verdict v = ot_verdict_true();
-	for (int k = 0; guard && guard <= d->nguards && k < 256; k++) {
-		const ot_ix_guard *g = &d->guards[guard - 1];
-		ot_verdict own = guard_own(env, d, g);
-		/* the outermost failing guard is the reason: the walk goes outwards */
-		if (own.value == OT_TRI_FALSE || own.validation)
-			v = own;
-		else if (v.value == OT_TRI_TRUE && !v.validation && own.value == OT_TRI_UNKNOWN)
-			v = own;
-		else if (v.value == OT_TRI_TRUE && !v.validation && own.select && !v.select)
-			v = own;
-		else if (own.select)
-			v.select = true;
-		guard = g->parent;
-	}
-	return v;
+	struct gchain ch = {d->guards, d->nguards, cexpr_cb, env};
+	return chain_verdict(&ch, guard);
+}
+
+ot_verdict ot_cond_pyguard(const ot_pyenv *env, const ot_ix_guard *guards, size_t n, uint16_t guard)
+{
+	struct gchain ch = {guards, n, pyexpr_cb, env};
+	return chain_verdict(&ch, guard);
 }

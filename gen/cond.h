@@ -45,6 +45,8 @@ typedef struct {
 			       raises): never part of what a call runs */
 	const char *text; /**< the condition that decided it, as written (borrowed
 			       from the index or the caller), or NULL */
+	bool negated;     /**< it decided by failing: the code runs when `text` does
+			       not hold (the else of an if) */
 	uint32_t line;    /**< its line, or 0 */
 } ot_verdict;
 
@@ -121,6 +123,11 @@ struct ot_pyenv {
 
 /** One Python condition expression (text as written, comments removed). */
 ot_verdict ot_cond_pyexpr(const ot_pyenv *env, const char *text);
+
+/** Under what condition does the code at guard `guard` (1-based, 0: the
+ * top level) of a Python body with guards `guards` (pyflow.h) run? As
+ * ot_cond_guard; an except block never runs for a call that works. */
+ot_verdict ot_cond_pyguard(const ot_pyenv *env, const ot_ix_guard *guards, size_t n, uint16_t guard);
 
 /* ---- combining --------------------------------------------------------------------- */
 

@@ -20,7 +20,7 @@ enum block_kind { B_ARM, B_OTHER, B_AFTER, B_DEF };
 
 struct block {
 	uint32_t indent; /* the header's indentation (AFTER: the chain's) */
-	int guard;       /* in force inside */
+	uint16_t guard;  /* in force inside (1-based), or 0 */
 	uint8_t kind;
 };
 
@@ -30,7 +30,7 @@ struct reader {
 	ot_arena *a;
 	ot_pyflow *out;
 	OT_VEC(struct block) blocks;
-	int last_arm;          /* the arm of an if chain that just ended, or -1 */
+	uint16_t last_arm;     /* the arm of an if chain that just ended, or 0 */
 	uint32_t last_indent;  /* its header's indentation */
 };
 
@@ -47,16 +47,24 @@ static size_t line_end(const ot_ix_file *f, uint32_t line)
 	return e;
 }
 
-static int cur_guard(const struct reader *r)
+static uint16_t cur_guard(const struct reader *r)
 {
-	return r->blocks.len ? r->blocks.items[r->blocks.len - 1].guard : -1;
+	return r->blocks.len ? r->blocks.items[r->blocks.len - 1].guard : 0;
 }
 
-static int add_guard(struct reader *r, uint8_t kind, const char *text, uint32_t line, int prev)
+static ot_ix_guard *guard_at(struct reader *r, uint16_t id)
 {
-	ot_pyguard g = {text, line, cur_guard(r), prev, kind, false, false};
+	return &r->out->guards.items[id - 1];
+}
+
+static uint16_t add_guard(struct reader *r, uint8_t kind, const char *text, uint32_t line,
+			  uint16_t prev)
+{
+	ot_ix_guard g = {text, line, cur_guard(r), prev, kind, false, false};
+	if (r->out->guards.len >= UINT16_MAX - 1)
+		return cur_guard(r);
 	ot_vec_push(&r->out->guards, g);
-	return (int)r->out->guards.len - 1;
+	return (uint16_t)r->out->guards.len;
 }
 
 /* Original text of [s, e) with comments dropped and each run of blanks
@@ -142,11 +150,11 @@ static void mark_exit(struct reader *r, uint32_t indent, bool raises)
 			break;
 		}
 	}
-	if (b->kind == B_ARM && b->indent < indent && b->guard >= 0) {
+	if (b->kind == B_ARM && b->indent < indent && b->guard) {
 		if (raises)
-			r->out->guards.items[b->guard].raises = true;
+			guard_at(r, b->guard)->raises = true;
 		else
-			r->out->guards.items[b->guard].exits = true;
+			guard_at(r, b->guard)->exits = true;
 	}
 }
 
@@ -155,38 +163,35 @@ static void mark_exit(struct reader *r, uint32_t indent, bool raises)
 static void finish_chain(struct reader *r, uint32_t line)
 {
 	bool leaves = false;
-	int g = r->last_arm;
-	if (g < 0)
+	uint16_t g = r->last_arm;
+	if (!g)
 		return;
-	for (int k = g; k >= 0; k = r->out->guards.items[k].prev) {
-		const ot_pyguard *a = &r->out->guards.items[k];
+	for (uint16_t k = g; k; k = guard_at(r, k)->prev) {
+		const ot_ix_guard *a = guard_at(r, k);
 		leaves = leaves || a->exits || a->raises;
-		if (a->kind == OT_PYG_IF)
+		if (a->kind == OT_GUARD_IF)
 			break;
 	}
 	if (leaves) {
-		int ag = add_guard(r, OT_PYG_AFTER, NULL, line, g);
+		uint16_t ag = add_guard(r, OT_GUARD_AFTER, NULL, line, g);
 		struct block b = {r->last_indent, ag, B_AFTER};
 		ot_vec_push(&r->blocks, b);
 	}
-	r->last_arm = -1;
+	r->last_arm = 0;
 }
 
 /* Close the blocks a statement at `indent` is not inside. */
-static void dedent(struct reader *r, uint32_t indent, uint32_t line)
+static void dedent(struct reader *r, uint32_t indent)
 {
 	while (r->blocks.len) {
 		struct block *b = &r->blocks.items[r->blocks.len - 1];
 		bool closes = b->kind == B_AFTER ? b->indent > indent : b->indent >= indent;
 		if (!closes)
 			break;
-		if (r->last_arm >= 0 && r->last_indent > indent)
-			r->last_arm = -1; /* its chain's block closed too */
-		if (b->kind == B_ARM && b->guard >= 0 &&
-		    (r->out->guards.items[b->guard].kind != OT_PYG_EXCEPT)) {
+		if (r->last_arm && r->last_indent > indent)
+			r->last_arm = 0; /* its chain's block closed too */
+		if (b->kind == B_ARM && b->guard && guard_at(r, b->guard)->kind != OT_GUARD_EXCEPT) {
 			/* an arm ended: its chain may go on with elif/else */
-			if (r->last_arm >= 0 && r->last_indent == b->indent)
-				finish_chain(r, line); /* cannot happen: a chain has one open arm */
 			r->last_arm = b->guard;
 			r->last_indent = b->indent;
 		}
@@ -258,35 +263,36 @@ static void statement(struct reader *r, size_t s, size_t e, uint32_t line, uint3
 {
 	const char *c = r->c;
 	size_t colon, body;
-	int g = -1;
+	uint16_t g = 0;
 	uint8_t kind = B_OTHER;
 
-	if (r->last_arm >= 0 && r->last_indent == indent && !word_at(c, s, e, "elif") &&
+	if (r->last_arm && r->last_indent == indent && !word_at(c, s, e, "elif") &&
 	    !word_at(c, s, e, "else"))
 		finish_chain(r, line);
 	if (word_at(c, s, e, "if") || word_at(c, s, e, "elif")) {
 		bool elif = c[s + 1] == 'l';
 		size_t cs = s + (elif ? 4 : 2);
 		colon = header_colon(c, cs, e);
-		g = add_guard(r, elif ? OT_PYG_ELIF : OT_PYG_IF, quote(r, cs, colon), line,
-			      elif ? r->last_arm : -1);
-		if (elif)
-			r->out->guards.items[g].parent = r->last_arm >= 0 ? r->out->guards.items[r->last_arm].parent : cur_guard(r);
-		r->last_arm = -1;
+		g = add_guard(r, elif ? OT_GUARD_ELSE_IF : OT_GUARD_IF, quote(r, cs, colon), line,
+			      elif ? r->last_arm : 0);
+		if (elif && r->last_arm && g)
+			guard_at(r, g)->parent = guard_at(r, r->last_arm)->parent;
+		r->last_arm = 0;
 		kind = B_ARM;
 	} else if (word_at(c, s, e, "else")) {
 		colon = header_colon(c, s + 4, e);
-		if (r->last_arm >= 0 && r->last_indent == indent) {
-			g = add_guard(r, OT_PYG_ELSE, NULL, line, r->last_arm);
-			r->out->guards.items[g].parent = r->out->guards.items[r->last_arm].parent;
+		if (r->last_arm && r->last_indent == indent) {
+			g = add_guard(r, OT_GUARD_ELSE, NULL, line, r->last_arm);
+			if (g)
+				guard_at(r, g)->parent = guard_at(r, r->last_arm)->parent;
 			kind = B_ARM;
 		} else {
 			g = cur_guard(r); /* the else of a for, while or try */
 		}
-		r->last_arm = -1;
+		r->last_arm = 0;
 	} else if (word_at(c, s, e, "except")) {
 		colon = header_colon(c, s + 6, e);
-		g = add_guard(r, OT_PYG_EXCEPT, quote(r, s, colon), line, -1);
+		g = add_guard(r, OT_GUARD_EXCEPT, quote(r, s, colon), line, 0);
 		kind = B_ARM;
 	} else if (word_at(c, s, e, "for") || word_at(c, s, e, "while") || word_at(c, s, e, "with") ||
 		   word_at(c, s, e, "try") || word_at(c, s, e, "finally") ||
@@ -314,7 +320,7 @@ static void statement(struct reader *r, size_t s, size_t e, uint32_t line, uint3
 	if (colon < e && body < e) {
 		/* if x: return y */
 		statement(r, body, e, line, indent + 1);
-		dedent(r, indent, line);
+		dedent(r, indent);
 	}
 }
 
@@ -474,7 +480,7 @@ static void locate_call(struct reader *r, ot_pycall *pc, size_t k)
 void ot_pyflow_read(ot_pyflow *out, const ot_index *ix, const ot_ix_pydef *def, ot_arena *arena)
 {
 	struct reader r = {0};
-	int *line_guard;
+	uint16_t *line_guard;
 	uint32_t first, last, ln;
 	int depth = 0;
 	bool backslash = false;
@@ -488,14 +494,12 @@ void ot_pyflow_read(ot_pyflow *out, const ot_index *ix, const ot_ix_pydef *def, 
 	r.t = r.f->text;
 	r.a = arena;
 	r.out = out;
-	r.last_arm = -1;
+	r.last_arm = 0;
 	if (def->kind == OT_PY_DEF)
 		read_params(&r, def);
 	first = def->line;
 	last = def->end_line > def->line ? def->end_line : def->line;
 	line_guard = ot_calloc(last - first + 2, sizeof(*line_guard));
-	for (ln = first; ln <= last; ln++)
-		line_guard[ln - first] = -1;
 
 	/* the body's logical statements (the def line and its signature skipped) */
 	for (ln = first; ln <= last; ln++) {
@@ -550,11 +554,9 @@ void ot_pyflow_read(ot_pyflow *out, const ot_index *ix, const ot_ix_pydef *def, 
 		}
 		if (ln == first) {
 			/* the def or assignment itself */
-			if (def->kind == OT_PY_ASSIGN)
-				line_guard[0] = -1;
 			continue;
 		}
-		dedent(&r, indent, ln);
+		dedent(&r, indent);
 		if (r.blocks.len && r.blocks.items[r.blocks.len - 1].kind == B_DEF)
 			continue; /* inside a nested def */
 		line_guard[ln - first] = cur_guard(&r);
@@ -565,7 +567,7 @@ void ot_pyflow_read(ot_pyflow *out, const ot_index *ix, const ot_ix_pydef *def, 
 		    skip_blank(r.c, header_colon(r.c, i, stmt_end) + 1, stmt_end) < stmt_end &&
 		    (word_at(r.c, i, stmt_end, "if") || word_at(r.c, i, stmt_end, "elif") ||
 		     word_at(r.c, i, stmt_end, "else")))
-			line_guard[ln - first] = (int)r.out->guards.len - 1;
+			line_guard[ln - first] = (uint16_t)r.out->guards.len;
 	}
 
 	/* the calls, with the guard of their line and their arguments */
@@ -576,7 +578,7 @@ void ot_pyflow_read(ot_pyflow *out, const ot_index *ix, const ot_ix_pydef *def, 
 		if (!ref->call)
 			continue;
 		pc.ref = ref;
-		pc.guard = ref->line >= first && ref->line <= last ? line_guard[ref->line - first] : -1;
+		pc.guard = ref->line >= first && ref->line <= last ? line_guard[ref->line - first] : 0;
 		for (uint32_t j = 0; j < k; j++)
 			if (def->refs[j].call && def->refs[j].line == ref->line &&
 			    !strcmp(def->refs[j].path, ref->path))

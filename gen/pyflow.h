@@ -4,6 +4,10 @@
  * rest of a block after an arm that returns or raises, except), the calls
  * with their arguments, and the assignments of locals.
  *
+ * Guards are ot_ix_guard records (records.h), numbered from 1 as in C++
+ * bodies: if / elif / else arms (IF, ELSE_IF, ELSE), the rest of a block
+ * after an arm that returns or raises (AFTER), and except blocks (EXCEPT).
+ *
  * Read on demand from the code view of the indexed file (the scanner keeps
  * only definitions and the names they reference); conditions are quoted
  * from the original text, comments removed.
@@ -13,29 +17,12 @@
 
 #include "index.h"
 
-typedef enum {
-	OT_PYG_IF,     /**< if text: */
-	OT_PYG_ELIF,   /**< elif text: (prev: the arm before) */
-	OT_PYG_ELSE,   /**< else: of an if chain (prev: the arm before) */
-	OT_PYG_AFTER,  /**< after an if chain one of whose arms returns or raises:
-			    none of those arms was taken (prev: the chain's last arm) */
-	OT_PYG_EXCEPT  /**< except ...: runs only when the try block raised */
-} ot_pyguard_kind;
-
-typedef struct {
-	const char *text; /**< the condition as written, or NULL */
-	uint32_t line;
-	int parent, prev; /**< indices in the flow's guards, or -1 */
-	uint8_t kind;     /**< ot_pyguard_kind */
-	bool exits;       /**< the arm returns at its top level */
-	bool raises;      /**< the arm raises at its top level */
-} ot_pyguard;
 
 #define OT_PYFLOW_MAX_ARGS 24
 
 typedef struct {
 	const ot_ix_pyref *ref; /**< the index's record of the call */
-	int guard;              /**< the innermost guard it runs under, or -1 */
+	uint16_t guard;         /**< the innermost guard it runs under, or 0 */
 	int npos;               /**< positional arguments; -1 with *args */
 	const char *pos[OT_PYFLOW_MAX_ARGS];     /**< their text */
 	const char *kw[OT_PYFLOW_MAX_ARGS];      /**< keyword names */
@@ -48,7 +35,7 @@ typedef struct {
 	const char *name;  /**< the local (or self.attr) assigned */
 	const char *value; /**< the right-hand side as written, or NULL (unpacking) */
 	uint32_t line;
-	int guard;
+	uint16_t guard;
 } ot_pyassign;
 
 typedef struct {
@@ -61,7 +48,7 @@ typedef struct {
 typedef struct {
 	const ot_ix_pydef *def;
 	OT_VEC(ot_pyparam) params;
-	OT_VEC(ot_pyguard) guards;
+	OT_VEC(ot_ix_guard) guards;
 	OT_VEC(ot_pycall) calls;     /**< one per call ref of def, in ref order */
 	OT_VEC(ot_pyassign) assigns; /**< in line order */
 } ot_pyflow;

@@ -89,11 +89,13 @@ typedef enum {
 			        ("default" for default:) */
 	OT_GUARD_THEN,     /**< the second operand of text ? a : b */
 	OT_GUARD_OTHERWISE,/**< the third operand; `prev` is the THEN guard */
-	OT_GUARD_CHECK     /**< an argument of TORCH_CHECK(text, ...) and its kin:
+	OT_GUARD_CHECK,    /**< an argument of TORCH_CHECK(text, ...) and its kin:
 			        evaluated only to validate */
+	OT_GUARD_EXCEPT    /**< Python: an except block, run only when the try raised */
 } ot_ix_guard_kind;
 
-/** A condition a part of a function body runs under. */
+/** A condition a part of a function body runs under (C++ bodies, and
+ * Python bodies as pyflow.h reads them). */
 typedef struct {
 	const char *text; /**< the condition, blanks collapsed, or NULL (else) */
 	uint32_t line;

@@ -614,7 +614,8 @@ static void trace_ops(struct run *r, bool json, struct progress *prog, bool tty)
 	const ot_run_opts *o = r->o;
 	double t = ot_clock();
 	{
-		ot_tracer_opts to = {o->max_depth >= 0 ? o->max_depth : 3, 3, o->full};
+		ot_tracer_opts to = {o->max_depth >= 0 ? o->max_depth : 3, 3, o->full,
+				     ot_source_version(r->h->src)};
 		r->h->tracer = ot_tracer_new(r->h->reg, r->h->ix, r->h->wk, &to);
 	}
 	r->traces = ot_calloc(r->ops.len, sizeof(*r->traces));
