@@ -338,6 +338,13 @@ static size_t params_open(const ot_ix_file *f, const ot_ix_cdef *d)
 		    ot_is_ident_char(c[i + n]))
 			continue;
 		i = skip_ws(c, i + n, end);
+		if (d->kind == OT_CDEF_IMPL) {
+			/* TORCH_IMPL_FUNC(name)(params): past the macro's ')' */
+			if (i >= end || c[i] != ')')
+				continue;
+			i = skip_ws(c, i + 1, end);
+			return i < end && c[i] == '(' ? i : (size_t)-1;
+		}
 		if (i < end && c[i] == '<') { /* a specialisation: name<T>(...) */
 			size_t m = match_bracket(c, i, end, i);
 			if (m == (size_t)-1)
@@ -346,14 +353,6 @@ static size_t params_open(const ot_ix_file *f, const ot_ix_cdef *d)
 		}
 		if (i >= end || c[i] != '(')
 			continue;
-		if (d->kind == OT_CDEF_IMPL) { /* TORCH_IMPL_FUNC(name)(params) */
-			size_t m = match_bracket(c, i, end, i);
-			if (m == (size_t)-1)
-				return (size_t)-1;
-			i = skip_ws(c, m + 1, end);
-			if (i >= end || c[i] != '(')
-				return (size_t)-1;
-		}
 		return i;
 	}
 	return (size_t)-1;
@@ -1259,6 +1258,17 @@ static const ot_ix_stub *find_stub(struct ck_ctx *x, const char *qual, const cha
 	return NULL;
 }
 
+size_t ot_callkind_helpers(const ot_callkinds *ck, const ot_ix_cdef *from, const char *qual,
+			   const char *name, size_t nargs, const ot_ix_cdef **out, size_t max,
+			   ot_arena *arena)
+{
+	struct ck_ctx x = {ck, from, ot_index_file(ck->ix, from->file), arena, from->body, 0, false, {0}, {0}, 0};
+	size_t n = find_helpers(&x, qual, name, out, max);
+	if (n > 1)
+		n = fit_helpers(&x, out, n, nargs);
+	return n;
+}
+
 /* ---- the classifier ------------------------------------------------------------------------------------ */
 
 void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *d,
@@ -1272,6 +1282,8 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 
 	memset(out, 0, sizeof(*out));
 	out->exact = true;
+	if (c->kind == OT_CALL_RETURN)
+		return; /* not a call */
 	out->text = *c->qual ? ot_arena_printf(arena, "%s::%s", c->qual, c->name) : c->name;
 	if (c->kind == OT_CALL_LAUNCH || c->kind == OT_CALL_MACRO_LAUNCH) {
 		out->kind = OT_CK_LAUNCH;

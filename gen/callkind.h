@@ -71,6 +71,13 @@ void ot_callkinds_free(ot_callkinds *ck);
 void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *d,
 		    const ot_ix_call *c, ot_arena *arena);
 
+/** The definitions an unqualified or qualified call `qual::name(...)` with
+ * `nargs` arguments made from definition `from` binds (as OT_CK_HELPER
+ * would find them). Returns the count (at most `max`). */
+size_t ot_callkind_helpers(const ot_callkinds *ck, const ot_ix_cdef *from, const char *qual,
+			   const char *name, size_t nargs, const ot_ix_cdef **out, size_t max,
+			   ot_arena *arena);
+
 /** Is `name` a metadata query (size, dim, numel, dtype...): an op in the
  * registry, but no computation worth following? */
 bool ot_callkind_is_metadata(const char *name);

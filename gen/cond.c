@@ -840,6 +840,64 @@ static value local_bool(struct ectx *c, const char *s, size_t n)
 	return v_unknown();
 }
 
+/* Ask the environment for the value of the helper call `ch` ends with. */
+static value helper_value(struct ectx *c, struct toks *tk, const struct chain *ch)
+{
+	char qual[160] = "", name[96], argbuf[8][96];
+	const char *args[8];
+	size_t nargs = 0, k = 0, open = ch->end;
+	ot_verdict v;
+	value out;
+	/* the qualifier: the names and '::' before the last name */
+	for (size_t i = ch->start; i < ch->end && &tk->t[i] != ch->last; i++)
+		if ((tk->t[i].kind == TK_NAME || op_is(&tk->t[i], "::")) && k + tk->t[i].n + 1 < sizeof(qual)) {
+			memcpy(qual + k, tk->t[i].s, tk->t[i].n);
+			k += tk->t[i].n;
+		}
+	qual[k] = '\0';
+	if (k >= 2 && qual[k - 1] == ':')
+		qual[k - 2] = '\0';
+	snprintf(name, sizeof(name), "%.*s", (int)ch->last->n, ch->last->s);
+	/* the arguments: tokens of the parenthesis after the last name */
+	for (size_t i = ch->start; i < ch->end; i++)
+		if (&tk->t[i] == ch->last && i + 1 < ch->end && op_is(&tk->t[i + 1], "("))
+			open = i + 1;
+	if (open < ch->end) {
+		int depth = 0;
+		size_t a = 0;
+		argbuf[0][0] = '\0';
+		for (size_t i = open + 1; i < ch->end && nargs < 8; i++) {
+			const struct tok *t = &tk->t[i];
+			if (op_is(t, "(") || op_is(t, "["))
+				depth++;
+			else if ((op_is(t, ")") || op_is(t, "]")) && depth-- == 0) {
+				if (a) {
+					args[nargs] = argbuf[nargs];
+					nargs++;
+				}
+				break;
+			}
+			if (op_is(t, ",") && depth == 0) {
+				args[nargs] = argbuf[nargs];
+				nargs++;
+				a = 0;
+				if (nargs < 8)
+					argbuf[nargs][0] = '\0';
+				continue;
+			}
+			if (a + t->n + 1 < sizeof(argbuf[0])) {
+				memcpy(argbuf[nargs] + a, t->s, t->n);
+				a += t->n;
+				argbuf[nargs][a] = '\0';
+			}
+		}
+	}
+	v = c->cenv->call_value(c->cenv, qual, name, args, nargs);
+	out = v_truth(v.value);
+	out.select = v.select;
+	return out;
+}
+
 /* The value of a chain: what the default call on c->dev makes of it. */
 static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch)
 {
@@ -863,6 +921,39 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 			return literal_value(lit, strlen(lit));
 		if (name_is(ch->last, "device_type") || name_is(ch->last, "device"))
 			return v_sym(ot_device_name(c->dev));
+	}
+	/* at::Reduction::Mean and its kin: the enum's values */
+	if (!ch->called && ch->nnames >= 2) {
+		const struct tok *prev = &tk->t[ch->end - 3 < ch->start ? ch->start : ch->end - 3];
+		if (prev->kind == TK_NAME && prev->n == 9 && !memcmp(prev->s, "Reduction", 9)) {
+			if (name_is(ch->last, "None"))
+				return v_num(0);
+			if (name_is(ch->last, "Mean"))
+				return v_num(1);
+			if (name_is(ch->last, "Sum"))
+				return v_num(2);
+		}
+	}
+	/* Python: a dotted name the body or the Module gives a literal (self.padding_mode) */
+	if (c->pyenv && c->pyenv->value_of && !ch->called && ch->nnames > 1) {
+		char dotted[160];
+		size_t k = 0;
+		bool plain = true;
+		for (size_t i = ch->start; i < ch->end && plain; i++) {
+			const struct tok *t = &tk->t[i];
+			if (!(t->kind == TK_NAME || op_is(t, ".")) || k + t->n + 1 >= sizeof(dotted))
+				plain = false;
+			else {
+				memcpy(dotted + k, t->s, t->n);
+				k += t->n;
+			}
+		}
+		dotted[k] = '\0';
+		if (plain) {
+			const char *lit = c->pyenv->value_of(c->pyenv, dotted);
+			if (lit)
+				return literal_value(lit, strlen(lit));
+		}
 	}
 	if (!ch->called && (sym = constant_symbol(tk->t[ch->start].s,
 						  (size_t)(ch->last->s + ch->last->n - tk->t[ch->start].s))))
@@ -961,7 +1052,15 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 		if (ch->nnames >= 2 && !ch->called && name_is(ch->last, "is_cuda"))
 			return v_truth(c->dev == OT_DEV_CUDA ? OT_TRI_TRUE : OT_TRI_FALSE);
 	}
-	/* run-time selections of a backend library */
+	/* a helper the body calls: what its returns say; else, for the run-time
+	 * selections of a backend library, what a release wheel picks */
+	if (ch->called && !ch->member && c->cenv && c->cenv->call_value && c->cenv->depth < 3) {
+		value v = helper_value(c, tk, ch);
+		if (v.truth != OT_TRI_UNKNOWN) {
+			v.select = v.select || is_selection(s, n);
+			return v;
+		}
+	}
 	if (ch->called && is_selection(s, n))
 		return selection_value(s, n, c->dev);
 	return v_unknown();

@@ -86,7 +86,8 @@ typedef struct {
 } ot_param_value;
 
 /** The environment of a C++ body: the device and the known arguments. */
-typedef struct {
+typedef struct ot_cenv ot_cenv;
+struct ot_cenv {
 	ot_device dev;
 	const ot_param_value *params;
 	size_t nparams;
@@ -94,7 +95,15 @@ typedef struct {
 	 * (`const bool has_out = out.defined();`) */
 	const char *code;
 	size_t body, body_end;
-} ot_cenv;
+	/** The value of a call of a function the body sees (a predicate helper
+	 * such as should_use_acc_buffer(iter)), worked out from the helper's
+	 * returns; NULL when the caller offers none. `args` are the argument
+	 * texts. */
+	ot_verdict (*call_value)(const ot_cenv *env, const char *qual, const char *name,
+				 const char *const *args, size_t nargs);
+	const void *payload;
+	int depth; /**< helpers evaluated on the way here */
+};
 
 /**
  * Under what condition does the code at guard `guard` (1-based, 0: the

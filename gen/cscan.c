@@ -385,6 +385,7 @@ enum scope_kind {
 };
 
 struct scope_guard {
+	uint32_t arm;  /* the preprocessor arm it began in */
 	uint8_t kind;
 	bool braced;   /* SC_ARM, SC_SWITCH: a { block } rather than one statement */
 	uint16_t guard;/* 1-based in walker.guards; SC_SWITCH: the enclosing one */
@@ -680,6 +681,7 @@ static uint16_t add_guard(struct walker *w, uint8_t kind, const char *text, size
 
 static void push_scope(struct walker *w, struct scope_guard sc)
 {
+	sc.arm = w->arm;
 	if (w->nscopes < MAX_SCOPES)
 		w->scopes[w->nscopes++] = sc;
 }
@@ -759,6 +761,10 @@ static struct scope_guard *top_arm(struct walker *w)
 static void mark_arm(struct walker *w, bool raises)
 {
 	struct scope_guard *sc = top_arm(w);
+	/* a return or a failed check in an #if alternative inside the arm
+	 * (the "compiled without X" branch) is not the arm's */
+	if (sc && sc->arm != w->arm)
+		return;
 	if (sc && sc->guard && sc->guard <= w->guards.len) {
 		ot_ix_guard *g = &w->guards.items[sc->guard - 1];
 		if (raises)
@@ -786,7 +792,7 @@ static void finish_chain(struct walker *w, uint16_t last, size_t at, int paren)
 	}
 	if (leaves) {
 		uint16_t g = add_guard(w, OT_GUARD_AFTER, NULL, at, last);
-		push_scope(w, (struct scope_guard){SC_AFTER, false, g, w->depth, paren, 0, NULL});
+		push_scope(w, (struct scope_guard){0, SC_AFTER, false, g, w->depth, paren, 0, NULL});
 	}
 }
 
@@ -815,6 +821,31 @@ static bool is_error_macro(const char *s, size_t n)
 {
 	return word_eq(s, n, "AT_ERROR") || word_eq(s, n, "C10_THROW_ERROR") ||
 	       word_eq(s, n, "TORCH_CHECK_NOT_IMPLEMENTED_ALWAYS");
+}
+
+/* A `return expr;` at offset s: recorded (OT_CALL_RETURN) when it returns
+ * from the function itself: every brace between the body and it belongs to
+ * an if/else or switch block, not to a lambda or a loop. */
+static void record_return(struct walker *w, size_t s, size_t e)
+{
+	int braced = 0;
+	size_t end;
+	ot_ix_call call = {0};
+	for (int k = 0; k < w->nscopes; k++)
+		if ((w->scopes[k].kind == SC_ARM || w->scopes[k].kind == SC_SWITCH) && w->scopes[k].braced)
+			braced++;
+	if (w->depth - w->func_depth != braced)
+		return;
+	for (end = e; end < w->len && w->code[end] != ';' && w->code[end] != '}' && end - e < 400; end++)
+		;
+	call.name = "return";
+	call.qual = cond_text(w, e, end);
+	call.line = line_of(w, s);
+	call.off = (uint32_t)s;
+	call.pp = w->arm;
+	call.guard = cur_guard(w);
+	call.kind = OT_CALL_RETURN;
+	ot_vec_push(&w->calls, call);
 }
 
 /*
@@ -859,7 +890,7 @@ static bool body_keyword(struct walker *w, size_t s, size_t e, int paren)
 			return true;
 		}
 		w->chain_at = 0;
-		push_scope(w, (struct scope_guard){SC_ARM, after < w->len && c[after] == '{',
+		push_scope(w, (struct scope_guard){0, SC_ARM, after < w->len && c[after] == '{',
 						   add_guard(w, OT_GUARD_ELSE, NULL, s, prev), w->depth,
 						   paren, 0, NULL});
 		return true;
@@ -893,7 +924,7 @@ static bool body_keyword(struct walker *w, size_t s, size_t e, int paren)
 		text = c[s] == 'd' ? "default"
 				   : ot_arena_printf(w->arena, "%s == %s", sw->subject,
 						     cond_text(w, e, label_end));
-		push_scope(w, (struct scope_guard){SC_CASE, false,
+		push_scope(w, (struct scope_guard){0, SC_CASE, false,
 						   add_guard(w, OT_GUARD_CASE, text, s, 0), w->depth,
 						   paren, 0, NULL});
 		return true;
@@ -902,6 +933,7 @@ static bool body_keyword(struct walker *w, size_t s, size_t e, int paren)
 		if (!word_eq(c + s, n, "return"))
 			return false;
 		mark_arm(w, false);
+		record_return(w, s, e);
 		return true;
 	case 't':
 		if (!word_eq(c + s, n, "throw"))
@@ -933,7 +965,7 @@ static bool body_keyword(struct walker *w, size_t s, size_t e, int paren)
 			const char *first = cond_text(w, open + 1, a);
 			if (!strcmp(first, "false") && !ot_starts_with(c + s, "TORCH_WARN"))
 				mark_arm(w, true);
-			push_scope(w, (struct scope_guard){SC_CHECK, false,
+			push_scope(w, (struct scope_guard){0, SC_CHECK, false,
 							   add_guard(w, OT_GUARD_CHECK, first, s, 0),
 							   w->depth, paren, close, NULL});
 		}
@@ -962,10 +994,10 @@ static void body_close_paren(struct walker *w, size_t at, int paren)
 		bool braced = n < w->len && w->code[n] == '{';
 		w->pending.on = false;
 		if (w->pending.kind == 0xff)
-			push_scope(w, (struct scope_guard){SC_SWITCH, braced, cur_guard(w), w->depth,
+			push_scope(w, (struct scope_guard){0, SC_SWITCH, braced, cur_guard(w), w->depth,
 							   paren, 0, w->pending.text});
 		else
-			push_scope(w, (struct scope_guard){SC_ARM, braced,
+			push_scope(w, (struct scope_guard){0, SC_ARM, braced,
 							   add_guard(w, w->pending.kind, w->pending.text,
 								     at, w->pending.prev),
 							   w->depth, paren, 0, NULL});
@@ -1044,7 +1076,7 @@ static void body_question(struct walker *w, size_t at, int paren)
 	if (word_at(c, at, j, "return"))
 		j += 6;
 	text = cond_text(w, j, at);
-	push_scope(w, (struct scope_guard){SC_THEN, false, add_guard(w, OT_GUARD_THEN, text, at, 0),
+	push_scope(w, (struct scope_guard){0, SC_THEN, false, add_guard(w, OT_GUARD_THEN, text, at, 0),
 					   w->depth, paren, 0, NULL});
 }
 
@@ -1060,7 +1092,7 @@ static void body_colon(struct walker *w, size_t at, int paren)
 		return;
 	then = sc->guard;
 	w->nscopes--;
-	push_scope(w, (struct scope_guard){SC_OTHERWISE, false,
+	push_scope(w, (struct scope_guard){0, SC_OTHERWISE, false,
 					   add_guard(w, OT_GUARD_OTHERWISE, NULL, at, then), w->depth,
 					   paren, 0, NULL});
 }

@@ -60,8 +60,11 @@ typedef enum {
 	OT_CALL_MEMBER, /**< x.f(...), x->f(...) */
 	OT_CALL_LAUNCH, /**< f<<<grid, block>>>(...) */
 	OT_CALL_REF,    /**< a stub named but not called: impl(..., cumsum_stub) */
-	OT_CALL_MACRO_LAUNCH /**< SMALL_INDEX(...), a macro of the file whose
+	OT_CALL_MACRO_LAUNCH, /**< SMALL_INDEX(...), a macro of the file whose
 			          expansion launches `name`; `qual` is the macro */
+	OT_CALL_RETURN  /**< not a call: a `return expr;` of the body itself (not
+			     of a lambda or a loop in it); `qual` is expr, blanks
+			     collapsed ("" for a bare return) */
 } ot_ix_call_kind;
 
 /** A call inside a function body. */

@@ -95,7 +95,11 @@ struct body_env {
 	ot_cenv env[OT_DEV_COUNT];
 	ot_param_value params[TB_MAX_PARAMS];
 	const ot_ix_cdef *d;
+	struct tb_ctx *c;
 };
+
+static ot_verdict helper_call_value(const ot_cenv *env, const char *qual, const char *name,
+				    const char *const *args, size_t nargs);
 
 static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d, const tb_binding *b)
 {
@@ -119,7 +123,89 @@ static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d,
 		be->env[dev].code = f->code;
 		be->env[dev].body = d->body;
 		be->env[dev].body_end = d->body_end;
+		be->env[dev].call_value = helper_call_value;
+		be->env[dev].payload = be;
+		be->env[dev].depth = 0;
 	}
+	be->c = c;
+}
+
+/* A literal argument, or what the caller's own parameters give it. */
+static const char *arg_literal(const ot_cenv *env, const char *a)
+{
+	if (!a)
+		return NULL;
+	if (!strcmp(a, "true") || !strcmp(a, "false") || !strcmp(a, "nullptr") ||
+	    !strcmp(a, "c10::nullopt") || !strcmp(a, "std::nullopt") || !strcmp(a, "{}") ||
+	    isdigit((unsigned char)a[0]))
+		return a;
+	for (size_t k = 0; k < env->nparams; k++)
+		if (env->params[k].value && !strcmp(env->params[k].name, a))
+			return env->params[k].value;
+	return NULL;
+}
+
+/*
+ * The value of a predicate helper called in a condition: its first
+ * `return` a default call reaches, evaluated with the arguments the caller
+ * passes (literals, and the caller's known parameters); UNKNOWN when a
+ * return under an open condition comes first, or there is none.
+ */
+static ot_verdict helper_call_value(const ot_cenv *env, const char *qual, const char *name,
+				    const char *const *args, size_t nargs)
+{
+	const struct body_env *be = env->payload;
+	struct tb_ctx *c = be->c;
+	const ot_ix_cdef *defs[2];
+	struct body_env he;
+	ot_verdict unknown = {OT_TRI_UNKNOWN, false, false, NULL, false, 0};
+	const char *names[TB_MAX_PARAMS], *types[TB_MAX_PARAMS];
+	size_t np;
+	const ot_ix_cdef *h;
+	if (!ot_callkind_helpers(c->t->ck, be->d, qual, name, nargs, defs, 1, c->a))
+		return unknown;
+	h = defs[0];
+	if (h == be->d || !h->ncalls)
+		return unknown;
+	np = ot_callkind_params(c->ix, h, names, types, TB_MAX_PARAMS, c->a);
+	memset(&he, 0, sizeof(he));
+	he.d = h;
+	he.c = c;
+	for (size_t i = 0; i < np; i++) {
+		he.params[i].name = names[i];
+		he.params[i].value = i < nargs ? arg_literal(env, args[i]) : NULL;
+	}
+	for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
+		he.env[dev] = *env;
+		he.env[dev].dev = (ot_device)dev;
+		he.env[dev].params = he.params;
+		he.env[dev].nparams = np;
+		he.env[dev].code = ot_index_file(c->ix, h->file)->code;
+		he.env[dev].body = h->body;
+		he.env[dev].body_end = h->body_end;
+		he.env[dev].payload = &he;
+		he.env[dev].depth = env->depth + 1;
+	}
+	for (uint32_t i = 0; i < h->ncalls; i++) {
+		const ot_ix_call *r = &h->calls[i];
+		ot_verdict g, pp, val;
+		if (r->kind != OT_CALL_RETURN)
+			continue;
+		pp = ot_cond_pparm(c->t->build, c->ix, h->file, r->pp);
+		if (pp.value != OT_TRI_TRUE)
+			continue; /* a return of another build (or of a build not known) */
+		g = ot_cond_guard(&he.env[env->dev], h, r->guard);
+		if (g.value == OT_TRI_FALSE || g.validation)
+			continue;
+		if (g.value == OT_TRI_UNKNOWN)
+			return unknown;
+		if (!*r->qual)
+			return unknown;
+		val = ot_cond_cexpr(&he.env[env->dev], r->qual);
+		val.text = NULL;
+		return val;
+	}
+	return unknown;
 }
 
 /* The verdicts for call `call` of d, per device. */

@@ -45,6 +45,7 @@ struct tb_state {
 	bool interesting; /* something worth showing is beneath it */
 	bool dropped;     /* a helper or Python function with nothing beneath */
 	tb_binding binding; /* what its first caller passed */
+	bool bound_by_call; /* a call's arguments, not only defaults */
 };
 
 struct tb_ctx {

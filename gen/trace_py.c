@@ -132,6 +132,63 @@ static bool is_literal(const char *v)
 	return false;
 }
 
+/* The literal a Module's attribute holds after a default construction:
+ * `self.padding_mode = padding_mode` in an __init__ of the class or a base,
+ * the parameter defaulting to 'zeros' there or in a subclass's __init__
+ * that passes it on; or a literal assigned directly. NULL when not known. */
+static const char *attr_literal(struct tb_ctx *c, const ot_ix_pydef *cls, const char *attr)
+{
+	const ot_ix_pydef *chain[6];
+	size_t n = 0;
+	char self_attr[160];
+	const char *val = NULL, *out = NULL;
+	snprintf(self_attr, sizeof(self_attr), "self.%s", attr);
+	/* the class and its first bases: the __init__s a construction runs */
+	for (const ot_ix_pydef *k = cls; k && n < OT_ARRAY_LEN(chain);) {
+		const ot_ix_pydef *init = NULL, *next = NULL;
+		char base[128];
+		for (const ot_ix_pydef *p = ot_index_pydefs(c->ix, "__init__"); p; p = p->next)
+			if (p->parent == k && p->kind == OT_PY_DEF)
+				init = p;
+		if (init)
+			chain[n++] = init;
+		if (k->bases && *k->bases) {
+			const char *b = k->bases, *dot;
+			snprintf(base, sizeof(base), "%.*s", (int)strcspn(b, ",["), b);
+			dot = strrchr(base, '.');
+			next = py_class(c, dot ? dot + 1 : base, fpath(c, k->file), "torch/nn/");
+		}
+		k = next && next != k ? next : NULL;
+	}
+	for (size_t i = 0; i < n && !val; i++) {
+		ot_pyflow f;
+		ot_pyflow_read(&f, c->ix, chain[i], c->a);
+		for (size_t k = 0; k < f.assigns.len; k++) {
+			/* at the top level, or after checks that raise */
+			uint16_t g = f.assigns.items[k].guard;
+			while (g && f.guards.items[g - 1].kind == OT_GUARD_AFTER)
+				g = f.guards.items[g - 1].parent;
+			if (!strcmp(f.assigns.items[k].name, self_attr) && !g)
+				val = f.assigns.items[k].value;
+		}
+		ot_pyflow_free(&f);
+	}
+	if (!val || is_literal(val))
+		return val;
+	/* a parameter passed on: its default in the most derived __init__ */
+	for (size_t i = 0; i < n && !out; i++) {
+		ot_pyflow f;
+		const ot_pyparam *p;
+		ot_pyflow_read(&f, c->ix, chain[i], c->a);
+		p = ot_pyflow_param(&f, val);
+		if (p && is_literal(p->def))
+			out = p->def;
+		ot_pyflow_free(&f);
+	}
+	return out;
+}
+
+
 struct lookup {
 	const struct pyvisit *v;
 	uint32_t line;
@@ -174,6 +231,8 @@ static const char *value_of(const ot_pyenv *env, const char *name)
 	}
 	if (assigned)
 		return sure && is_literal(val) ? val : NULL;
+	if (ot_starts_with(name, "self.") && v->cls && !strchr(name + 5, '.'))
+		return attr_literal(v->c, v->cls, name + 5);
 	for (size_t i = 0; i < v->flow.params.len && i < TB_MAX_PARAMS; i++) {
 		const ot_pyparam *p = &v->flow.params.items[i];
 		if (strcmp(p->name, name))
@@ -208,6 +267,20 @@ static const char *arg_value(const struct pyvisit *v, const char *text, uint32_t
 		return text;
 	if (!strcmp(text, "self.training") && v->module)
 		return "True";
+	if (ot_starts_with(text, "_Reduction.get_enum(") && ot_ends_with(text, ")")) {
+		/* the loss functions' reduction, as the C++ enum reads it */
+		char inner[64];
+		const char *r;
+		snprintf(inner, sizeof(inner), "%.*s", (int)(strlen(text) - 21), text + 20);
+		r = is_literal(inner) ? inner : value_of(&e, inner);
+		if (r && strstr(r, "none"))
+			return "0";
+		if (r && strstr(r, "mean"))
+			return "1";
+		if (r && strstr(r, "sum"))
+			return "2";
+		return "?";
+	}
 	val = value_of(&e, text);
 	return val ? val : "?";
 }

@@ -263,10 +263,20 @@ uint32_t tb_entry(struct tb_ctx *c, const ot_reg_func *f, int depth, const tb_bi
 	id = tb_node(c, &n, (uint32_t)c->t->f_native, f, NULL, &is_new);
 	if (id < 0)
 		return 0;
+	if (!is_new && b && b->known) {
+		/* made before as a side overload, with its defaults: a call's
+		 * arguments replace them while it is not expanded yet */
+		struct tb_state *st = tb_state(c, (uint32_t)id);
+		if (!st->expanded && !st->bound_by_call) {
+			st->binding = *b;
+			st->bound_by_call = true;
+		}
+	}
 	if (is_new) {
 		struct tb_state *st = tb_state(c, (uint32_t)id);
 		if (b) {
 			st->binding = *b;
+			st->bound_by_call = b->known;
 		} else {
 			st->binding.known = true; /* every argument takes its default */
 			st->binding.n = f->schema.nargs < TB_MAX_PARAMS ? f->schema.nargs : TB_MAX_PARAMS;
@@ -292,6 +302,11 @@ const char *tb_literal_of_default(const char *def)
 		return "true";
 	if (!strcmp(def, "[]"))
 		return "{}";
+	/* int reduction=Mean: at::Reduction's values */
+	if (!strcmp(def, "Mean"))
+		return "1";
+	if (!strcmp(def, "Sum"))
+		return "2";
 	return def;
 }
 
