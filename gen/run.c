@@ -692,12 +692,15 @@ int ot_run(const ot_run_opts *o)
 
 	/* 2. which release */
 	if (ot_version_detect(&ver, o->torch_version, list ? list->pin : NULL,
-			      list && list->pin ? pin_origin : NULL, o->python) < 0) {
+			      list && list->pin ? pin_origin : NULL, list ? ops_path : NULL,
+			      o->python) < 0) {
 		say("%s", ot_error_last());
 		goto done;
 	}
 	if (o->print_version) {
 		printf("%s\n", ver.release);
+		if (!o->quiet) /* where it was learned, beside the data */
+			say("PyTorch %s, from %s", ver.release, ver.origin);
 		status = OT_EXIT_OK;
 		goto done;
 	}

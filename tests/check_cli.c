@@ -304,7 +304,8 @@ START_TEST(data_options_print_only_data)
 
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_str_eq(r.out.ptr, "1.0.0\n");
-	ck_assert_msg(r.err.size == 0, "--print-version wrote on stderr: %s", r.err.ptr);
+	/* where the release was learned is a message, beside the data */
+	ck_assert_str_eq(r.err.ptr, "optrace: PyTorch 1.0.0, from --torch-version\n");
 	result_free(&r);
 
 	r = run(dump);
@@ -842,6 +843,38 @@ START_TEST(report_flow_on_the_fixture)
 }
 END_TEST
 
+/* ---- the torch Debian ships ------------------------------------------------------------------ */
+
+/*
+ * python3-torch (installed by `make deps`) is seen by /usr/bin/python3, and
+ * its own files say 1.13.0a0: the release comes from dpkg's record.
+ */
+START_TEST(debian_python3_torch)
+{
+	const char *query[] = {"dpkg-query", "-W", "-f=${Status} ${Version}", "python3-torch", NULL};
+	const char *args[] = {"--print-version", "--python", "/usr/bin/python3", NULL};
+	ot_buf q = OT_BUF_INIT, want = OT_BUF_INIT;
+	const char *version;
+	struct result r;
+
+	ck_assert_msg(tu_run(query, &q, NULL) == 0 && ot_starts_with(q.ptr, "install ok installed "),
+		      "python3-torch is not installed: `make deps` installs it (%s)", q.ptr);
+	version = q.ptr + strlen("install ok installed ");
+	unsetenv("OPTRACE_DPKG_ADMINDIR");
+	unsetenv("PYTHONPATH");
+	r = run(args);
+	ck_assert_msg(r.status == 0, "status %d: %s", r.status, r.err.ptr);
+	/* Debian's 1.13.1+dfsg-4: the upstream part, without the repack suffix */
+	ck_assert_msg(ot_starts_with(version, "1.13.1+"), "python3-torch is %s, not 1.13.1", version);
+	ck_assert_str_eq(r.out.ptr, "1.13.1\n");
+	ot_buf_printf(&want, "optrace: PyTorch 1.13.1, from dpkg: python3-torch %s (", version);
+	ck_assert_msg(ot_starts_with(r.err.ptr, want.ptr), "stderr: %s, not %s...", r.err.ptr, want.ptr);
+	result_free(&r);
+	ot_buf_free(&q);
+	ot_buf_free(&want);
+}
+END_TEST
+
 /* ---- --help, --version, usage errors --------------------------------------------------------- */
 
 START_TEST(help_goes_to_stdout)
@@ -971,6 +1004,7 @@ int main(void)
 	tcase_add_test(tc, help_goes_to_stdout);
 	tcase_add_test(tc, version_names_the_libraries);
 	tcase_add_test(tc, usage_errors);
+	tcase_add_test(tc, debian_python3_torch);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }
