@@ -1523,8 +1523,18 @@ static void suggest(struct ctx *c)
 {
 	const char *out[3];
 	const ot_strvec *cand = &c->t->cand[c->tr->target.strategy];
+	const ot_target *tg = &c->tr->target;
+	const ot_reg_func *const *ov;
 	char word[200];
 	size_t n;
+	/* a real name with an overload it does not have: its overloads, in file order */
+	if (tg->strategy == OT_STRAT_ATEN && tg->overload[0] &&
+	    (ov = ot_registry_overloads(c->t->reg, tg->name, &n))) {
+		for (size_t i = 0; i < n; i++)
+			ot_vec_push(&c->tr->suggestions,
+				    ot_arena_printf(c->a, "aten::%s", ov[i]->schema.full));
+		return;
+	}
 	/* compare like with like: candidates are written as the user writes them */
 	snprintf(word, sizeof(word), "%s", c->tr->target.canonical);
 	n = ot_resolve_suggest(out, 3, word, cand->items, cand->len);

@@ -79,12 +79,21 @@ static void result_free(struct result *r)
 	ot_buf_free(&r->err);
 }
 
+/* The binary, as an absolute path: a test may run it from another folder. */
+static const char *binary(void)
+{
+	static char *bin;
+	if (!bin) /* a missing binary fails the test that runs it */
+		bin = realpath(tu_optrace(), NULL);
+	return bin ? bin : tu_optrace();
+}
+
 static struct result run(const char *const *args)
 {
 	const char *argv[MAX_ARGS + 2];
 	struct result r = {0, OT_BUF_INIT, OT_BUF_INIT};
 	size_t n = 0;
-	argv[n++] = tu_optrace();
+	argv[n++] = binary();
 	while (*args) {
 		ck_assert(n < MAX_ARGS);
 		argv[n++] = *args++;
@@ -346,8 +355,10 @@ END_TEST
 
 /* ---- progress: only on a terminal ---------------------------------------------------- */
 
-/* Run with stderr on a pseudo-terminal (stdout captured, stdin /dev/null). */
-static struct result run_on_tty(const char *const *args)
+/* Run with stderr (tty_fd 2) or stdout (1) on a pseudo-terminal, the other
+ * captured through a pipe, stdin /dev/null; what the terminal showed goes
+ * to r.err or r.out as that stream's. */
+static struct result run_tty(const char *const *args, int tty_fd)
 {
 	const char *argv[MAX_ARGS + 2];
 	struct result r = {0, OT_BUF_INIT, OT_BUF_INIT};
@@ -355,7 +366,7 @@ static struct result run_on_tty(const char *const *args)
 	size_t n = 0;
 	pid_t pid;
 
-	argv[n++] = tu_optrace();
+	argv[n++] = binary();
 	while (*args)
 		argv[n++] = *args++;
 	argv[n] = NULL;
@@ -366,8 +377,8 @@ static struct result run_on_tty(const char *const *args)
 	if (pid == 0) {
 		int devnull = open("/dev/null", O_RDONLY);
 		dup2(devnull, 0);
-		dup2(outpipe[1], 1);
-		dup2(slave, 2);
+		dup2(tty_fd == 1 ? slave : outpipe[1], 1);
+		dup2(tty_fd == 1 ? outpipe[1] : slave, 2);
 		close(master);
 		close(outpipe[0]);
 		execv(argv[0], (char *const *)argv);
@@ -385,14 +396,14 @@ static struct result run_on_tty(const char *const *args)
 		if (master >= 0 && fds[0].revents) {
 			got = read(master, chunk, sizeof(chunk));
 			if (got > 0)
-				ot_buf_put(&r.err, chunk, (size_t)got);
+				ot_buf_put(tty_fd == 1 ? &r.out : &r.err, chunk, (size_t)got);
 			else
 				close(master), master = -1;
 		}
 		if (outpipe[0] >= 0 && fds[1].revents) {
 			got = read(outpipe[0], chunk, sizeof(chunk));
 			if (got > 0)
-				ot_buf_put(&r.out, chunk, (size_t)got);
+				ot_buf_put(tty_fd == 1 ? &r.err : &r.out, chunk, (size_t)got);
 			else
 				close(outpipe[0]), outpipe[0] = -1;
 		}
@@ -404,6 +415,11 @@ static struct result run_on_tty(const char *const *args)
 	ck_assert(waitpid(pid, &status, 0) == pid);
 	r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	return r;
+}
+
+static struct result run_on_tty(const char *const *args)
+{
+	return run_tty(args, 2);
 }
 
 static bool has_progress(const ot_buf *err)
@@ -475,7 +491,7 @@ START_TEST(exit_statuses)
 	char *missing_layer = put(dir, "layer.list", "aten::max_pool2d_with_indices\n");
 	char *empty = put(dir, "empty.list", "# nothing\n");
 	const char *fx = tu_fixture_repo();
-	static const char *const outs[] = {"o0", "o1", "o2", "o3", "o4", "o5", "o6", "o7"};
+	static const char *const outs[] = {"o0", "o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8"};
 	struct {
 		int status;
 		bool writes;
@@ -488,7 +504,9 @@ START_TEST(exit_statuses)
 		{2, false, {"-t", "9.9.9", "-s", fx, good, NULL}},
 		{2, false, {"-t", "2.0.0", "-s", fx, empty, NULL}},
 		{2, false, {"-t", "2.0.0", "-s", fx, "--format", "docx", good, NULL}},
-		{2, false, {"-t", "2.0.0", "-s", fx, good, "extra", NULL}},
+		/* an argument that is not a list is an op (here one that is not found) */
+		{1, true, {"-t", "2.0.0", "-s", fx, good, "extra", NULL}},
+		{2, false, {"-t", "2.0.0", "-s", fx, good, "second.list", NULL}},
 	};
 	for (size_t i = 0; i < OT_ARRAY_LEN(cases); i++) {
 		char *out = tu_path(dir, outs[i]);
@@ -843,6 +861,245 @@ START_TEST(report_flow_on_the_fixture)
 }
 END_TEST
 
+/* ---- ops on the command line and on stdin ------------------------------------------------------ */
+
+/* The inputs of trace.json in `out`, space-separated, in file order. */
+static char *inputs_of(const char *out)
+{
+	char *json = tu_path(out, "trace.json"), *text = tu_read_file(json, NULL);
+	ot_buf b = OT_BUF_INIT;
+	for (const char *s = text; (s = strstr(s, "\"input\": \"")); ) {
+		s += strlen("\"input\": \"");
+		ot_buf_printf(&b, "%s%.*s", b.size ? " " : "", (int)strcspn(s, "\""), s);
+	}
+	free(json);
+	free(text);
+	return ot_buf_detach(&b);
+}
+
+START_TEST(ops_as_arguments)
+{
+	struct scene sc = scene("cli-args", "# torch-version: 2.0.0\ntorch.matmul\n");
+	char *fx = tu_absolute(tu_fixture_repo());
+	/* OP arguments and --op; ./ops.list (the scene's) lends only its pin */
+	const char *args[] = {"-s", fx, "-o", sc.out, "F.linear", "--op", "nn.LSTM", NULL};
+	struct result r;
+	char *cwd = tu_absolute("."), *got;
+
+	ck_assert(chdir(sc.dir) == 0);
+	r = run(args);
+	ck_assert(chdir(cwd) == 0);
+	ck_assert_msg(r.status == 0, "status %d: %s", r.status, r.err.ptr);
+	got = inputs_of(sc.out);
+	ck_assert_str_eq(got, "F.linear nn.LSTM");
+	free(got);
+	result_free(&r);
+
+	/* with a list named, both */
+	{
+		const char *both[] = {"-t", "2.0.0", "-s", fx, "-o", sc.out, sc.list, "nn.LSTM", NULL};
+		r = run(both);
+		ck_assert_msg(r.status == 0, "status %d: %s", r.status, r.err.ptr);
+		got = inputs_of(sc.out);
+		ck_assert_str_eq(got, "nn.LSTM torch.matmul");
+		free(got);
+		result_free(&r);
+	}
+	/* a malformed name is reported where it stands, like a list's line */
+	{
+		const char *bad[] = {"-t", "2.0.0", "-s", fx, "-o", sc.out, "F.linear", "F.linear(x)", NULL};
+		r = run(bad);
+		ck_assert_msg(r.status == 1, "status %d: %s", r.status, r.err.ptr);
+		ck_assert_msg(strstr(r.err.ptr, "optrace: command line:2:"), "%s", r.err.ptr);
+		result_free(&r);
+	}
+	free(cwd);
+	free(fx);
+	scene_free(&sc);
+}
+END_TEST
+
+START_TEST(ops_list_on_stdin)
+{
+	char *dir = scratch("cli-stdin"), *out = tu_path(dir, "out"), *got;
+	ot_buf cmd = OT_BUF_INIT, err = OT_BUF_INIT;
+	int status;
+	ot_buf_printf(&cmd, "printf 'F.linear\\nF.linear(x)\\nnn.LSTM\\n' | '%s' -t 2.0.0 -s '%s' -o '%s' -",
+		      binary(), tu_fixture_repo(), out);
+	status = tu_run((const char *[]){"sh", "-c", cmd.ptr, NULL}, NULL, &err);
+	ck_assert_msg(status == 1, "status %d: %s", status, err.ptr);
+	ck_assert_msg(strstr(err.ptr, "optrace: <stdin>:2:"), "%s", err.ptr);
+	got = inputs_of(out);
+	ck_assert_str_eq(got, "F.linear nn.LSTM");
+	free(got);
+	ot_buf_free(&cmd);
+	ot_buf_free(&err);
+	free(out);
+	free(dir);
+}
+END_TEST
+
+/* -o - cannot mean stdout for a folder: refused, and no folder "-" appears */
+START_TEST(out_dash_is_refused)
+{
+	char *dir = scratch("cli-dash"), *cwd = tu_absolute("."), *dash = tu_path(dir, "-");
+	const char *args[] = {"-t", "2.0.0", "-s", tu_fixture_repo(), "-o", "-", "F.linear", NULL};
+	struct result r;
+	ck_assert(chdir(dir) == 0);
+	r = run(args);
+	ck_assert(chdir(cwd) == 0);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_msg(strstr(r.err.ptr, "optrace: -o names the output folder") &&
+			      strstr(r.err.ptr, "optrace show OP"),
+		      "%s", r.err.ptr);
+	ck_assert(!exists(dash));
+	result_free(&r);
+	free(dash);
+	free(cwd);
+	free(dir);
+}
+END_TEST
+
+/* What was not found is said with -q too, in the order of the list's lines. */
+START_TEST(not_found_in_list_order_even_quiet)
+{
+	struct scene sc = scene("cli-order", "nn.Zzzz\nF.linear\nF.aaaa_nothing\n");
+	const char *args[] = {"-q", "-t", "2.0.0", "-s", tu_fixture_repo(), "-o", sc.out, sc.list, NULL};
+	struct result r = run(args);
+	const char *z, *a;
+	ck_assert_int_eq(r.status, 1);
+	z = strstr(r.err.ptr, ":1: nn.Zzzz: not found");
+	a = strstr(r.err.ptr, ":3: F.aaaa_nothing: not found");
+	ck_assert_msg(z && a && z < a, "not in list order:\n%s", r.err.ptr);
+	ck_assert_msg(!strstr(r.err.ptr, " ops: "), "-q printed the summary:\n%s", r.err.ptr);
+	assert_messages_prefixed(&r.err, "-q");
+	result_free(&r);
+	scene_free(&sc);
+}
+END_TEST
+
+START_TEST(usage_errors_point_to_their_command)
+{
+	static const struct {
+		const char *args[4];
+		const char *message, *hint;
+	} runs[] = {
+		{{"--verison", NULL}, "unknown option '--verison' (did you mean '--version'?)",
+		 "Try 'optrace --help'."},
+		{{"--fromat=md", NULL}, "unknown option '--fromat=md' (did you mean '--format'?)",
+		 "Try 'optrace --help'."},
+		{{"diff", "--jsn", "x", NULL}, "unknown option '--jsn' (did you mean '--json'?)",
+		 "Try 'optrace diff --help'."},
+		{{"diff", "1.0.0", NULL}, "diff needs two releases", "Try 'optrace diff --help'."},
+		{{"show", "--bogus", NULL}, "unknown option '--bogus'\n", "Try 'optrace show --help'."},
+		{{"show", NULL}, "show needs the op to show", "Try 'optrace show --help'."},
+		{{"show", "nn.LSTM", "F.linear", NULL}, "show shows one op", "Try 'optrace show --help'."},
+	};
+	for (size_t i = 0; i < OT_ARRAY_LEN(runs); i++) {
+		struct result r = run(runs[i].args);
+		ck_assert_msg(r.status == 2, "%s: status %d", shown(runs[i].args), r.status);
+		ck_assert_msg(strstr(r.err.ptr, runs[i].message), "%s: %s", shown(runs[i].args), r.err.ptr);
+		ck_assert_msg(ot_ends_with(r.err.ptr, runs[i].hint) || strstr(r.err.ptr, runs[i].hint),
+			      "%s: %s", shown(runs[i].args), r.err.ptr);
+		result_free(&r);
+	}
+}
+END_TEST
+
+/* ---- optrace show ------------------------------------------------------------------------------- */
+
+START_TEST(show_prints_one_op)
+{
+	const char *fx = tu_fixture_repo();
+	const char *args[] = {"show", "-t", "2.0.0", "-s", fx, "nn.LSTM", NULL};
+	struct result r = run(args);
+	ck_assert_msg(r.status <= 1, "status %d: %s", r.status, r.err.ptr);
+	ck_assert_msg(ot_starts_with(r.out.ptr, "nn.LSTM  (module, traced)\n"), "%s", r.out.ptr);
+	{
+		const char *cpu = strstr(r.out.ptr, "\nCPU main path\n"),
+			   *cuda = strstr(r.out.ptr, "\nCUDA main path\n");
+		ck_assert_msg(cpu && cuda && cpu < cuda, "%s", r.out.ptr);
+	}
+	ck_assert_msg(strstr(r.out.ptr, "(torch/nn/modules/rnn.py:"), "no file:line: %s", r.out.ptr);
+	ck_assert_msg(!strchr(r.out.ptr, '\033'), "colour on a pipe");
+	result_free(&r);
+
+	/* an unknown op: said on stderr, nothing on stdout */
+	{
+		const char *unknown[] = {"show", "-t", "2.0.0", "-s", fx, "nn.LSTMM", NULL};
+		r = run(unknown);
+		ck_assert_int_eq(r.status, 1);
+		ck_assert_str_eq(r.out.ptr, "");
+		ck_assert_msg(strstr(r.err.ptr, "optrace: nn.LSTMM: not found (did you mean nn.LSTM"),
+			      "%s", r.err.ptr);
+		result_free(&r);
+	}
+}
+END_TEST
+
+START_TEST(show_colours_only_a_terminal_without_no_color)
+{
+	const char *args[] = {"show", "-t", "2.0.0", "-s", tu_fixture_repo(), "nn.LSTM", NULL};
+	struct result r;
+	unsetenv("NO_COLOR");
+	r = run_tty(args, 1);
+	ck_assert_msg(r.status <= 1, "status %d: %s", r.status, r.err.ptr);
+	ck_assert_msg(strstr(r.out.ptr, "\033[1mCPU main path\033[0m"), "no colour on a terminal:\n%s",
+		      r.out.ptr);
+	result_free(&r);
+	setenv("NO_COLOR", "1", 1);
+	r = run_tty(args, 1);
+	unsetenv("NO_COLOR");
+	ck_assert_msg(r.status <= 1, "status %d: %s", r.status, r.err.ptr);
+	ck_assert_msg(strstr(r.out.ptr, "CPU main path") && !strchr(r.out.ptr, '\033'),
+		      "colour with NO_COLOR:\n%s", r.out.ptr);
+	result_free(&r);
+}
+END_TEST
+
+/* Every line of `text` without its leading blanks. */
+static char *unindented(const char *text)
+{
+	ot_buf b = OT_BUF_INIT;
+	for (const char *l = text; *l;) {
+		size_t n;
+		while (*l == ' ')
+			l++;
+		n = strcspn(l, "\n");
+		ot_buf_put(&b, l, n);
+		ot_buf_putc(&b, '\n');
+		l += n + (l[n] == '\n');
+	}
+	return ot_buf_detach(&b);
+}
+
+/* --json: the op's object of trace.json, as a run writes it there */
+START_TEST(show_json_is_the_trace_json_object)
+{
+	struct scene sc = scene("cli-show-json", "nn.LSTM\n");
+	const char *fx = tu_fixture_repo();
+	const char *show[] = {"show", "--json", "-t", "2.0.0", "-s", fx, "nn.LSTM", NULL};
+	const char *write[] = {"-t", "2.0.0", "-s", fx, "-o", sc.out, "--format", "json", sc.list, NULL};
+	struct result r = run(show), w = run(write);
+	char *json = tu_path(sc.out, "trace.json"), *file, *a, *b;
+	ck_assert_msg(r.status <= 1 && w.status <= 1, "%d %d: %s %s", r.status, w.status, r.err.ptr,
+		      w.err.ptr);
+	ck_assert_msg(json_valid(r.out.ptr, r.out.size), "not JSON:\n%s", r.out.ptr);
+	ck_assert(ot_starts_with(r.out.ptr, "{\n  \"input\": \"nn.LSTM\",\n"));
+	file = tu_read_file(json, NULL);
+	a = unindented(r.out.ptr);
+	b = unindented(file);
+	ck_assert_msg(strstr(b, a), "the object differs from trace.json's");
+	free(a);
+	free(b);
+	free(file);
+	free(json);
+	result_free(&r);
+	result_free(&w);
+	scene_free(&sc);
+}
+END_TEST
+
 /* ---- the torch Debian ships ------------------------------------------------------------------ */
 
 /*
@@ -986,6 +1243,7 @@ int main(void)
 {
 	Suite *s = suite_create("cli");
 	TCase *tc = tcase_create("cli");
+	binary(); /* resolved before any test changes its folder */
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, json_checker_checks);
 	tcase_add_test(tc, normal_run_prints_nothing_on_stdout);
@@ -1005,6 +1263,14 @@ int main(void)
 	tcase_add_test(tc, version_names_the_libraries);
 	tcase_add_test(tc, usage_errors);
 	tcase_add_test(tc, debian_python3_torch);
+	tcase_add_test(tc, ops_as_arguments);
+	tcase_add_test(tc, ops_list_on_stdin);
+	tcase_add_test(tc, out_dash_is_refused);
+	tcase_add_test(tc, not_found_in_list_order_even_quiet);
+	tcase_add_test(tc, usage_errors_point_to_their_command);
+	tcase_add_test(tc, show_prints_one_op);
+	tcase_add_test(tc, show_colours_only_a_terminal_without_no_color);
+	tcase_add_test(tc, show_json_is_the_trace_json_object);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }
