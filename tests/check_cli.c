@@ -22,6 +22,8 @@
 
 #define MAX_ARGS 32
 
+typedef OT_VEC(char *) strvec_t;
+
 /* ---- helpers -------------------------------------------------------------------- */
 
 static bool exists(const char *path)
@@ -1100,6 +1102,161 @@ START_TEST(show_json_is_the_trace_json_object)
 }
 END_TEST
 
+/* ---- man pages and bash completion --------------------------------------------------------------- */
+
+/* The long options of `optrace [cmd] --help`: the first "--name" of each
+ * option row (rows start "  -x, --" or "      --"), space-separated. */
+static strvec_t help_options(const char *cmd)
+{
+	const char *args[] = {cmd, "--help", NULL}, *noargs[] = {"--help", NULL};
+	struct result r = run(cmd ? args : noargs);
+	strvec_t v = {0};
+	ck_assert_int_eq(r.status, 0);
+	for (const char *l = r.out.ptr; *l;) {
+		size_t n = strcspn(l, "\n");
+		const char *o = NULL;
+		if (!strncmp(l, "      --", 8))
+			o = l + 6;
+		else if (l[0] == ' ' && l[1] == ' ' && l[2] == '-' && l[3] != '-' && !strncmp(l + 4, ", --", 4))
+			o = l + 6;
+		if (o)
+			ot_vec_push(&v, ot_strndup(o, strspn(o, "-abcdefghijklmnopqrstuvwxyz")));
+		l += n + (l[n] == '\n');
+	}
+	ck_assert_msg(v.len > 8, "--help of %s lists %zu options", cmd ? cmd : "optrace", v.len);
+	result_free(&r);
+	return v;
+}
+
+static void strvec_t_free(strvec_t *v)
+{
+	for (size_t i = 0; i < v->len; i++)
+		free(v->items[i]);
+	ot_vec_free(v);
+}
+
+/* build/man/NAME or build/NAME: beside the binary */
+static char *beside_binary(const char *rel)
+{
+	char *dir = ot_strdup(binary()), *slash = strrchr(dir, '/'), *p;
+	if (slash)
+		*slash = '\0';
+	p = tu_path(slash ? dir : ".", rel);
+	free(dir);
+	return p;
+}
+
+/* Each man page renders with man -l and names every option of its --help. */
+START_TEST(man_pages_render)
+{
+	static const struct {
+		const char *page, *cmd, *title;
+	} pages[] = {{"man/optrace.1", NULL, "OPTRACE(1)"},
+		     {"man/optrace-diff.1", "diff", "OPTRACE-DIFF(1)"},
+		     {"man/optrace-show.1", "show", "OPTRACE-SHOW(1)"}};
+	setenv("MANWIDTH", "100", 1);
+	setenv("LC_ALL", "C", 1);
+	setenv("MANPAGER", "cat", 1);
+	for (size_t i = 0; i < OT_ARRAY_LEN(pages); i++) {
+		char *page = beside_binary(pages[i].page);
+		const char *argv[] = {"man", "-l", page, NULL};
+		ot_buf out = OT_BUF_INIT, err = OT_BUF_INIT;
+		strvec_t opts = help_options(pages[i].cmd);
+		ck_assert_msg(exists(page), "%s is missing: `make docs` makes it", page);
+		ck_assert_msg(tu_run(argv, &out, &err) == 0, "man -l %s failed: %s", page, err.ptr);
+		ck_assert_msg(ot_starts_with(out.ptr, pages[i].title), "%s:\n%.300s", page, out.ptr);
+		ck_assert_msg(strstr(out.ptr, "SYNOPSIS") && strstr(out.ptr, "SEE ALSO"), "%s", page);
+		for (size_t k = 0; k < opts.len; k++) {
+			ot_buf row = OT_BUF_INIT;
+			ot_buf_printf(&row, "%s", opts.items[k]);
+			ck_assert_msg(strstr(out.ptr, row.ptr), "%s does not name %s", page, row.ptr);
+			ot_buf_free(&row);
+		}
+		strvec_t_free(&opts);
+		ot_buf_free(&out);
+		ot_buf_free(&err);
+		free(page);
+	}
+}
+END_TEST
+
+/* The completion offers every option of each command's --help, and what
+ * an option's argument is. */
+START_TEST(completion_lists_every_option)
+{
+	static const char *const cmds[] = {NULL, "diff", "show"};
+	char *file = beside_binary("optrace.bash-completion");
+	ck_assert_msg(exists(file), "%s is missing: `make docs` makes it", file);
+	for (size_t i = 0; i < OT_ARRAY_LEN(cmds); i++) {
+		ot_buf script = OT_BUF_INIT, out = OT_BUF_INIT, err = OT_BUF_INIT;
+		strvec_t opts = help_options(cmds[i]);
+		ot_buf_printf(&script,
+			      "source '%s'; COMP_WORDS=(optrace %s --); COMP_CWORD=%d; _optrace; "
+			      "printf '%%s\\n' \"${COMPREPLY[@]}\"",
+			      file, cmds[i] ? cmds[i] : "", cmds[i] ? 2 : 1);
+		ck_assert_msg(tu_run((const char *[]){"bash", "-c", script.ptr, NULL}, &out, &err) == 0,
+			      "%s", err.ptr);
+		for (size_t k = 0; k < opts.len; k++) {
+			ot_buf line = OT_BUF_INIT;
+			ot_buf_printf(&line, "\n%s\n", opts.items[k]);
+			ck_assert_msg(strstr(out.ptr, line.ptr + 1) == out.ptr ||
+					      strstr(out.ptr, line.ptr),
+				      "the completion of 'optrace %s' lacks %s:\n%s",
+				      cmds[i] ? cmds[i] : "", opts.items[k], out.ptr);
+			ot_buf_free(&line);
+		}
+		strvec_t_free(&opts);
+		ot_buf_free(&script);
+		ot_buf_free(&out);
+		ot_buf_free(&err);
+	}
+	{
+		/* an option's argument: --format's words, a folder for --source */
+		ot_buf script = OT_BUF_INIT, out = OT_BUF_INIT;
+		ot_buf_printf(&script, "source '%s'; COMP_WORDS=(optrace --format m); COMP_CWORD=2; "
+				       "_optrace; printf '%%s\\n' \"${COMPREPLY[@]}\"", file);
+		ck_assert(tu_run((const char *[]){"bash", "-c", script.ptr, NULL}, &out, NULL) == 0);
+		ck_assert_str_eq(out.ptr, "md\nmd,json\nmd,json,html\n");
+		ot_buf_free(&script);
+		ot_buf_free(&out);
+	}
+	free(file);
+}
+END_TEST
+
+/* make install puts the binary, the templates, the man pages and the completion in place. */
+START_TEST(install_puts_docs_in_place)
+{
+	char *dir = scratch("cli-install"), *cwd = tu_absolute(".");
+	ot_buf dest = OT_BUF_INIT, err = OT_BUF_INIT, build = OT_BUF_INIT;
+	char *bindir = ot_strdup(binary()), *slash = strrchr(bindir, '/');
+	static const char *const files[] = {"/usr/bin/optrace", "/usr/share/man/man1/optrace.1",
+					    "/usr/share/man/man1/optrace-diff.1",
+					    "/usr/share/man/man1/optrace-show.1",
+					    "/usr/share/bash-completion/completions/optrace",
+					    "/usr/share/optrace/templates/page.md.mustache"};
+	*slash = '\0';
+	ot_buf_printf(&dest, "DESTDIR=%s", dir);
+	/* BUILD: the folder of the binary under test, relative to the checkout */
+	ot_buf_printf(&build, "BUILD=%s", ot_starts_with(bindir, cwd) ? bindir + strlen(cwd) + 1 : bindir);
+	ck_assert_msg(tu_run((const char *[]){"make", "-s", "--no-print-directory", build.ptr, "PREFIX=/usr",
+					      dest.ptr, "install", NULL},
+			     NULL, &err) == 0,
+		      "make install: %s", err.ptr);
+	for (size_t i = 0; i < OT_ARRAY_LEN(files); i++) {
+		char *p = tu_path(dir, files[i] + 1);
+		ck_assert_msg(exists(p), "make install left out %s", files[i]);
+		free(p);
+	}
+	ot_buf_free(&dest);
+	ot_buf_free(&err);
+	ot_buf_free(&build);
+	free(bindir);
+	free(cwd);
+	free(dir);
+}
+END_TEST
+
 /* ---- the torch Debian ships ------------------------------------------------------------------ */
 
 /*
@@ -1271,6 +1428,9 @@ int main(void)
 	tcase_add_test(tc, show_prints_one_op);
 	tcase_add_test(tc, show_colours_only_a_terminal_without_no_color);
 	tcase_add_test(tc, show_json_is_the_trace_json_object);
+	tcase_add_test(tc, man_pages_render);
+	tcase_add_test(tc, completion_lists_every_option);
+	tcase_add_test(tc, install_puts_docs_in_place);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }
