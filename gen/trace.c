@@ -1602,6 +1602,68 @@ static int doc_anchor(struct ctx *c, const char *name, bool method)
 	return -1;
 }
 
+/* Where the Tensor properties written in C++ are bound (Tensor.T, .mT, .H, .data). */
+#define PY_VARIABLE_PATH "torch/csrc/autograd/python_variable.cpp"
+
+/*
+ * Tensor.NAME as a property bound in C++: its row {"NAME", (getter)X...} of
+ * THPVariable_properties, and for a getter X::getter (the GetterBase
+ * classes) the Tensor method X::fn returns, an aten op followed from there.
+ */
+static bool start_property(struct ctx *c)
+{
+	const char *name = c->tr->target.name;
+	int64_t f = ot_index_file_id(c->ix, PY_VARIABLE_PATH);
+	char needle[200], getter[128], sym[200], note[300];
+	const char *text, *g;
+	size_t len, n;
+	uint32_t l;
+	int at;
+
+	if (f < 0)
+		return false;
+	snprintf(needle, sizeof(needle), "{\"%s\", (getter)", name);
+	if (!(l = find_line(c, f, needle)) || !(text = ot_index_line(c->ix, (uint32_t)f, l, &len)))
+		return false;
+	g = strstr(text, "(getter)") + strlen("(getter)");
+	n = strspn(g, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_:");
+	if (!n || n >= sizeof(getter) || (size_t)(g - text) + n > len)
+		return false;
+	snprintf(getter, sizeof(getter), "%.*s", (int)n, g);
+	snprintf(note, sizeof(note),
+		 "Tensor.%s is a property written in C++: its getter %s is registered in "
+		 "THPVariable_properties",
+		 name, getter);
+	at = add_step(c, -1, OT_LAYER_BRIDGE, (uint32_t)f, l, getter, note, NULL, NULL, 0);
+	if (ot_ends_with(getter, "::getter")) {
+		/* struct PropertyT : GetterBase<PropertyT> { ... static Tensor fn(const Tensor& t)
+		 * { return t.numpy_T(); } } */
+		uint32_t sl;
+		snprintf(needle, sizeof(needle), "struct %.*s ", (int)(n - strlen("::getter")), getter);
+		sl = find_line(c, f, needle);
+		for (uint32_t k = sl; sl && k < sl + 12; k++) {
+			const char *call;
+			size_t m;
+			if (!(text = ot_index_line(c->ix, (uint32_t)f, k, &len)))
+				break;
+			if (!(call = strstr(text, "return t.")) || call >= text + len)
+				continue;
+			call += strlen("return t.");
+			m = strspn(call, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+			if (!m || m >= sizeof(sym) || call[m] != '(')
+				break;
+			snprintf(sym, sizeof(sym), "%.*s", (int)m, call);
+			if (!ot_registry_overloads(c->t->reg, sym, &(size_t){0}))
+				break;
+			snprintf(note, sizeof(note), "the getter returns Tensor::%s: the aten op %s", sym, sym);
+			at = add_step(c, at, OT_LAYER_BRIDGE, (uint32_t)f, k, sym, note, NULL, NULL, 0);
+			queue_op(c, sym, NULL, 0, at);
+			break;
+		}
+	}
+	return true;
+}
+
 static bool start_method(struct ctx *c)
 {
 	const char *name = c->tr->target.name;
@@ -1613,7 +1675,7 @@ static bool start_method(struct ctx *c)
 		return true;
 	}
 	if (!has_variant(c->t->reg, name, true))
-		return false;
+		return start_property(c);
 	at = doc_anchor(c, name, true);
 	if (tensor)
 		at = add_step(c, at, OT_LAYER_BRIDGE, tensor->file, tensor->line, "class Tensor",
