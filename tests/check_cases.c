@@ -28,7 +28,7 @@
  * expectations hold no machine-specific path and survive a rebuilt fixture.
  *
  * The environment is the caller's minus what could change the result
- * (PYTHONPATH, locale, the checkout cache, NO_COLOR), plus LC_ALL=C,
+ * (PYTHONPATH, locale, the checkout cache, NO_COLOR, OPTRACE_DPKG_ADMINDIR), plus LC_ALL=C,
  * PYTHONNOUSERSITE=1 and TILEGYM_SKILL_CACHE_DIR=@TMP/cache.
  *
  * CASES=a,b runs only those cases. UPDATE=1 rewrites, from what the binary
@@ -416,7 +416,7 @@ static bool dropped_variable(const char *entry)
 	static const char *const drop[] = {"PYTHONPATH=", "PYTHONHOME=", "PYTHONSTARTUP=",
 					   "PYTHONNOUSERSITE=", "PYTHONSAFEPATH=", "LC_",
 					   "LANG=", "LANGUAGE=", "TILEGYM_SKILL_CACHE_DIR=",
-					   "NO_COLOR="};
+					   "NO_COLOR=", "OPTRACE_DPKG_ADMINDIR="};
 	for (size_t i = 0; i < OT_ARRAY_LEN(drop); i++)
 		if (ot_starts_with(entry, drop[i]))
 			return true;
