@@ -883,10 +883,14 @@ START_TEST(ops_as_arguments)
 {
 	struct scene sc = scene("cli-args", "# torch-version: 2.0.0\ntorch.matmul\n");
 	char *fx = tu_absolute(tu_fixture_repo());
+	/* a python3 that has no torch: the release comes from the pin, whatever is installed */
+	char *py = put(sc.dir, "python3", "#!/bin/sh\nprintf '%s\\0' /nonexistent/site-packages\n");
 	/* OP arguments and --op; ./ops.list (the scene's) lends only its pin */
-	const char *args[] = {"-s", fx, "-o", sc.out, "F.linear", "--op", "nn.LSTM", NULL};
+	const char *args[] = {"--python", py, "-s", fx, "-o", sc.out, "F.linear", "--op", "nn.LSTM", NULL};
 	struct result r;
 	char *cwd = tu_absolute("."), *got;
+
+	ck_assert(chmod(py, 0755) == 0);
 
 	ck_assert(chdir(sc.dir) == 0);
 	r = run(args);
@@ -917,6 +921,7 @@ START_TEST(ops_as_arguments)
 	}
 	free(cwd);
 	free(fx);
+	free(py);
 	scene_free(&sc);
 }
 END_TEST
