@@ -3,7 +3,8 @@
 #   make            build build/optrace
 #   make report     build, make sure the traced release's source is present,
 #                   write out/ for ./ops.list
-#   make test       build and run every test (unit, fixture, real releases)
+#   make test       build and run every test (unit, fixture, real releases,
+#                   then tests/groundtruth: optrace against the real torch)
 #   make deps       install the Debian packages the build and tests need
 #   make install    PREFIX=/usr/local DESTDIR= (with the man pages and the
 #                   bash completion)
@@ -50,7 +51,7 @@ SOURCE_CACHE ?= $(if $(TILEGYM_SKILL_CACHE_DIR),$(TILEGYM_SKILL_CACHE_DIR),$(HOM
 DEPS_STAMP = $(BUILD)/.deps-ok
 
 .PHONY: all deps report test unit-test install uninstall clean asan ubsan valgrind fuzz \
-        fuzz-build sanitized-run bench source docs
+        fuzz-build sanitized-run bench source docs groundtruth
 
 all: $(BUILD)/optrace
 
@@ -144,8 +145,20 @@ TEST_ENV = OPTRACE="$(abspath $(BUILD)/optrace)" OPTRACE_SOURCE="$(SOURCE_CACHE)
 source: | $(DEPS_STAMP)
 	@ci/fetch-pytorch-source.sh "$(SOURCE_CACHE)"
 
+# optrace against the real thing (tests/groundtruth/README.md): Debian's
+# python3-torch 1.13.1 on the host and 2.6.0 in a cached chroot, run under
+# torch.profiler, against optrace's CPU main path. Report only until the
+# main path is marked: GROUNDTRUTH_ENFORCE=1 makes a missed threshold fail.
+GROUNDTRUTH_ENFORCE ?= 0
+GROUNDTRUTH = GROUNDTRUTH_ENFORCE=$(GROUNDTRUTH_ENFORCE) \
+              tests/groundtruth/run.sh $(BUILD)/optrace "$(SOURCE_CACHE)" $(BUILD)/groundtruth
+
 test: $(BUILD)/optrace $(DOCS) $(TEST_BINS) source
 	@$(TEST_ENV) tests/run-all.sh $(TEST_BINS)
+	@$(GROUNDTRUTH)
+
+groundtruth: $(BUILD)/optrace source
+	@$(GROUNDTRUTH)
 
 unit-test: $(BUILD)/optrace $(DOCS) $(TEST_BINS)
 	@$(TEST_ENV) tests/run-all.sh $(TEST_BINS)

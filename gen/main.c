@@ -14,6 +14,7 @@
 #include "diff.h"
 #include "graph.h"
 #include "index.h"
+#include "scan.h"
 #include "markdown.h"
 #include "resolve.h"
 #include "run.h"

@@ -31,6 +31,8 @@
 #include "buf.h"
 #include "common.h"
 #include "index.h"
+#include "lines.h"
+#include "scan.h"
 #include "lex.h"
 #include "source.h"
 #include "testutil.h"
