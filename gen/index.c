@@ -57,7 +57,7 @@ static const char *const aten_dirs[] = {"aten/src/ATen/native/", "aten/src/ATen/
  * no derivatives.yaml entry). */
 static const char *const text_files[] = {OT_REGISTRY_NATIVE_PATH, OT_REGISTRY_DERIV_PATH,
 					 OT_INDEX_AUTOGRAD_CODEGEN_PATH, OT_INDEX_TRACE_CODEGEN_PATH,
-					 OT_INDEX_FOREACH_CODEGEN_PATH};
+					 OT_INDEX_FOREACH_CODEGEN_PATH, OT_INDEX_VIEW_COPY_CODEGEN_PATH};
 
 static bool text_only(const char *path)
 {
@@ -107,7 +107,8 @@ static bool keep_file(const char *path, void *payload)
 
 static const char *const prefixes[] = {"aten/src/ATen/", "torch/", OT_REGISTRY_DERIV_PATH,
 				       OT_INDEX_AUTOGRAD_CODEGEN_PATH, OT_INDEX_TRACE_CODEGEN_PATH,
-				       OT_INDEX_FOREACH_CODEGEN_PATH, SCALAR_TYPE_LISTS, NULL};
+				       OT_INDEX_FOREACH_CODEGEN_PATH, OT_INDEX_VIEW_COPY_CODEGEN_PATH,
+				       SCALAR_TYPE_LISTS, NULL};
 
 /* ---- parallel read + scan ----------------------------------------------------- */
 

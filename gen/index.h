@@ -31,6 +31,9 @@
 #define OT_INDEX_TRACE_CODEGEN_PATH "tools/autograd/gen_trace_type.py"
 /** Where torchgen derives the backward of _foreach ops (2.1 and later). */
 #define OT_INDEX_FOREACH_CODEGEN_PATH "torchgen/api/autograd.py"
+/** Where torchgen writes the kernels of view_copy ops at build time
+ * (CompositeViewCopyKernels.cpp, a build output). */
+#define OT_INDEX_VIEW_COPY_CODEGEN_PATH "torchgen/gen.py"
 
 struct ot_source;
 

@@ -15,7 +15,7 @@ struct ot_tracer {
 	const ot_wellknown *wk;
 	ot_tracer_opts opts;
 	const ot_build *build;
-	int64_t f_native, f_deriv, f_vf, f_init, f_tensor;
+	int64_t f_native, f_deriv, f_vf, f_init, f_tensor, f_view_copy;
 	ot_arena *arena;
 	ot_strvec cand[OT_STRAT_COUNT]; /* "did you mean" candidates per strategy */
 	ot_callkinds *ck;

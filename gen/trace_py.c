@@ -1157,6 +1157,75 @@ static bool start_generated(struct tb_ctx *c, const char *name, long anchor, lon
 	return true;
 }
 
+/* Where the Tensor properties written in C++ are bound (Tensor.T, .mT, .H, .data). */
+#define PY_VARIABLE_PATH "torch/csrc/autograd/python_variable.cpp"
+
+/*
+ * Tensor.NAME as a property bound in C++: its row {"NAME", (getter)X...} of
+ * THPVariable_properties, and for a getter X::getter (the GetterBase
+ * classes) the Tensor method X::fn returns, an aten op followed from there.
+ */
+static bool start_property(struct tb_ctx *c)
+{
+	const char *name = c->tr->target.name;
+	int64_t f = ot_index_file_id(c->ix, PY_VARIABLE_PATH);
+	char needle[200], getter[128], sym[200];
+	const char *text, *g;
+	size_t len, n;
+	uint32_t l;
+	long at;
+
+	if (f < 0)
+		return false;
+	snprintf(needle, sizeof(needle), "{\"%s\", (getter)", name);
+	if (!(l = ot_index_find_line(c->ix, f, needle)) || !(text = ot_index_line(c->ix, (uint32_t)f, l, &len)))
+		return false;
+	g = strstr(text, "(getter)") + strlen("(getter)");
+	n = strspn(g, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_:");
+	if (!n || n >= sizeof(getter) || (size_t)(g - text) + n > len)
+		return false;
+	snprintf(getter, sizeof(getter), "%.*s", (int)n, g);
+	at = binding_node(c, f, l, ot_arena_strdup(c->a, getter),
+			  ot_arena_printf(c->a, "Tensor.%s is a property written in C++: its getter %s is "
+						"registered in THPVariable_properties",
+					  name, getter));
+	if (at < 0)
+		return true;
+	ot_vec_push(&c->tr->roots, (uint32_t)at);
+	if (ot_ends_with(getter, "::getter")) {
+		/* struct PropertyT : GetterBase<PropertyT> { ... static Tensor fn(const Tensor& t)
+		 * { return t.numpy_T(); } } */
+		uint32_t sl;
+		snprintf(needle, sizeof(needle), "struct %.*s ", (int)(n - strlen("::getter")), getter);
+		sl = ot_index_find_line(c->ix, f, needle);
+		for (uint32_t k = sl; sl && k < sl + 12; k++) {
+			const char *call;
+			size_t m;
+			long fn;
+			if (!(text = ot_index_line(c->ix, (uint32_t)f, k, &len)))
+				break;
+			if (!(call = strstr(text, "return t.")) || call >= text + len)
+				continue;
+			call += strlen("return t.");
+			m = strspn(call, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+			if (!m || m >= sizeof(sym) || call[m] != '(')
+				break;
+			snprintf(sym, sizeof(sym), "%.*s", (int)m, call);
+			if (!ot_registry_overloads(c->t->reg, sym, &(size_t){0}))
+				break;
+			fn = binding_node(c, f, k, ot_arena_strdup(c->a, sym),
+					  ot_arena_printf(c->a, "the getter returns Tensor::%s: the aten op %s", sym, sym));
+			if (fn < 0)
+				break;
+			tb_edge(c, &(ot_edge){.kind = OT_EDGE_BRIDGE, .from = (uint32_t)at, .to = (uint32_t)fn,
+					      .exact = true, .reach = {OT_REACH_YES, OT_REACH_YES}});
+			start_generated(c, sym, -1, fn, true);
+			break;
+		}
+	}
+	return true;
+}
+
 static bool start_method(struct tb_ctx *c)
 {
 	const char *name = c->tr->target.name;
@@ -1172,7 +1241,7 @@ static bool start_method(struct tb_ctx *c)
 	for (size_t i = 0; i < n; i++)
 		method = method || ov[i]->variant_method;
 	if (!method)
-		return false;
+		return start_property(c);
 	anchor = doc_anchor(c, name, true);
 	if (tensor)
 		binding = binding_node(c, tensor->file, tensor->line, "class Tensor",

@@ -370,7 +370,17 @@ static void suggest(struct tb_ctx *c)
 {
 	const char *out[3];
 	const ot_strvec *cand = &c->t->cand[c->tr->target.strategy];
-	size_t n = ot_resolve_suggest(out, 3, c->tr->target.canonical, cand->items, cand->len);
+	const ot_target *tg = &c->tr->target;
+	const ot_reg_func *const *ov;
+	size_t n;
+	/* a real name with an overload it does not have: its overloads, in file order */
+	if (tg->strategy == OT_STRAT_ATEN && tg->overload[0] &&
+	    (ov = ot_registry_overloads(c->t->reg, tg->name, &n))) {
+		for (size_t i = 0; i < n; i++)
+			ot_vec_push(&c->tr->suggestions, ot_arena_printf(c->a, "aten::%s", ov[i]->schema.full));
+		return;
+	}
+	n = ot_resolve_suggest(out, 3, c->tr->target.canonical, cand->items, cand->len);
 	for (size_t i = 0; i < n; i++)
 		ot_vec_push(&c->tr->suggestions, ot_arena_strdup(c->a, out[i]));
 }
@@ -395,6 +405,7 @@ ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_we
 	t->f_vf = ot_index_file_id(ix, "torch/_VF.py");
 	t->f_init = ot_index_file_id(ix, "torch/__init__.py");
 	t->f_tensor = ot_index_file_id(ix, "torch/_tensor.py");
+	t->f_view_copy = ot_index_file_id(ix, OT_INDEX_VIEW_COPY_CODEGEN_PATH);
 	t->autograd = ot_autograd_new(ix, reg);
 	t->ck = ot_callkinds_new(ix, reg);
 	build_candidates(t);
