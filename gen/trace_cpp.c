@@ -439,6 +439,7 @@ static long expand_stub(struct tb_ctx *c, const ot_ix_stub *first, const char *o
 				op, backend, depth, OT_NODE_CFUNC);
 		if (kn < 0)
 			continue;
+		c->tr->nodes.items[kn].layer = OT_LAYER_KERNEL; /* a registered kernel, wherever it is */
 		e.to = (uint32_t)kn;
 		tb_edge(c, &e);
 		explore_body(c, (uint32_t)kn, k, op, depth, level + 1, NULL);
@@ -1040,6 +1041,6 @@ backward:
 	/* every entry's backward: the marking pass keeps those of the entries
 	 * autograd records (reached above it) */
 	tb_backward(c, node, f, eff, depth);
-	if (depth == 0 && !f->delegate)
+	if (depth == 0)
 		tb_decompositions(c, node, f->schema.name, op, depth);
 }

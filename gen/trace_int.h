@@ -46,6 +46,7 @@ struct tb_state {
 	bool dropped;     /* a helper or Python function with nothing beneath */
 	tb_binding binding; /* what its first caller passed */
 	bool bound_by_call; /* a call's arguments, not only defaults */
+	bool queued;        /* an entry waiting for tb_expand_entry */
 };
 
 struct tb_ctx {

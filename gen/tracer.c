@@ -281,11 +281,14 @@ uint32_t tb_entry(struct tb_ctx *c, const ot_reg_func *f, int depth, const tb_bi
 			st->binding.known = true; /* every argument takes its default */
 			st->binding.n = f->schema.nargs < TB_MAX_PARAMS ? f->schema.nargs : TB_MAX_PARAMS;
 		}
-		/* a well-known op is the reference's page, unless asked for in
-		 * full: then the op itself (depth 0) is traced */
-		if (expand && depth <= c->max_depth &&
-		    ((depth == 0 && c->tr->full) || !tb_wellknown_stop(c, f->schema.name)))
-			tb_queue(c, (uint32_t)id, f, depth);
+	}
+	/* a well-known op is the reference's page, unless asked for in full:
+	 * then the op itself (depth 0) is traced. An entry made before by a
+	 * call matched by name only is expanded when a real call reaches it. */
+	if (expand && depth <= c->max_depth && !tb_state(c, (uint32_t)id)->queued &&
+	    ((depth == 0 && c->tr->full) || !tb_wellknown_stop(c, f->schema.name))) {
+		tb_state(c, (uint32_t)id)->queued = true;
+		tb_queue(c, (uint32_t)id, f, depth);
 	}
 	return (uint32_t)id;
 }
