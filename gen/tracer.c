@@ -129,6 +129,13 @@ void tb_edge(struct tb_ctx *c, const ot_edge *e)
 	if (ot_map_get(c->edges, key))
 		return;
 	ot_map_put(c->edges, ot_arena_strdup(c->a, key), (void *)1);
+	/* a site shown as a step must hold what it shows (a call a macro's body
+	 * makes is filed at the invocation's line, which does not) */
+	if (copy.site_step && e->site_file && e->site_symbol) {
+		int64_t fid = ot_index_file_id(c->ix, e->site_file);
+		if (fid < 0 || !ot_index_line_has(c->ix, (uint32_t)fid, e->site_line, e->site_symbol))
+			copy.site_step = false;
+	}
 	copy.site_file = tb_path(c, e->site_file);
 	copy.when_file = tb_path(c, e->when_file);
 	copy.site_symbol = e->site_symbol ? ot_arena_strdup(c->a, e->site_symbol) : NULL;
