@@ -1432,8 +1432,19 @@ static ot_verdict chain_verdict(const struct gchain *ch, uint16_t guard)
 	/* walking outwards; the value is the conjunction, and the condition
 	 * shown the outermost failing guard, else the outermost selection, else
 	 * the innermost open one */
+	const ot_cenv *env = ch->eval == cexpr_cb ? ch->env : NULL;
 	for (const ot_ix_guard *g = guard_at(ch, guard); g && k < 256; g = guard_at(ch, g->parent), k++) {
-		ot_verdict own = guard_own(ch, g);
+		size_t gi = (size_t)(g - ch->g);
+		ot_verdict own;
+		if (env && env->memo && env->memo_done[gi]) {
+			own = env->memo[gi];
+		} else {
+			own = guard_own(ch, g);
+			if (env && env->memo) {
+				env->memo[gi] = own;
+				env->memo_done[gi] = 1;
+			}
+		}
 		v.value = own.validation ? v.value : tri_and(v.value, own.value);
 		v.validation = v.validation || own.validation;
 		any_select = any_select || own.select;

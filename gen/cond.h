@@ -103,6 +103,11 @@ struct ot_cenv {
 				 const char *const *args, size_t nargs);
 	const void *payload;
 	int depth; /**< helpers evaluated on the way here */
+	/** Optional memo of each guard's own verdict (what it says, its parents
+	 * aside), `nguards` long, for bodies whose guards are asked again and
+	 * again: owned by the caller, zeroed before the first use. */
+	ot_verdict *memo;
+	uint8_t *memo_done;
 };
 
 /**
