@@ -565,11 +565,13 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 				long hn;
 				bool sub;
 				bool native = ck.kind == OT_CK_NATIVE;
-				hn = cfunc_node(c, h,
-						native ? ot_arena_printf(c->a, "the native kernel %s, called directly (no dispatch)", h->name)
-						       : ot_arena_printf(c->a, "helper called by %s%s%s", d->name,
-									 h->gen ? ", " : "", h->gen ? generated_note(c, h) : ""),
-						op, NULL, depth, OT_NODE_CFUNC);
+				hn = tb_lookup(c, OT_NODE_CFUNC, h, NULL);
+				if (hn < 0)
+					hn = cfunc_node(c, h,
+							native ? ot_arena_printf(c->a, "the native kernel %s, called directly (no dispatch)", h->name)
+							       : ot_arena_printf(c->a, "helper called by %s%s%s", d->name,
+										 h->gen ? ", " : "", h->gen ? generated_note(c, h) : ""),
+							op, NULL, depth, OT_NODE_CFUNC);
 				if (hn < 0 || (uint32_t)hn == node)
 					continue;
 				call_binding(&be, &ck, &hb);

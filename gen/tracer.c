@@ -61,6 +61,20 @@ static const char *dup_or_empty(ot_arena *a, const char *s)
 	return s ? ot_arena_strdup(a, s) : "";
 }
 
+static void node_key(char *key, size_t n, uint8_t kind, const void *src, const char *extra)
+{
+	snprintf(key, n, "%u:%p:%s", kind, src, extra ? extra : "");
+}
+
+long tb_lookup(struct tb_ctx *c, uint8_t kind, const void *src, const char *extra)
+{
+	char key[320];
+	void *have;
+	node_key(key, sizeof(key), kind, src, extra);
+	have = ot_map_get(c->keys, key);
+	return have ? (long)((uintptr_t)have - 1) : -1;
+}
+
 long tb_node(struct tb_ctx *c, const ot_node *proto, uint32_t file, const void *src,
 	     const char *extra, bool *is_new)
 {
@@ -69,7 +83,7 @@ long tb_node(struct tb_ctx *c, const ot_node *proto, uint32_t file, const void *
 	ot_node n = *proto;
 	struct tb_state st = {0};
 
-	snprintf(key, sizeof(key), "%u:%p:%s", proto->kind, src, extra ? extra : "");
+	node_key(key, sizeof(key), proto->kind, src, extra);
 	if (is_new)
 		*is_new = false;
 	if ((have = ot_map_get(c->keys, key)))
