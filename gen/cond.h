@@ -129,7 +129,10 @@ typedef struct ot_pyenv ot_pyenv;
 struct ot_pyenv {
 	ot_device dev;
 	bool module;     /**< a Module's method: self.training holds */
-	/** The literal value of name `name` where the condition stands, or NULL
+	uint32_t line;   /**< the line the expression is written at (set by
+			      ot_cond_pyguard for each guard), or 0 */
+	/** The literal value of name `name` where the condition stands (at
+	 * `line` when it is set), or NULL
 	 * when not known ("None", "True", "False", "3", "'mean'"). */
 	const char *(*value_of)(const ot_pyenv *env, const char *name);
 	const void *payload;

@@ -199,7 +199,7 @@ static const char *value_of(const ot_pyenv *env, const char *name);
 
 static ot_pyenv env_at(const struct pyvisit *v, ot_device dev, const struct lookup *lk)
 {
-	ot_pyenv e = {dev, v->module, value_of, lk};
+	ot_pyenv e = {dev, v->module, 0, value_of, lk};
 	return e;
 }
 
@@ -212,6 +212,7 @@ static const char *value_of(const ot_pyenv *env, const char *name)
 	const struct pyvisit *v = lk->v;
 	const char *val = NULL;
 	bool assigned = false, sure = true;
+	uint32_t line = env->line ? env->line : lk->line;
 	if (lk->depth > 3)
 		return NULL;
 	for (size_t i = 0; i < v->flow.assigns.len; i++) {
@@ -219,7 +220,7 @@ static const char *value_of(const ot_pyenv *env, const char *name)
 		struct lookup inner = {v, a->line, lk->depth + 1};
 		ot_pyenv e;
 		ot_verdict vd;
-		if (a->line >= lk->line || strcmp(a->name, name))
+		if (a->line >= line || strcmp(a->name, name))
 			continue;
 		e = env_at(v, env->dev, &inner);
 		vd = ot_cond_pyguard(&e, v->flow.guards.items, v->flow.guards.len, a->guard);
