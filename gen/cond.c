@@ -1263,6 +1263,7 @@ struct gchain {
 	const ot_ix_guard *g;
 	size_t n;
 	expr_fn eval;
+	uint32_t file, pp; /* C++: the body's file and the definition's own arm */
 	const void *env;
 };
 
@@ -1280,9 +1281,23 @@ static const ot_ix_guard *guard_at(const struct gchain *ch, uint16_t id)
 	return id && id <= ch->n ? &ch->g[id - 1] : NULL;
 }
 
+/* A C++ guard written in a preprocessor arm the build leaves out is not
+ * compiled: its verdict is the arm's (false), else the value is TRUE. */
+static bool left_out(const struct gchain *ch, const ot_ix_guard *g, ot_verdict *why)
+{
+	const ot_cenv *env = ch->eval == cexpr_cb ? ch->env : NULL;
+	if (!env || !env->build || !env->ix || !g->pp || g->pp == ch->pp)
+		return false;
+	*why = ot_cond_pparm(env->build, env->ix, ch->file, g->pp);
+	return why->value == OT_TRI_FALSE;
+}
+
 static ot_verdict own_cond(const struct gchain *ch, const ot_ix_guard *g)
 {
-	ot_verdict v = g->text ? ch->eval(ch->env, g->text, g->line) : verdict(OT_TRI_UNKNOWN, NULL);
+	ot_verdict v;
+	if (left_out(ch, g, &v))
+		return v;
+	v = g->text ? ch->eval(ch->env, g->text, g->line) : verdict(OT_TRI_UNKNOWN, NULL);
 	v.line = g->line;
 	return v;
 }
@@ -1377,6 +1392,8 @@ static ot_verdict case_taken(const struct gchain *ch, const ot_ix_guard *g)
 static ot_verdict guard_own(const struct gchain *ch, const ot_ix_guard *g)
 {
 	ot_verdict v;
+	if (left_out(ch, g, &v))
+		return v;
 	switch (g->kind) {
 	case OT_GUARD_CASE:
 		v = case_taken(ch, g);
@@ -1489,12 +1506,12 @@ static ot_verdict pyexpr_cb(const void *env, const char *text, uint32_t line)
 
 ot_verdict ot_cond_guard(const ot_cenv *env, const ot_ix_cdef *d, uint16_t guard)
 {
-	struct gchain ch = {d->guards, d->nguards, cexpr_cb, env};
+	struct gchain ch = {d->guards, d->nguards, cexpr_cb, d->file, d->pp, env};
 	return chain_verdict(&ch, guard);
 }
 
 ot_verdict ot_cond_pyguard(const ot_pyenv *env, const ot_ix_guard *guards, size_t n, uint16_t guard)
 {
-	struct gchain ch = {guards, n, pyexpr_cb, env};
+	struct gchain ch = {guards, n, pyexpr_cb, 0, 0, env};
 	return chain_verdict(&ch, guard);
 }

@@ -108,6 +108,10 @@ struct ot_cenv {
 	 * again: owned by the caller, zeroed before the first use. */
 	ot_verdict *memo;
 	uint8_t *memo_done;
+	/** When set, a guard written in a preprocessor arm this build leaves
+	 * out is not there (the index holds the body's file). */
+	const ot_build *build;
+	const struct ot_index *ix;
 };
 
 /**

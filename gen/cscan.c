@@ -672,7 +672,9 @@ static uint16_t cur_guard(const struct walker *w)
 static uint16_t add_guard(struct walker *w, uint8_t kind, const char *text, size_t at,
 			  uint16_t prev)
 {
-	ot_ix_guard g = {text, line_of(w, at), cur_guard(w), prev, kind, false, false};
+	/* the code after a chain that leaves runs on past the arm the chain is in */
+	ot_ix_guard g = {text, line_of(w, at), cur_guard(w), prev, kind, false, false,
+			 kind == OT_GUARD_AFTER ? 0 : w->arm};
 	if (w->guards.len >= UINT16_MAX - 1)
 		return cur_guard(w);
 	ot_vec_push(&w->guards, g);

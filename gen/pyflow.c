@@ -60,7 +60,7 @@ static ot_ix_guard *guard_at(struct reader *r, uint16_t id)
 static uint16_t add_guard(struct reader *r, uint8_t kind, const char *text, uint32_t line,
 			  uint16_t prev)
 {
-	ot_ix_guard g = {text, line, cur_guard(r), prev, kind, false, false};
+	ot_ix_guard g = {text, line, cur_guard(r), prev, kind, false, false, 0};
 	if (r->out->guards.len >= UINT16_MAX - 1)
 		return cur_guard(r);
 	ot_vec_push(&r->out->guards, g);

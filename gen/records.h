@@ -107,6 +107,7 @@ typedef struct {
 	uint8_t kind;     /**< ot_ix_guard_kind */
 	bool exits;       /**< an arm whose body returns (at its own top level) */
 	bool raises;      /**< an arm whose body throws or fails a check */
+	uint32_t pp;      /**< C++: the preprocessor arm the guard is written in, or 0 */
 } ot_ix_guard;
 
 /* ---- function-like macros that define functions ------------------------------ */

@@ -130,6 +130,8 @@ static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d,
 		be->env[dev].depth = 0;
 		be->env[dev].memo = NULL;
 		be->env[dev].memo_done = NULL;
+		be->env[dev].build = c->t->build;
+		be->env[dev].ix = c->ix;
 	}
 	be->c = c;
 }
