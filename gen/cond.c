@@ -789,6 +789,8 @@ static value literal_value(const char *lit, size_t n)
 		return v_empty();
 	if (LIT("defined"))
 		return v_truth(OT_TRI_TRUE);
+	if (LIT(OT_COND_OBJECT))
+		return v_sym(OT_COND_OBJECT);
 #undef LIT
 	if (n && (isdigit((unsigned char)lit[0]) || (lit[0] == '-' && n > 1)))
 		return v_num(strtol(lit, NULL, 0));

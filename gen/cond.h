@@ -142,6 +142,10 @@ struct ot_pyenv {
 	const void *payload;
 };
 
+/** What value_of gives for a value that is an object, never None (a
+ * Parameter, a Module): `x is None` is false, its truth is not known. */
+#define OT_COND_OBJECT "<object>"
+
 /** One Python condition expression (text as written, comments removed). */
 ot_verdict ot_cond_pyexpr(const ot_pyenv *env, const char *text);
 

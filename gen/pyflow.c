@@ -204,55 +204,66 @@ static bool is_name_char(char c)
 	return isalnum((unsigned char)c) || c == '_';
 }
 
-/* `NAME = value`, `self.x = value`, `NAME: T = value`, `a, b = value`. */
+/* The targets in [ts, te) of an assignment of `value`: each of a, b = ...
+ * (a single target keeps the value), an annotation NAME: T dropped. */
+static void targets(struct reader *r, size_t ts, size_t te, const char *value, uint32_t line)
+{
+	const char *c = r->c;
+	bool single;
+	size_t k = ts;
+	while (te > ts && (c[te - 1] == ' ' || c[te - 1] == '\t'))
+		te--;
+	for (size_t i = ts; i < te; i++)
+		if (c[i] == ':') {
+			te = i;
+			break;
+		}
+	single = !memchr(c + ts, ',', te - ts);
+	while (k < te) {
+		size_t ns, ne;
+		while (k < te && (c[k] == ' ' || c[k] == '(' || c[k] == ',' || c[k] == '['))
+			k++;
+		ns = k;
+		while (k < te && (is_name_char(c[k]) || c[k] == '.'))
+			k++;
+		ne = k;
+		if (ne > ns && !isdigit((unsigned char)c[ns])) {
+			ot_pyassign a = {ot_arena_strndup(r->a, c + ns, ne - ns), single ? value : NULL,
+					 line, cur_guard(r)};
+			ot_vec_push(&r->out->assigns, a);
+		}
+		while (k < te && c[k] != ',')
+			k++;
+	}
+}
+
+/* `NAME = value`, `self.x = value`, `NAME: T = value`, `a, b = value`,
+ * `a = b = value` (every target gets the value). */
 static void assignment(struct reader *r, size_t s, size_t e, uint32_t line)
 {
 	const char *c = r->c;
-	size_t i = s, eq = 0;
+	size_t eqs[8], neq = 0;
 	int depth = 0;
-	for (; i < e; i++) {
+	for (size_t i = s; i < e && neq < OT_ARRAY_LEN(eqs); i++) {
 		char ch = c[i];
 		if (ch == '(' || ch == '[' || ch == '{')
 			depth++;
 		else if (ch == ')' || ch == ']' || ch == '}')
 			depth--;
+		else if (ch == '\'' || ch == '"')
+			break; /* a string: the value has begun */
 		else if (ch == '=' && depth == 0 && c[i + 1] != '=' && i > s &&
-			 !strchr("=!<>+-*/%&|^@:", c[i - 1])) {
-			eq = i;
-			break;
-		}
+			 !strchr("=!<>+-*/%&|^@:", c[i - 1]))
+			eqs[neq++] = i;
 	}
-	if (!eq)
+	if (!neq)
 		return;
 	{
-		size_t te = eq, ts = s;
-		const char *value = quote(r, eq + 1, e);
-		while (te > ts && (c[te - 1] == ' ' || c[te - 1] == '\t'))
-			te--;
-		/* an annotation: NAME: T */
-		for (size_t k = ts; k < te; k++)
-			if (c[k] == ':') {
-				te = k;
-				break;
-			}
-		/* each target of a, b = ...; a single target keeps the value */
-		bool single = !memchr(c + ts, ',', te - ts);
-		size_t k = ts;
-		while (k < te) {
-			size_t ns, ne;
-			while (k < te && (c[k] == ' ' || c[k] == '(' || c[k] == ',' || c[k] == '['))
-				k++;
-			ns = k;
-			while (k < te && (is_name_char(c[k]) || c[k] == '.'))
-				k++;
-			ne = k;
-			if (ne > ns && !isdigit((unsigned char)c[ns])) {
-				ot_pyassign a = {ot_arena_strndup(r->a, c + ns, ne - ns), single ? value : NULL,
-						 line, cur_guard(r)};
-				ot_vec_push(&r->out->assigns, a);
-			}
-			while (k < te && c[k] != ',')
-				k++;
+		const char *value = quote(r, eqs[neq - 1] + 1, e);
+		size_t ts = s;
+		for (size_t k = 0; k < neq; k++) {
+			targets(r, ts, eqs[k], value, line);
+			ts = eqs[k] + 1;
 		}
 	}
 }

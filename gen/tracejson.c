@@ -134,6 +134,8 @@ static void step(ot_buf *b, const ot_step *s)
 	ot_buf_put_int(b, s->parent);
 	ikey(b, false, "main");
 	mains(b, s->main);
+	ikey(b, false, "sure");
+	mains(b, s->sure);
 	ikey(b, false, "when");
 	str(b, s->when);
 	ot_buf_putc(b, '}');
@@ -162,6 +164,8 @@ static void node(ot_buf *b, const ot_node *n)
 	str(b, n->lib);
 	ikey(b, false, "main");
 	mains(b, n->main);
+	ikey(b, false, "sure");
+	mains(b, n->sure);
 	ot_buf_putc(b, '}');
 }
 
@@ -216,6 +220,8 @@ static void edge(ot_buf *b, const ot_edge *e)
 	}
 	ikey(b, false, "main");
 	mains(b, e->main);
+	ikey(b, false, "sure");
+	mains(b, e->sure);
 	ikey(b, false, "when_kind");
 	str(b, ot_when_kind_name((ot_when_kind)e->when_kind));
 	ikey(b, false, "when");
@@ -716,10 +722,26 @@ static void push_where(struct rd *r, size_t *mark, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* ["cpu", "cuda"] as OT_MAIN_* bits. */
+static int read_devices(struct rd *r, const char *key, const ot_value *list, uint8_t *out)
+{
+	*out = 0;
+	for (size_t i = 0; i < ot_v_len(list); i++) {
+		const ot_value *d = ot_v_at(list, i);
+		if (d->type == OT_V_STR && !strcmp(ot_v_cstr(d), "cpu"))
+			*out |= OT_MAIN_CPU;
+		else if (d->type == OT_V_STR && !strcmp(ot_v_cstr(d), "cuda"))
+			*out |= OT_MAIN_CUDA;
+		else
+			return bad(r, key, "must list \"cpu\" and/or \"cuda\"");
+	}
+	return 0;
+}
+
 static int read_step(struct rd *r, ot_step *s, const ot_value *v)
 {
 	const char *layer;
-	const ot_value *mains;
+	const ot_value *mains, *sures;
 	long long line, depth, parent;
 	int rc;
 
@@ -735,18 +757,11 @@ static int read_step(struct rd *r, ot_step *s, const ot_value *v)
 	    (rc = get_int(r, v, "depth", false, 0, 255, &depth)) < 0 ||
 	    (rc = get_int(r, v, "parent", false, -1, INT32_MAX, &parent)) < 0 ||
 	    (rc = get_str(r, v, "when", false, &s->when)) < 0 ||
-	    (rc = get_list(r, v, "main", false, &mains)) < 0)
+	    (rc = get_list(r, v, "main", false, &mains)) < 0 ||
+	    (rc = get_list(r, v, "sure", false, &sures)) < 0 ||
+	    (rc = read_devices(r, "main", mains, &s->main)) < 0 ||
+	    (rc = read_devices(r, "sure", sures, &s->sure)) < 0)
 		return rc;
-	s->main = 0;
-	for (size_t i = 0; i < ot_v_len(mains); i++) {
-		const ot_value *d = ot_v_at(mains, i);
-		if (d->type == OT_V_STR && !strcmp(ot_v_cstr(d), "cpu"))
-			s->main |= OT_MAIN_CPU;
-		else if (d->type == OT_V_STR && !strcmp(ot_v_cstr(d), "cuda"))
-			s->main |= OT_MAIN_CUDA;
-		else
-			return bad(r, "main", "must list \"cpu\" and/or \"cuda\"");
-	}
 	s->layer = OT_LAYER_COUNT;
 	for (int l = 0; l < OT_LAYER_COUNT; l++)
 		if (!strcmp(layer, ot_layer_name((ot_layer)l)))
@@ -1038,6 +1053,9 @@ void ot_tracejson_doc_add_trace(ot_tj_doc *doc, const ot_trace *tr)
 		d->backend = dup_or(a, s->backend, "");
 		d->depth = s->depth;
 		d->parent = s->parent;
+		d->main = s->main;
+		d->sure = s->sure;
+		d->when = s->when ? ot_arena_strdup(a, s->when) : NULL;
 	}
 	if (doc->registry) {
 		ot_tj_entries sel = {0};

@@ -9,12 +9,12 @@
  *             "aten": [overload, ...],
  *             "steps": [{"layer", "file", "line", "symbol", "note", "op",
  *                        "backend", "depth", "parent",
- *                        "main": ["cpu", "cuda"], "when"}, ...],
+ *                        "main": ["cpu", "cuda"], "sure": [...], "when"}, ...],
  *             "overload": "add.Tensor" | null, "build": "the Linux x86-64 ...",
  *             "nodes": [{"kind", "layer", "file", "line", "symbol", "note",
- *                        "op", "backend", "lib", "main"}, ...],
+ *                        "op", "backend", "lib", "main", "sure"}, ...],
  *             "edges": [{"kind", "from", "to", "key", "exact",
- *                        "site": {"file", "line", "symbol"} | null, "main",
+ *                        "site": {"file", "line", "symbol"} | null, "main", "sure",
  *                        "when_kind", "when", "when_file", "when_line",
  *                        "devices": {"cpu": {"reach", "kind", "when", "line"},
  *                                    "cuda": {...}}}, ...],
@@ -35,13 +35,16 @@
  * into "nodes". The first "main_roots" roots are where a default call
  * starts. "main" lists the devices whose main path (a default call with
  * dense float32 tensors, in the build "build" names) holds the step, node
- * or edge. An edge's "devices" give, per device, whether a default call
+ * or edge, for some arguments at least; "sure" those of them where every
+ * such call runs it (what the others depend on is in the step's "when"). An edge's "devices" give, per device, whether a default call
  * can take it ("yes", "maybe": under a run-time selection, "never") and
  * the condition as written in the source at "when_file" (the edge's
  * site file, or the file of the body that holds the guard); "when" is the
  * one a reader is shown. "steps" is the first-reach view of the graph
- * (main paths first), each step with the devices whose main path it is on
- * and, off them, its condition. "backends" (keys, GPU libraries, selections
+ * (what every default call runs first, then the rest of the main paths,
+ * then the side paths), each step with its devices and the condition it
+ * runs under: for a sure step, the run-time selection it depends on, if
+ * any; for another, the innermost condition above it. "backends" (keys, GPU libraries, selections
  * of the main paths) is schema 2's summary, kept for its readers; "calls"
  * are other aten ops on the main paths. Steps, nodes and edges are written
  * one per line.
