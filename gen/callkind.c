@@ -1363,7 +1363,9 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 {
 	struct ck_ctx x = {ck, d, ot_index_file(ck->ix, d->file), arena, c->off, 0, false, {0}, {0}, 0};
 	const struct name_info *ni = ot_map_get(ck->names, c->name);
-	const char *code = x.f->code;
+	/* a macro-generated definition's own calls are in the #define, which
+	 * the code view blanks: read them from the text */
+	const char *code = d->gen ? x.f->text : x.f->code;
 	size_t hi = d->body_end ? d->body_end : x.f->len, open;
 	int nargs;
 

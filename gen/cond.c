@@ -292,7 +292,7 @@ static const struct tok *peek(const struct toks *tk)
 typedef struct {
 	ot_tri truth;
 	bool has_num, has_sym;
-	long num;
+	double num;
 	const char *sym; /* symn bytes; a quoted string keeps its quotes */
 	size_t symn;
 	bool select;
@@ -317,7 +317,13 @@ static value v_unknown(void)
 	return v_truth(OT_TRI_UNKNOWN);
 }
 
-static value v_num(long n)
+/* A number as C++ or Python writes it: 3, 0x10, 0.5, 2., 1e-5, 1.0f. */
+static double number(const char *s)
+{
+	return strtod(s, NULL);
+}
+
+static value v_num(double n)
 {
 	return (value){n ? OT_TRI_TRUE : OT_TRI_FALSE, true, false, n, NULL, 0, false, true, false};
 }
@@ -793,7 +799,7 @@ static value literal_value(const char *lit, size_t n)
 		return v_sym(OT_COND_OBJECT);
 #undef LIT
 	if (n && (isdigit((unsigned char)lit[0]) || (lit[0] == '-' && n > 1)))
-		return v_num(strtol(lit, NULL, 0));
+		return v_num(strtod(lit, NULL));
 	if (n >= 2 && (lit[0] == '\'' || lit[0] == '"')) {
 		value v = v_symn(lit, n);
 		v.truth = n > 2 ? OT_TRI_TRUE : OT_TRI_FALSE;
@@ -1011,7 +1017,7 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 	     name_is(ch->last, "to"))) {
 		const char *lit = param_value(c, ch->first->s, ch->first->n);
 		if (lit && (isdigit((unsigned char)lit[0]) || lit[0] == '-'))
-			return v_num(strtol(lit, NULL, 0)) ;
+			return v_num(strtod(lit, NULL));
 	}
 	if (name_is(ch->last, "defined") && ch->called && ch->first != ch->last) {
 		const char *lit = param_value(c, ch->first->s, ch->first->n);
@@ -1108,7 +1114,7 @@ static value compare(const struct tok *op, value l, value r)
 		return v_unknown();
 	}
 	if (l.has_num && r.has_num) {
-		long a = l.num, b = r.num;
+		double a = l.num, b = r.num;
 		bool res = eq ? a == b : ne ? a != b : op_is(op, "<") ? a < b : op_is(op, ">") ? a > b
 			 : op_is(op, "<=")			      ? a <= b
 								      : a >= b;
@@ -1149,7 +1155,7 @@ static value primary(struct ectx *c, struct toks *tk)
 	}
 	if (t->kind == TK_NUM) {
 		tk->at++;
-		return v_num(strtol(t->s, NULL, 0));
+		return v_num(number(t->s));
 	}
 	if (t->kind == TK_STR) {
 		tk->at++;

@@ -1989,6 +1989,75 @@ static bool mtok_is_expr_word(const struct mdef *m, size_t k)
 
 typedef OT_VEC(ot_ix_mitem) mitem_vec;
 
+/* Words followed by '(' that are not calls. */
+static bool mtok_not_callee(const struct mdef *m, size_t k)
+{
+	static const char *const words[] = {"if", "for", "while", "switch", "return", "sizeof", "catch",
+					    "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast",
+					    "decltype", "alignof", "noexcept", "static_assert", "typeid",
+					    "defined", "alignas"};
+	for (size_t i = 0; i < OT_ARRAY_LEN(words); i++)
+		if (mtok_is(m, k, words[i]))
+			return true;
+	return false;
+}
+
+/* The calls written out in the body of a function item whose parameter list
+ * closes at token `close`: a name that is not a macro parameter nor pasted,
+ * followed by '(' or by template arguments and '('. Offsets are the raw
+ * text's; lines are set by the caller. */
+static void body_calls(ot_arena *arena, const struct mdef *m, size_t close, ot_ix_mitem *it)
+{
+	OT_VEC(ot_ix_call) v = {0};
+	size_t open = close + 1, end;
+	int depth = 0;
+	while (open < m->n && !mtok_punct(m, open, '{'))
+		open++;
+	for (end = open; end < m->n; end++)
+		if (mtok_punct(m, end, '{'))
+			depth++;
+		else if (mtok_punct(m, end, '}') && --depth == 0)
+			break;
+	for (size_t k = open + 1; k < end; k++) {
+		const struct mtok *tk = &m->toks[k];
+		ot_ix_call call = {0};
+		size_t next = k + 1, q = k;
+		if (tk->kind != 'i' || mtok_param(m, k) >= 0 || mtok_not_callee(m, k) ||
+		    (next < end && m->toks[next].kind == 'h') || (k > 0 && m->toks[k - 1].kind == 'h'))
+			continue;
+		if (mtok_punct(m, next, '<')) {
+			int d = 0;
+			size_t j;
+			for (j = next; j < end; j++) {
+				if (mtok_punct(m, j, '<'))
+					d++;
+				else if (mtok_punct(m, j, '>') && --d == 0)
+					break;
+				else if (mtok_punct(m, j, ';') || mtok_punct(m, j, '{') || mtok_punct(m, j, '}'))
+					j = end - 1;
+			}
+			if (j >= end)
+				continue;
+			next = j + 1;
+		}
+		if (!mtok_punct(m, next, '('))
+			continue;
+		/* the qualifier: name :: name :: before it */
+		while (q >= 2 && mtok_is(m, q - 1, "::") && m->toks[q - 2].kind == 'i')
+			q -= 2;
+		call.name = ot_arena_strndup(arena, m->t + tk->s, tk->e - tk->s);
+		call.qual = q < k ? ot_arena_strndup(arena, m->t + m->toks[q].s, m->toks[k - 2].e - m->toks[q].s)
+				  : "";
+		call.kind = k > 0 && (mtok_punct(m, k - 1, '.') || mtok_is(m, k - 1, "->")) ? OT_CALL_MEMBER
+											  : OT_CALL_PLAIN;
+		call.off = (uint32_t)tk->s;
+		ot_vec_push(&v, call);
+	}
+	it->calls = OT_ARENA_VEC(arena, &v);
+	it->ncalls = (uint32_t)v.len;
+	ot_vec_free(&v);
+}
+
 /* The items of a macro body (ot_ix_mitem), walked at its top level. */
 static void macro_items(mitem_vec *items, ot_arena *arena, const struct mdef *m)
 {
@@ -2029,8 +2098,10 @@ static void macro_items(mitem_vec *items, ot_arena *arena, const struct mdef *m)
 			it.kind = OT_MITEM_IMPL;
 			it.name = mtok_template(arena, m, open + 1, close, &uses);
 			it.params = mtok_text(arena, m, close + 1, pclose);
-			if (uses && mtok_body_follows(m, pclose))
+			if (uses && mtok_body_follows(m, pclose)) {
+				body_calls(arena, m, pclose, &it);
 				ot_vec_push(items, it);
+			}
 			k = pclose;
 			continue;
 		}
@@ -2050,6 +2121,7 @@ static void macro_items(mitem_vec *items, ot_arena *arena, const struct mdef *m)
 				it.kind = OT_MITEM_FUNC;
 				it.name = name;
 				it.params = mtok_text(arena, m, open, close);
+				body_calls(arena, m, close, &it);
 				ot_vec_push(items, it);
 			} else if (!pasted && (!prev || mtok_punct(m, k - 1, ';') ||
 					       mtok_punct(m, k - 1, '}') || mtok_punct(m, k - 1, ')')) &&
@@ -2166,6 +2238,11 @@ static void find_pasting_macros(struct walker *w, const char *text, size_t len)
 		macro_items(&items, w->arena, &m);
 		if (!items.len || in_block_comment(text, ls))
 			continue;
+		for (size_t i = 0; i < items.len; i++)
+			for (uint32_t c = 0; c < items.items[i].ncalls; c++) {
+				ot_ix_call *call = (ot_ix_call *)&items.items[i].calls[c];
+				call->line = line_of(w, call->off);
+			}
 		mac.items = OT_ARENA_VEC(w->arena, &items);
 		mac.nitems = (uint32_t)items.len;
 		mac.name = ot_arena_strndup(w->arena, text + ns, ne - ns);

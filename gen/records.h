@@ -68,7 +68,7 @@ typedef enum {
 } ot_ix_call_kind;
 
 /** A call inside a function body. */
-typedef struct {
+typedef struct ot_ix_call {
 	const char *name; /**< the called identifier, "gemm" */
 	const char *qual; /**< what precedes "::" ("at::cuda::blas"), or ""; the
 			       macro's name for OT_CALL_MACRO_LAUNCH */
@@ -144,6 +144,10 @@ typedef struct {
 	uint16_t nargs;
 	const char *params;       /**< FUNC/IMPL: the function's parameter list as
 				       written, one blank for any ("(TensorList tensors)") */
+	const struct ot_ix_call *calls; /**< FUNC/IMPL: the calls its body writes out
+					     (not through the macro's parameters),
+					     at their place in the #define */
+	uint32_t ncalls;
 } ot_ix_mitem;
 
 /** A `#define NAME(params) body` whose body defines functions with names

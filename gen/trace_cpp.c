@@ -95,6 +95,7 @@ struct body_env {
 	ot_cenv env[OT_DEV_COUNT];
 	ot_param_value params[TB_MAX_PARAMS];
 	const ot_ix_cdef *d;
+	const tb_binding *in; /* what the caller passed, or NULL */
 	struct tb_ctx *c;
 };
 
@@ -109,6 +110,7 @@ static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d,
 	if (n > TB_MAX_PARAMS)
 		n = TB_MAX_PARAMS;
 	be->d = d;
+	be->in = b;
 	for (size_t i = 0; i < n; i++) {
 		const char *v = b && i < b->n ? b->value[i] : NULL;
 		be->params[i].name = names[i];
@@ -243,6 +245,11 @@ static void call_verdicts(struct tb_ctx *c, const struct body_env *be, const ot_
  * caller's known values, positionally. */
 static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_binding *b)
 {
+	/* a forwarder (std::forward<Args>(args)...) passes on what it was given */
+	if (ck->nargs == 1 && !ck->receiver_tensor && be->in && ot_ends_with(ck->args[0], "...")) {
+		*b = *be->in;
+		return;
+	}
 	memset(b, 0, sizeof(*b));
 	b->known = true;
 	b->n = ck->nargs + (ck->receiver_tensor ? 1 : 0);
