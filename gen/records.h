@@ -62,9 +62,12 @@ typedef enum {
 	OT_CALL_REF,    /**< a stub named but not called: impl(..., cumsum_stub) */
 	OT_CALL_MACRO_LAUNCH, /**< SMALL_INDEX(...), a macro of the file whose
 			          expansion launches `name`; `qual` is the macro */
-	OT_CALL_RETURN  /**< not a call: a `return expr;` of the body itself (not
+	OT_CALL_RETURN, /**< not a call: a `return expr;` of the body itself (not
 			     of a lambda or a loop in it); `qual` is expr, blanks
 			     collapsed ("" for a bare return) */
+	OT_CALL_OPERATOR /**< a binary arithmetic operator (a * b, a -= b), at `off`:
+			      `name` is the aten op it calls when an operand is a
+			      Tensor ("mul", "sub_"); callkind.h decides */
 } ot_ix_call_kind;
 
 /** A call inside a function body. */
