@@ -409,6 +409,8 @@ ot_ty ot_callkind_type(const char *type)
 			return OT_TY_TENSOR_LIST;
 	if (ot_starts_with(t, "SmallVector<Tensor,") || ot_starts_with(t, "array<Tensor,"))
 		return OT_TY_TENSOR_LIST;
+	if (!strcmp(t, "TensorIterator") || !strcmp(t, "TensorIteratorBase"))
+		return OT_TY_TENSOR_ITER;
 	return OT_TY_OTHER;
 }
 
@@ -718,6 +720,17 @@ static ot_ty name_type(struct ck_ctx *x, const char *name)
 }
 
 /* The type of the expression `e` as written. */
+/* A TensorIterator method that gives one of its operands. */
+static bool iter_tensor_method(const char *m)
+{
+	static const char *const methods[] = {"output", "input", "tensor", "output_base", "input_base",
+					      "tensor_base"};
+	for (size_t i = 0; i < OT_ARRAY_LEN(methods); i++)
+		if (!strcmp(m, methods[i]))
+			return true;
+	return false;
+}
+
 static ot_ty expr_type(struct ck_ctx *x, const char *e)
 {
 	size_t n = strlen(e);
@@ -775,6 +788,8 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 				ot_ty bt = expr_type(x, ot_arena_strndup(x->a, callee, ms - 1));
 				if (bt == OT_TY_TENSOR_PTR && (!strcmp(method, "value") || !strcmp(method, "get")))
 					return OT_TY_TENSOR;
+				if (bt == OT_TY_TENSOR_ITER)
+					return iter_tensor_method(method) ? OT_TY_TENSOR : OT_TY_OTHER;
 				if (bt != OT_TY_TENSOR)
 					return bt == OT_TY_UNKNOWN ? OT_TY_UNKNOWN : OT_TY_OTHER;
 			} else if (ms >= 2 && callee[ms - 1] == '>' && callee[ms - 2] == '-') {
