@@ -1335,8 +1335,9 @@ static ot_verdict arm_taken(const struct gchain *ch, const ot_ix_guard *e)
 
 /* A case label that names a backend (ConvBackend::Cudnn, Mkldnn, Miopen,
  * Mps, ..., an Empty or Overrideable one) judged for `dev`. */
-static ot_tri label_truth(const char *label, ot_device dev, bool *select)
+static ot_tri label_truth(const ot_cenv *env, const char *label, bool *select)
 {
+	ot_device dev = env->dev;
 	char low[128];
 	size_t n = 0;
 	const char *p = strrchr(label, ':');
@@ -1345,6 +1346,14 @@ static ot_tri label_truth(const char *label, ot_device dev, bool *select)
 		low[n++] = (char)tolower((unsigned char)*p);
 	low[n] = '\0';
 	*select = false;
+	/* a transposed kernel: for the call whose `transposed` is false, never */
+	if (strstr(low, "transpose")) {
+		for (size_t i = 0; i < env->nparams; i++)
+			if ((!strcmp(env->params[i].name, "transposed") || !strcmp(env->params[i].name, "transposed_")) &&
+			    env->params[i].value && !strcmp(env->params[i].value, "false"))
+				return OT_TRI_FALSE;
+		return OT_TRI_UNKNOWN;
+	}
 	if (strstr(low, "miopen") || strstr(low, "mps") || strstr(low, "xnnpack") || strstr(low, "hip") ||
 	    strstr(low, "vulkan") || strstr(low, "metal") || strstr(low, "xpu") || strstr(low, "empty") ||
 	    strstr(low, "overrideable"))
@@ -1362,18 +1371,29 @@ static ot_tri label_truth(const char *label, ot_device dev, bool *select)
 	return OT_TRI_UNKNOWN;
 }
 
-/* Is case `g` of a switch the one taken? Its own expression, else its
- * label's backend; a case whose sibling is taken is not. */
+/* Is case `g` of a switch the one taken? Its subject compared with its
+ * label, else the label's backend; a case whose sibling is taken is not.
+ * The condition shown is the label as written. */
 static ot_verdict case_taken(const struct gchain *ch, const ot_ix_guard *g)
 {
 	const ot_cenv *env = ch->eval == cexpr_cb ? ch->env : NULL;
-	const char *eq = g->text ? strstr(g->text, " == ") : NULL;
-	ot_verdict v = own_cond(ch, g);
+	const char *label = g->text && ot_starts_with(g->text, "case ") ? g->text + 5 : NULL;
+	char expr[512];
+	ot_verdict v;
 	bool select;
 	ot_tri t;
-	if (!env || !eq || v.value != OT_TRI_UNKNOWN)
+	if (!label || !g->subject) {
+		v = verdict(OT_TRI_UNKNOWN, g->text);
+		v.line = g->line;
 		return v;
-	t = label_truth(eq + 4, env->dev, &select);
+	}
+	snprintf(expr, sizeof(expr), "%s == %s", g->subject, label);
+	v = ch->eval(ch->env, expr, g->line);
+	v.text = g->text;
+	v.line = g->line;
+	if (!env || v.value != OT_TRI_UNKNOWN)
+		return v;
+	t = label_truth(env, label, &select);
 	if (t != OT_TRI_UNKNOWN) {
 		v.value = t;
 		v.select = select;
@@ -1382,12 +1402,11 @@ static ot_verdict case_taken(const struct gchain *ch, const ot_ix_guard *g)
 	/* a sibling case (same switch: same parent, same subject) taken */
 	for (size_t i = 0; i < ch->n; i++) {
 		const ot_ix_guard *o = &ch->g[i];
-		const char *oeq = o->text ? strstr(o->text, " == ") : NULL;
 		bool sel;
-		if (o == g || o->kind != OT_GUARD_CASE || o->parent != g->parent || !oeq ||
-		    oeq - o->text != eq - g->text || strncmp(o->text, g->text, (size_t)(eq - g->text)))
+		if (o == g || o->kind != OT_GUARD_CASE || o->parent != g->parent || !o->subject ||
+		    strcmp(o->subject, g->subject) || !ot_starts_with(o->text, "case "))
 			continue;
-		if (label_truth(oeq + 4, env->dev, &sel) == OT_TRI_TRUE) {
+		if (label_truth(env, o->text + 5, &sel) == OT_TRI_TRUE) {
 			v.value = OT_TRI_FALSE;
 			v.text = o->text;
 			v.negated = true;

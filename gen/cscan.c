@@ -674,7 +674,7 @@ static uint16_t add_guard(struct walker *w, uint8_t kind, const char *text, size
 {
 	/* the code after a chain that leaves runs on past the arm the chain is in */
 	ot_ix_guard g = {text, line_of(w, at), cur_guard(w), prev, kind, false, false,
-			 kind == OT_GUARD_AFTER ? 0 : w->arm};
+			 kind == OT_GUARD_AFTER ? 0 : w->arm, NULL};
 	if (w->guards.len >= UINT16_MAX - 1)
 		return cur_guard(w);
 	ot_vec_push(&w->guards, g);
@@ -923,12 +923,13 @@ static bool body_keyword(struct walker *w, size_t s, size_t e, int paren)
 			if (c[k] == ':' && c[k + 1] != ':' && c[k - 1] != ':')
 				break;
 		label_end = k;
-		text = c[s] == 'd' ? "default"
-				   : ot_arena_printf(w->arena, "%s == %s", sw->subject,
-						     cond_text(w, e, label_end));
-		push_scope(w, (struct scope_guard){0, SC_CASE, false,
-						   add_guard(w, OT_GUARD_CASE, text, s, 0), w->depth,
-						   paren, 0, NULL});
+		text = c[s] == 'd' ? "default" : ot_arena_printf(w->arena, "case %s", cond_text(w, e, label_end));
+		{
+			uint16_t g = add_guard(w, OT_GUARD_CASE, text, s, 0);
+			if (g && g <= w->guards.len)
+				w->guards.items[g - 1].subject = sw->subject;
+			push_scope(w, (struct scope_guard){0, SC_CASE, false, g, w->depth, paren, 0, NULL});
+		}
 		return true;
 	}
 	case 'r':

@@ -111,6 +111,8 @@ typedef struct {
 	bool exits;       /**< an arm whose body returns (at its own top level) */
 	bool raises;      /**< an arm whose body throws or fails a check */
 	uint32_t pp;      /**< C++: the preprocessor arm the guard is written in, or 0 */
+	const char *subject; /**< CASE: what the switch tests ("backend"); `text` is the
+			          label as written ("case ConvBackend::Cudnn", "default") */
 } ot_ix_guard;
 
 /* ---- function-like macros that define functions ------------------------------ */

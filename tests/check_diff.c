@@ -542,7 +542,7 @@ START_TEST(fixture_trace_json_registry)
 	b3 = tu_read_file(t3, NULL);
 	ck_assert_str_eq(b1, b3);
 	root = load_json(a, t1);
-	ck_assert_int_eq(iget(root, "schema_version"), 2);
+	ck_assert_int_eq(iget(root, "schema_version"), OT_TRACEJSON_SCHEMA);
 	ops = ot_v_get(root, "ops");
 	ck_assert_int_eq(ot_v_len(ops), OT_ARRAY_LEN(want_ops));
 	for (size_t i = 0; i < OT_ARRAY_LEN(want_ops); i++) {
@@ -782,7 +782,7 @@ START_TEST(reader_rejects)
 		const char *text, *message;
 	} cases[] = {
 		{"[1, 2]", "the top level is not an object"},
-		{"{\"schema_version\": 3, \"pytorch\": {\"version\": \"1\"}, \"ops\": []}", "schema_version"},
+		{"{\"schema_version\": 4, \"pytorch\": {\"version\": \"1\"}, \"ops\": []}", "schema_version"},
 		{"{\"schema_version\": 0, \"pytorch\": {\"version\": \"1\"}, \"ops\": []}", "schema_version"},
 		{"{\"schema_version\": 1, \"ops\": []}", "'pytorch' is missing"},
 		{S2 "\"ops\": {}}", "'ops' must be a list"},
