@@ -37,9 +37,13 @@ struct cmp {
 	ot_diff *d;
 	ot_arena *a;
 	ot_map *autogen[2]; /* per side: every overload an entry's `autogen:` generates */
+	ot_map *known[2];   /* per side: every entry some op names */
 	change_vec changes; /* of each op, in input order */
 	item_vec items; /* of the change being built */
 	bool generated;  /* compare_op: the op is generated (autogen) on one side */
+	bool changed;    /* overloads_changed: some overload is in one release only */
+	bool elsewhere;  /* compare_op: an input of one release whose overloads
+			    all are in the other, under other inputs */
 	ot_diff_change cur;
 };
 
@@ -1105,9 +1109,15 @@ static bool overloads_changed(struct cmp *c, const char *input, const ot_tj_op *
 	side_init(&sh, here);
 	for (size_t i = 0; i < here->aten.len && known; i++)
 		known = entry(&sh, here->aten.items[i]) != NULL;
-	for (size_t i = 0; i < here->aten.len && known; i++)
-		if (!ot_map_get(c->autogen[removed ? 1 : 0], here->aten.items[i]))
-			overload_change(c, input, entry(&sh, here->aten.items[i]), removed);
+	for (size_t i = 0; i < here->aten.len && known; i++) {
+		const char *ov = here->aten.items[i];
+		/* the other release may have it under another input (--all lists
+		 * frobenius_norm.dim apart from frobenius_norm) */
+		if (ot_map_get(c->autogen[removed ? 1 : 0], ov) || ot_map_get(c->known[removed ? 1 : 0], ov))
+			continue;
+		overload_change(c, input, entry(&sh, ov), removed);
+		c->changed = true;
+	}
 	side_free(&sh);
 	return known;
 }
@@ -1129,8 +1139,12 @@ static void compare_op(struct cmp *c, const char *input, const ot_tj_op *o, cons
 			c->generated = true;
 			return;
 		}
-		if (overloads_changed(c, input, here, removed))
+		c->changed = false;
+		if (overloads_changed(c, input, here, removed)) {
+			/* every overload is in the other release, under other inputs */
+			c->elsewhere = !c->changed;
 			return;
+		}
 		begin(c, removed ? OT_DIFF_REMOVED : OT_DIFF_ADDED, input, "");
 		item(c, removed ? "op-removed" : "op-added", input, NULL, NULL, removed);
 		if (removed)
@@ -1230,16 +1244,21 @@ static void key_str(ot_buf *b, char sep, const char *s)
 
 /* What makes the changes of two ops one: the class, the overload and the
  * items, not their places (one op's trace may have found a definition
- * another's did not). A GPU library change and an op (not an overload)
- * added or removed are their op's own. */
+ * another's did not). An op (not an overload) added or removed is its
+ * own; a GPU library change is one where both traces show it in the same
+ * places. */
 static const char *change_key(ot_arena *a, const ot_diff_change *ch)
 {
 	ot_buf b = OT_BUF_INIT;
 	const char *k;
 	ot_buf_printf(&b, "%d", (int)ch->cls);
 	key_str(&b, '\x1d', ch->overload);
-	if (ch->cls == OT_DIFF_GPU || (!*ch->overload && (ch->cls == OT_DIFF_REMOVED || ch->cls == OT_DIFF_ADDED)))
+	if (!*ch->overload && (ch->cls == OT_DIFF_REMOVED || ch->cls == OT_DIFF_ADDED))
 		key_str(&b, '\x1d', ch->op);
+	if (ch->cls == OT_DIFF_GPU) {
+		ot_buf_printf(&b, "\x1d%s:%u", ch->old_loc.file ? ch->old_loc.file : "", ch->old_loc.line);
+		ot_buf_printf(&b, "\x1d%s:%u", ch->new_loc.file ? ch->new_loc.file : "", ch->new_loc.line);
+	}
 	for (size_t i = 0; i < ch->nitems; i++) {
 		const ot_diff_item *it = &ch->items[i];
 		key_str(&b, '\x1e', it->what);
@@ -1298,34 +1317,65 @@ static void merge_changes(ot_arena *a, change_vec *out, const change_vec *add)
 	ot_map_free(seen);
 }
 
+struct moved_def {
+	const char *symbol;
+	ot_diff_loc old_loc, new_loc;
+};
+
+static int cmp_moved_def(const void *pa, const void *pb)
+{
+	return strcmp(((const struct moved_def *)pa)->symbol, ((const struct moved_def *)pb)->symbol);
+}
+
 /* Definitions that moved between the same files, reached by the same ops,
- * are one row: "matmul_nested, matmul_out_nested: A -> B". */
+ * are one row: "matmul_nested, matmul_out_nested: A -> B" (sorted, linked
+ * at the first). */
 static void group_moves(ot_arena *a, change_vec *v)
 {
+	typedef OT_VEC(struct moved_def) def_vec;
 	ot_map *groups = ot_map_new(); /* layer, files, ops -> 1 + index */
+	OT_VEC(def_vec) defs = {0};     /* per kept change: the definitions of its group */
 	size_t kept = 0;
 	for (size_t i = 0; i < v->len; i++) {
 		ot_diff_change *ch = &v->items[i];
+		struct moved_def md = {ch->items[0].subject, ch->old_loc, ch->new_loc};
+		def_vec none = {0};
 		ot_buf b = OT_BUF_INIT;
 		size_t at;
-		if (ch->cls != OT_DIFF_MOVED || ch->nitems != 1 || strcmp(ch->items[0].what, "moved")) {
-			v->items[kept++] = *ch;
-			continue;
-		}
-		ot_buf_printf(&b, "%s\x1f%s\x1f%s", ch->items[0].layer, ch->items[0].old, ch->items[0].new);
-		for (size_t k = 0; k < ch->nops; k++)
-			key_str(&b, '\x1e', ch->ops[k]);
-		at = (size_t)(uintptr_t)ot_map_get(groups, b.ptr);
-		if (at) {
-			ot_diff_item *it = &v->items[at - 1].items[0];
-			it->subject = ot_arena_printf(a, "%s, %s", it->subject, ch->items[0].subject);
-		} else {
-			v->items[kept++] = *ch;
-			ot_map_put(groups, ot_arena_strdup(a, b.ptr), (void *)(uintptr_t)kept);
+		if (ch->cls == OT_DIFF_MOVED && ch->nitems == 1 && !strcmp(ch->items[0].what, "moved")) {
+			ot_buf_printf(&b, "%s\x1f%s\x1f%s", ch->items[0].layer, ch->items[0].old,
+				      ch->items[0].new);
+			for (size_t k = 0; k < ch->nops; k++)
+				key_str(&b, '\x1e', ch->ops[k]);
+			at = (size_t)(uintptr_t)ot_map_get(groups, b.ptr);
+			if (at) {
+				ot_vec_push(&defs.items[at - 1], md);
+				ot_buf_free(&b);
+				continue;
+			}
+			ot_map_put(groups, ot_arena_strdup(a, b.ptr), (void *)(uintptr_t)(kept + 1));
+			ot_vec_push(&none, md);
 		}
 		ot_buf_free(&b);
+		v->items[kept++] = *ch;
+		ot_vec_push(&defs, none);
 	}
 	v->len = kept;
+	for (size_t i = 0; i < kept; i++) {
+		def_vec *g = &defs.items[i];
+		if (g->len > 1) {
+			ot_buf b = OT_BUF_INIT;
+			qsort(g->items, g->len, sizeof(*g->items), cmp_moved_def);
+			for (size_t k = 0; k < g->len; k++)
+				ot_buf_printf(&b, "%s%s", k ? ", " : "", g->items[k].symbol);
+			v->items[i].items[0].subject = ot_arena_strdup(a, b.ptr);
+			v->items[i].old_loc = g->items[0].old_loc;
+			v->items[i].new_loc = g->items[0].new_loc;
+			ot_buf_free(&b);
+		}
+		ot_vec_free(g);
+	}
+	ot_vec_free(&defs);
 	ot_map_free(groups);
 }
 
@@ -1363,9 +1413,11 @@ int ot_diff_compare(ot_diff **out, const ot_tj_doc *old, const ot_tj_doc *new)
 	for (int s = 0; s < 2; s++) {
 		const ot_tj_doc *doc = s ? new : old;
 		c.autogen[s] = ot_map_new();
+		c.known[s] = ot_map_new();
 		for (size_t i = 0; i < doc->ops.len; i++)
 			for (size_t k = 0; k < doc->ops.items[i].nregistry; k++) {
 				const ot_reg_func *f = doc->ops.items[i].registry[k];
+				ot_map_put(c.known[s], f->schema.full, (void *)f);
 				for (size_t g = 0; g < f->nautogen; g++)
 					ot_map_put(c.autogen[s], f->autogen[g], (void *)f);
 			}
@@ -1412,8 +1464,17 @@ int ot_diff_compare(ot_diff **out, const ot_tj_doc *old, const ot_tj_doc *new)
 			ot_vec_push(&skipped, sk);
 			continue;
 		}
-		c.generated = false;
+		c.generated = c.elsewhere = false;
 		compare_op(&c, inputs.items[i], o, n);
+		if (c.elsewhere) {
+			ot_diff_skip sk = {inputs.items[i], o && present(o)
+						? "listed in the old release only; its overloads are in the new "
+						  "one, under other inputs"
+						: "listed in the new release only; its overloads are in the old "
+						  "one, under other inputs"};
+			ot_vec_push(&skipped, sk);
+			continue;
+		}
 		if (c.generated) {
 			ot_diff_skip sk = {inputs.items[i], o && present(o)
 						? "generated from another entry's autogen: in the new release"
@@ -1463,6 +1524,8 @@ done:
 	ot_map_free(mn);
 	ot_map_free(c.autogen[0]);
 	ot_map_free(c.autogen[1]);
+	ot_map_free(c.known[0]);
+	ot_map_free(c.known[1]);
 	return rc;
 }
 
