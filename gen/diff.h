@@ -92,7 +92,10 @@ typedef struct {
 	const char *new;     /**< the value after, or NULL */
 	bool breaking;
 	const char *why;     /**< schema items: why callers do (not) break
-				  ("a SymInt takes an int ..."), or NULL */
+				  ("a SymInt takes an int ..."); a renamed
+				  implied kernel: where its name comes from;
+				  or NULL. Always optrace's own words (constant
+				  text, never a file's), so Markdown-safe */
 	ot_diff_loc old_loc, new_loc; /**< the item's own places (a renamed
 					   kernel's definitions), or none */
 } ot_diff_item;
@@ -160,9 +163,11 @@ typedef struct {
 
 /**
  * The GitHub-Flavored Markdown report (replaces `out`): a headline with
- * the counts per class, then one table `| Change | Op | Details |`,
- * breaking changes first, each row linking the source lines of both
- * releases. Rows that do not fit in max_bytes are left out whole and
+ * the counts per class (and ot_diff_warning's text, if any), then one
+ * table `| Change | Ops | Details |`, one row per change, breaking changes
+ * first, each row naming the ops it affects (at most 8, then "and N
+ * more"), linking the source lines of both releases (an item's own
+ * places after it) and ending with why it does or does not break callers. Rows that do not fit in max_bytes are left out whole and
  * counted in a last line ("N more changes ..."): the report never exceeds
  * max_bytes (at least OT_DIFF_MIN_BYTES). No raw HTML; '|' is escaped in
  * cells; values are code spans.
@@ -179,9 +184,12 @@ void ot_diff_warning(ot_buf *out, const ot_diff *d, const ot_tj_doc *old, const 
 
 /**
  * The JSON report (replaces `out`): {"schema_version", "tool", "old",
- * "new", "counts", "changes", "unchanged", "skipped"}, changes in the order
- * of the diff, every item with its what/subject/layer/old/new/breaking and
- * its text as the Markdown report writes it.
+ * "new", "counts", "registry_compared", "warnings", "changes",
+ * "unchanged", "skipped"}, changes in the order of the diff, each with
+ * "op" (the first of "ops") and "ops", every item with its
+ * what/subject/layer/old/new/breaking, its text as the Markdown report
+ * writes it, its "why" (or null) and, when it has places of its own,
+ * "old_place"/"new_place".
  */
 void ot_diff_json(ot_buf *out, const ot_diff *d, const ot_tj_doc *old, const ot_tj_doc *new,
 		  const ot_diff_render_opts *ro);

@@ -1846,6 +1846,14 @@ START_TEST(real_ci_recipe)
 					     "sh", dir, bin, NULL},
 			    NULL, &err);
 		ck_assert_msg(rc == 0, "%d %s", rc, err.ptr);
+		/* the gate a workflow adds: nothing breaking, some changes */
+		for (int any = 0; any < 2; any++) {
+			char *o = tu_path(dir, "old/trace.json"), *n = tu_path(dir, "new/trace.json");
+			rc = optrace(NULL, NULL, (const char *[]){"diff", "-q", o, n, "-o", "-", "--fail-on",
+								  any ? "any" : "breaking", NULL});
+			ck_assert_int_eq(rc, any ? OT_DIFF_EXIT_CHANGED : 0);
+			free(o), free(n);
+		}
 		text = tu_read_file(summary, NULL);
 		ck_assert(ot_starts_with(text, "# Tests\n\n## optrace diff: PyTorch 1.13.1 → 2.6.0\n"));
 		ck_assert_msg(strstr(text, ": 4 ops, "), "%s", text);
