@@ -165,9 +165,12 @@ static const char diff_head[] =
 	"releases: ops and overloads removed or added, schema, dispatch and backward\n"
 	"changes, implementation moved to another file, GPU library changed. OLD and NEW\n"
 	"are releases of one checkout (1.13.1, v2.6.0), read from their tags, or\n"
-	"trace.json files written earlier by optrace. Well-known ops are always traced\n"
-	"in full. The report is GitHub-Flavored Markdown sized for a pull-request\n"
-	"comment or $GITHUB_STEP_SUMMARY.\n"
+	"trace.json files written earlier by optrace. A release is traced in full; the\n"
+	"well-known ops of a trace.json written without --full are not compared (a\n"
+	"warning says so). Breaking is what breaks Python or C++ callers, as PyTorch's\n"
+	"schema check defines it: a type widened (int -> SymInt) is not. One row per\n"
+	"change, with the ops it affects. The report is GitHub-Flavored Markdown sized\n"
+	"for a pull-request comment or $GITHUB_STEP_SUMMARY.\n"
 	"\n";
 
 static const char diff_tail[] =
