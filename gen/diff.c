@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "opslist.h"
 #include "output.h"
 #include "run.h"
@@ -1166,11 +1167,12 @@ void ot_diff_free(ot_diff *d)
 
 #define MD_VALUE_MAX 120
 
-/* A code span. In Markdown table cells '|' is escaped and long values are
- * cut (at a UTF-8 boundary) with an ellipsis; the JSON text keeps them whole. */
+/* A code span (escape.h). In Markdown table cells long values are cut (at
+ * a UTF-8 boundary) with an ellipsis; the JSON text keeps them whole. */
 static void code(ot_buf *b, const char *s, bool md)
 {
-	size_t len = s ? strlen(s) : 0, run = 0, longest = 0, cut = len;
+	size_t len = s ? strlen(s) : 0, cut = len;
+	ot_buf t = OT_BUF_INIT;
 	if (!s || !*s) {
 		ot_buf_puts(b, "(none)");
 		return;
@@ -1180,29 +1182,17 @@ static void code(ot_buf *b, const char *s, bool md)
 		while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
 			cut--;
 	}
-	for (size_t i = 0; i < cut; i++) {
-		run = s[i] == '`' ? run + 1 : 0;
-		if (run > longest)
-			longest = run;
-	}
-	for (size_t i = 0; i <= longest; i++)
-		ot_buf_putc(b, '`');
-	if (longest || s[0] == ' ')
-		ot_buf_putc(b, ' ');
-	for (size_t i = 0; i < cut; i++) {
-		char ch = s[i];
-		if (ch == '\n' || ch == '\r' || ch == '\t')
-			ch = ' ';
-		if (md && ch == '|')
-			ot_buf_putc(b, '\\');
-		ot_buf_putc(b, ch);
-	}
+	ot_buf_put(&t, s, cut);
 	if (cut < len)
-		ot_buf_puts(b, "…");
-	if (longest || s[cut ? cut - 1 : 0] == ' ')
-		ot_buf_putc(b, ' ');
-	for (size_t i = 0; i <= longest; i++)
-		ot_buf_putc(b, '`');
+		ot_buf_puts(&t, "…");
+	ot_esc_md_code(b, t.ptr, t.size, md);
+	ot_buf_free(&t);
+}
+
+/* Text of a trace.json as Markdown prose (escape.h). */
+static void text(ot_buf *b, const char *s)
+{
+	ot_esc_md_text(b, s, strlen(s));
 }
 
 static void code_aten(ot_buf *b, const char *name, bool md)
@@ -1289,9 +1279,11 @@ static void item_text(ot_buf *b, const ot_diff_item *it, bool md)
 		ot_buf_puts(b, " added");
 	} else if (IS("keyword-only-changed")) {
 		code(b, it->subject, md);
-		ot_buf_printf(b, " is now %s", it->new);
+		ot_buf_puts(b, " is now ");
+		text(b, it->new ? it->new : "");
 	} else if (IS("variant-added") || IS("variant-removed")) {
-		ot_buf_printf(b, "%s variant %s", it->subject, IS("variant-added") ? "added" : "removed");
+		text(b, it->subject ? it->subject : "");
+		ot_buf_printf(b, " variant %s", IS("variant-added") ? "added" : "removed");
 	} else if ((label = from_to_label(w, &with_subject))) {
 		if (with_subject) {
 			code(b, it->subject, md);
@@ -1323,7 +1315,8 @@ static void item_text(ot_buf *b, const ot_diff_item *it, bool md)
 			ot_buf_puts(b, ")");
 		}
 	} else if (IS("moved")) {
-		ot_buf_printf(b, "%s ", it->layer ? it->layer : "");
+		text(b, it->layer ? it->layer : "");
+		ot_buf_putc(b, ' ');
 		code(b, it->subject, md);
 		ot_buf_puts(b, ": ");
 		from_to(b, it, md);
@@ -1356,7 +1349,7 @@ static void item_text(ot_buf *b, const ot_diff_item *it, bool md)
 		ot_buf_puts(b, "GPU work: ");
 		from_to_or(b, it, md, "(none found)");
 	} else {
-		ot_buf_printf(b, "%s", w);
+		text(b, w);
 	}
 #undef IS
 }
@@ -1369,7 +1362,7 @@ static void item_text(ot_buf *b, const ot_diff_item *it, bool md)
  * (no base URL, an unverified tree, no place). */
 static void url_of(ot_buf *b, const ot_tj_doc *doc, const ot_diff_loc *l, const char *base)
 {
-	static const char hex[] = "0123456789ABCDEF";
+	ot_buf enc = OT_BUF_INIT;
 	const char *ref = doc->tag ? doc->tag : doc->verified ? doc->commit : NULL;
 	ot_buf_clear(b);
 	if (!base)
@@ -1378,19 +1371,18 @@ static void url_of(ot_buf *b, const ot_tj_doc *doc, const ot_diff_loc *l, const 
 		return;
 	/* the tag comes from a trace.json too: encoded like the path, so no
 	 * text of a file can end the link or start markup */
-	ot_buf_printf(b, "%s/", base);
-	for (int part = 0; part < 2; part++) {
-		const unsigned char *p = (const unsigned char *)(part ? l->file : ref);
-		for (; *p; p++) {
-			if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-			    (*p >= '0' && *p <= '9') || strchr(part ? "/._-~+" : "._-~+", *p))
-				ot_buf_putc(b, (char)*p);
-			else
-				ot_buf_printf(b, "%%%c%c", hex[*p >> 4], hex[*p & 15]);
-		}
-		if (!part)
-			ot_buf_putc(b, '/');
-	}
+	ot_esc_url(b, base, strlen(base));
+	ot_buf_putc(b, '/');
+	ot_buf_clear(&enc);
+	ot_esc_url_path(&enc, ref, strlen(ref));
+	for (size_t i = 0; i < enc.size; i++) /* a '/' in a tag is not a folder */
+		if (enc.ptr[i] == '/')
+			ot_buf_puts(b, "%2F");
+		else
+			ot_buf_putc(b, enc.ptr[i]);
+	ot_buf_putc(b, '/');
+	ot_esc_url_path(b, l->file, strlen(l->file));
+	ot_buf_free(&enc);
 	if (l->line)
 		ot_buf_printf(b, "#L%u", l->line);
 }

@@ -966,6 +966,15 @@ static int jp_string(struct jp *j, ot_arena *a, const char **out)
 			j->p = q;
 			return jp_fail(j, "a control character in a string");
 		}
+		if ((unsigned char)*q >= 0x80) {
+			size_t n = ot_utf8_len(q, (size_t)(j->end - q));
+			if (!n) {
+				j->p = q;
+				return jp_fail(j, "invalid UTF-8 in a string");
+			}
+			q += n;
+			continue;
+		}
 		if (*q != '\\') {
 			q++;
 			continue;

@@ -114,12 +114,12 @@ void ot_v_scalar_text(ot_buf *out, const ot_value *v);
 /**
  * Serialise as JSON. `indent` > 0 pretty-prints with that many spaces per
  * level and a trailing newline; 0 writes one compact line. Keys keep their
- * insertion order; strings are escaped per RFC 8259 (non-ASCII kept as
- * UTF-8, control characters as \u00XX).
+ * insertion order; strings are written by ot_json_escape.
  */
 void ot_v_to_json(ot_buf *out, const ot_value *v, int indent);
 
-/** Append `s` (len bytes) as a JSON string literal with quotes. */
+/** Append `s` (len bytes) as a JSON string literal with quotes: escape.h's
+ * ot_esc_json (controls escaped, invalid UTF-8 as U+FFFD). */
 void ot_json_escape(ot_buf *out, const char *s, size_t len);
 
 #endif
