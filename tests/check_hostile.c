@@ -14,6 +14,7 @@
  * Broken checkouts are tags of one clone of the fixture (built once, see
  * hostile_setup); the interruption cases run --all on the real releases.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -24,6 +25,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <cmark-gfm-core-extensions.h>
+#include <cmark-gfm.h>
 
 #include "testutil.h"
 
@@ -129,7 +133,7 @@ static struct result run_box(const char *box, const char *checkout, ...)
 }
 
 #define ck_assert_has(haystack, needle)                                                     \
-	ck_assert_msg(strstr((haystack), (needle)) != NULL, "'%s' lacks '%s'", (haystack),  \
+	ck_assert_msg(strstr((haystack), (needle)) != NULL, "'%.3000s' lacks '%s'", (haystack), \
 		      (needle))
 
 /* A fatal run: status 2, nothing on stdout, `message` on stderr. */
@@ -1177,6 +1181,379 @@ START_TEST(real_all_slugs_stay_in_ops_and_short)
 }
 END_TEST
 
+/* ---- untrusted checkouts: what a page shows when a fork is hostile ------------------ */
+
+/*
+ * A clone of the fixture with one tag per hostile checkout
+ * (tests/untrusted-repo.sh). Every output of a run on it is checked as the
+ * people who read it see it: each Markdown page rendered by cmark-gfm (the
+ * library GitHub renders with; raw HTML kept, as a stricter renderer than
+ * GitHub's sanitised one) and by Python-Markdown (with MkDocs' extensions),
+ * the renderings and the offline HTML bundle loaded in headless Chromium:
+ * no script runs, no link leads outside the source links; trace.json
+ * parses as strict UTF-8 JSON, every SVG is well-formed XML, no file holds
+ * a control character (but tab and newline) or a bidi control.
+ */
+static char *untrusted; /* the repository */
+static char *untrusted_dir;
+
+static void untrusted_setup(void)
+{
+	char *rel = tu_tmpdir("untrusted"), *script = tu_absolute("tests/untrusted-repo.sh");
+	fixture_setup();
+	untrusted_dir = tu_absolute(rel);
+	untrusted = tu_path(untrusted_dir, "repo");
+	free(shell("sh \"$1\" \"$2\" \"$3\"", script, untrusted, fixture, NULL));
+	free(script);
+	free(rel);
+}
+
+static void untrusted_teardown(void)
+{
+	free(untrusted);
+	free(untrusted_dir);
+	untrusted = untrusted_dir = NULL;
+}
+
+#define SOURCE_LINKS "https://github.com/pytorch/pytorch/blob/"
+#define PWNED "data-pwned"
+
+/* GitHub's renderer: cmark-gfm with its extensions, raw HTML kept. */
+static void render_gfm(ot_buf *out, const char *md, size_t len)
+{
+	static const char *const exts[] = {"table", "autolink", "strikethrough", "tasklist"};
+	cmark_parser *parser;
+	cmark_node *doc;
+	char *html;
+	cmark_gfm_core_extensions_ensure_registered();
+	parser = cmark_parser_new(CMARK_OPT_UNSAFE);
+	for (size_t i = 0; i < OT_ARRAY_LEN(exts); i++)
+		cmark_parser_attach_syntax_extension(parser, cmark_find_syntax_extension(exts[i]));
+	cmark_parser_feed(parser, md, len);
+	doc = cmark_parser_finish(parser);
+	html = cmark_render_html(doc, CMARK_OPT_UNSAFE, cmark_parser_get_syntax_extensions(parser));
+	ot_buf_puts(out, html);
+	free(html);
+	cmark_node_free(doc);
+	cmark_parser_free(parser);
+}
+
+/*
+ * Python: argv OUT SCRATCH. Checks trace.json, the SVGs and the bytes of
+ * every file; renders every page with Python-Markdown as MkDocs does (front
+ * matter off; toc, tables, fenced_code) after SCRATCH/gfm.body into
+ * SCRATCH/all.html. Prints one line per problem.
+ */
+static const char sound_py[] =
+	"import glob, json, os, re, sys, xml.etree.ElementTree as E, markdown\n"
+	"out, scratch = sys.argv[1], sys.argv[2]\n"
+	"bad = re.compile(rb'[\\x00-\\x08\\x0b-\\x1f\\x7f]|\\xc2[\\x80-\\x9f]|\\xe2\\x80[\\xa8-\\xae]"
+	"|\\xe2\\x81[\\xa6-\\xa9]|\\xe2\\x80[\\x8e\\x8f]|\\xd8\\x9c')\n"
+	"files = sorted(f for f in glob.glob(out + '/**', recursive=True) if os.path.isfile(f))\n"
+	"for f in files:\n"
+	"    data = open(f, 'rb').read()\n"
+	"    m = bad.search(data)\n"
+	"    if m and not f.endswith('.optrace-manifest'):\n"
+	"        print('%s: a control or bidi character %r at byte %d' % (f, m.group(0), m.start()))\n"
+	"    if f.endswith('.json'):\n"
+	"        try: json.loads(data.decode('utf-8'))\n"
+	"        except Exception as e: print('%s: not JSON: %s' % (f, e))\n"
+	"    if f.endswith('.svg'):\n"
+	"        try: E.fromstring(data)\n"
+	"        except Exception as e: print('%s: not XML: %s' % (f, e))\n"
+	"body = [open(scratch + '/gfm.body', encoding='utf-8', errors='replace').read()]\n"
+	"for f in files:\n"
+	"    if f.endswith('.md') and '/html/' not in f:\n"
+	"        t = open(f, encoding='utf-8', errors='replace').read()\n"
+	"        t = re.sub(r'\\A---\\n.*?\\n---\\n', '', t, flags=re.S)\n"
+	"        body.append(markdown.markdown(t, extensions=['toc', 'tables', 'fenced_code']))\n"
+	"open(scratch + '/all.html', 'w', encoding='utf-8').write("
+	"'<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body>\\n' + '\\n<hr>\\n'.join(body)"
+	" + '</body></html>\\n')\n";
+
+/*
+ * Load `html` (a file) in headless Chromium, offline, with a new profile;
+ * the DOM after the page loaded must show no script ran (no data-pwned, no
+ * script element, no event handler attribute) and no link or source outside
+ * SOURCE_LINKS but relative ones.
+ */
+static void expect_safe_in_browser(const char *html, const char *scratch)
+{
+	static int n;
+	ot_buf url = OT_BUF_INIT, profile = OT_BUF_INIT, dom = OT_BUF_INIT, err = OT_BUF_INIT;
+	const char *argv[] = {"chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+			      "--no-first-run", "--disable-background-networking",
+			      "--disable-component-update", "--disable-sync", NULL, "--dump-dom", NULL,
+			      NULL};
+	int status;
+	ot_buf_printf(&profile, "--user-data-dir=%s/profile-%d", scratch, n++);
+	ot_buf_printf(&url, "file://%s", html);
+	argv[9] = profile.ptr;
+	argv[11] = url.ptr;
+	status = tu_run(argv, &dom, &err);
+	ck_assert_msg(status == 0 && strstr(dom.ptr, "</html>"), "chromium failed on %s (%d): %.2000s",
+		      html, status, err.ptr);
+	ck_assert_msg(!strstr(dom.ptr, PWNED), "a script ran in %s", html);
+	ck_assert_msg(!strstr(dom.ptr, "<script"), "a script element in %s", html);
+	/* every attribute of every tag (Chromium writes values in double quotes) */
+	for (const char *p = dom.ptr; (p = strchr(p, '<'));) {
+		p++;
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+			continue;
+		p += strcspn(p, " \t\n/>");
+		while (*p && *p != '>') {
+			const char *name = p += strspn(p, " \t\n/"), *value = "";
+			size_t nlen = strcspn(p, " \t\n=/>"), vlen = 0;
+			p += nlen;
+			if (*p == '=' && p[1] == '"') {
+				value = p + 2;
+				vlen = strcspn(value, "\"");
+				p = value + vlen + (value[vlen] == '"');
+			}
+			if (!nlen)
+				continue;
+			ck_assert_msg(!(nlen > 2 && !strncasecmp(name, "on", 2)),
+				      "an event handler in %s: %.*s", html, (int)(nlen + vlen + 3), name);
+#define ATTR_IS(x) (nlen == strlen(x) && !strncasecmp(name, (x), nlen))
+			if (ATTR_IS("href") || ATTR_IS("src") || ATTR_IS("xlink:href") || ATTR_IS("action") ||
+			    ATTR_IS("formaction") || ATTR_IS("srcset") || ATTR_IS("data") || ATTR_IS("poster")) {
+				size_t k = 0;
+				while (k < vlen && (isalnum((unsigned char)value[k]) || strchr("+-.", value[k])))
+					k++;
+				/* relative (no scheme, no "//host"), or a source link */
+				ck_assert_msg(!((k < vlen && value[k] == ':') || strspn(value, "/\\") >= 2) ||
+						      !strncmp(value, SOURCE_LINKS, strlen(SOURCE_LINKS)),
+					      "a link outside in %s: %.*s=\"%.*s\"", html, (int)nlen, name,
+					      (int)vlen, value);
+			}
+#undef ATTR_IS
+		}
+	}
+	ot_buf_free(&url);
+	ot_buf_free(&profile);
+	ot_buf_free(&dom);
+	ot_buf_free(&err);
+}
+
+/*
+ * Every output of a run in `out` (absolute) is safe to show (see above).
+ * Returns the rendered pages (cmark-gfm's, then Python-Markdown's) for
+ * more checks; caller frees.
+ */
+static char *expect_safe_output(const char *out)
+{
+	char *rel = tu_tmpdir("render"), *scratch = tu_absolute(rel), *all, *problems, *html_pages;
+	char *pages = shell("cd \"$1\" && find . -name '*.md' ! -path './html/*' | LC_ALL=C sort", out,
+			    NULL);
+	ot_buf gfm = OT_BUF_INIT, path = OT_BUF_INIT;
+	for (char *line = pages, *nl; *line; line = nl + 1) {
+		size_t len;
+		char *md, *body, *end;
+		nl = strchr(line, '\n');
+		*nl = '\0';
+		ot_buf_clear(&path);
+		ot_buf_printf(&path, "%s/%s", out, line);
+		md = tu_read_file(path.ptr, &len);
+		body = md;
+		if (!strncmp(md, "---\n", 4) && (end = strstr(md + 4, "\n---\n")))
+			body = end + 5;
+		render_gfm(&gfm, body, len - (size_t)(body - md));
+		ot_buf_puts(&gfm, "\n<hr>\n");
+		free(md);
+	}
+	ot_buf_clear(&path);
+	ot_buf_printf(&path, "%s/gfm.body", scratch);
+	tu_write_file(path.ptr, gfm.ptr, gfm.size);
+	/* Debian's python3, which has python3-markdown (another one in PATH may not) */
+	problems = shell("/usr/bin/python3 -c \"$1\" \"$2\" \"$3\"", sound_py, out, scratch, NULL);
+	ot_buf_clear(&path);
+	ot_buf_printf(&path, "%s/all.html", scratch);
+	expect_safe_in_browser(path.ptr, scratch);
+	ck_assert_msg(!*problems, "%.3000s", problems);
+	all = tu_read_file(path.ptr, NULL);
+	html_pages = shell("cd \"$1\" && find \"$PWD\" -path '*/html/*' -name '*.html' | LC_ALL=C sort",
+			   out, NULL);
+	for (char *line = html_pages, *nl; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		*nl = '\0';
+		expect_safe_in_browser(line, scratch);
+	}
+	free(html_pages);
+	free(problems);
+	free(pages);
+	ot_buf_free(&gfm);
+	ot_buf_free(&path);
+	free(scratch);
+	free(rel);
+	return all;
+}
+
+#define UNTRUSTED_OPS "nn.LSTM\ntorch.add !full\naten::addmm.out\n"
+
+/*
+ * A run of UNTRUSTED_OPS at `version` of the untrusted repository, in a
+ * new sandbox (its absolute path into *box, caller frees), with `formats`;
+ * it must write its output (status 0 or 1) and change nothing outside out/.
+ * Returns the out folder (absolute), caller frees.
+ */
+static char *untrusted_run(char **box, const char *tag, const char *version, const char *formats)
+{
+	char *rel = tu_tmpdir(tag), *list;
+	struct result r;
+	*box = tu_absolute(rel);
+	list = tu_path(*box, "ops.list");
+	tu_write_file(list, UNTRUSTED_OPS, strlen(UNTRUSTED_OPS));
+	r = run_box(*box, untrusted, "-s", untrusted, "-t", version, "-q", "--format", formats, NULL);
+	ck_assert_msg(r.status <= 1, "%d: %s", r.status, r.err);
+	ck_assert_msg(!strstr(r.err, "Sanitizer") && !strstr(r.err, "runtime error"), "%s", r.err);
+	result_free(&r);
+	free(list);
+	free(rel);
+	return tu_path(*box, "out");
+}
+
+/* 1: a newline and a ``` line in a file name, HTML after them. */
+START_TEST(untrusted_file_name_closes_no_fence)
+{
+	char *box, *out = untrusted_run(&box, "u-fence", "4.1.0", "md,json"), *html, *page, *p;
+	html = expect_safe_output(out);
+	p = tu_path(out, "ops/nn-lstm.md");
+	page = tu_read_file(p, NULL);
+	/* the name is shown on one line, in the overview, the summary and Layer by layer */
+	ck_assert_has(page, "Kernel    lstm_cudnn  (aten/src/ATen/native/cudnn/RNN ``` <img src=x");
+	ck_assert_has(page, "| kernel | [````aten/src/ATen/native/cudnn/RNN ``` <img");
+	ck_assert_has(page, "(https://github.com/pytorch/pytorch/blob/v4.1.0/aten/src/ATen/native/cudnn/"
+			    "RNN%0A%60%60%60%0A%3Cimg%20src%3Dx%20");
+	ck_assert_has(html, "RNN ``` &lt;img src=x onerror=");
+	free(page);
+	free(p);
+	free(html);
+	free(out);
+	free(box);
+}
+END_TEST
+
+/* 2: a CR in a derivatives.yaml formula and in a dispatch key. */
+START_TEST(untrusted_cr_in_formula_and_dispatch_key)
+{
+	char *box, *out = untrusted_run(&box, "u-cr", "4.2.0", "md,json"), *html, *p, *page;
+	html = expect_safe_output(out);
+	p = tu_path(out, "ops/torch-add.md");
+	page = tu_read_file(p, NULL);
+	ck_assert_has(page, "- `self`: `handle_r_to_c(self.scalar_type(), grad) <script>");
+	free(page);
+	free(p);
+	p = tu_path(out, "index.md");
+	page = tu_read_file(p, NULL);
+	ck_assert_has(page, "`CPU <script>document.documentElement.dataset.pwned=6*7</script>`");
+	free(page);
+	free(p);
+	free(html);
+	free(out);
+	free(box);
+}
+END_TEST
+
+/* 3: a file name that ends its source link and starts one to a site outside. */
+START_TEST(untrusted_file_name_links_nowhere_outside)
+{
+	char *box, *out = untrusted_run(&box, "u-link", "4.3.0", "md,json,html"), *html, *p, *page;
+	html = expect_safe_output(out);
+	p = tu_path(out, "html/ops/nn-lstm.html");
+	page = tu_read_file(p, NULL);
+	ck_assert_has(page, "href=\"https://github.com/pytorch/pytorch/blob/v4.3.0/aten/src/ATen/native/"
+			    "cudnn%29%20%5Bclick%5D%28https%3A/evil.example/RNN.cpp#L7\"");
+	free(page);
+	free(p);
+	free(html);
+	free(out);
+	free(box);
+}
+END_TEST
+
+/* Bytes below 0x20 but newline and tab, and DEL, in `s`. */
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') || *s == 0x7f)
+			return true;
+	return false;
+}
+
+/*
+ * 4: invalid UTF-8, ESC and BEL in a file name: trace.json stays JSON, no
+ * control character reaches a page, `optrace diff -o -` or a message; a
+ * trace.json with invalid UTF-8 is refused by optrace diff.
+ */
+START_TEST(untrusted_invalid_utf8_and_escapes)
+{
+	char *box, *out = untrusted_run(&box, "u-utf8", "4.4.0", "md,json"), *html, *json, *bad;
+	struct result r;
+	html = expect_safe_output(out);
+	json = tu_path(out, "trace.json");
+	bad = tu_path(box, "bad.json");
+	r = run_box(box, untrusted, "diff", "2.0.0", "4.4.0", "-s", untrusted, "-o", "-", "ops.list", NULL);
+	ck_assert_msg(r.status == 0, "%d: %s", r.status, r.err);
+	ck_assert_has(r.out, "RNN\xef\xbf\xbd\xef\xbf\xbd\\x1b]0;owned\\x07\\x1b[2J.cpp");
+	ck_assert_msg(!has_control(r.out) && !has_control(r.err), "a control character reached the terminal");
+	result_free(&r);
+	/* a trace.json whose file names are not UTF-8 */
+	free(shell("sed 's|cudnn/RNN|cudnn/RNN\\xff|' \"$1\" > \"$2\"", json, bad, NULL));
+	r = run_box(box, NULL, "diff", bad, json, "-o", "-", NULL);
+	expect_fatal(&r, "invalid UTF-8 in a string");
+	result_free(&r);
+	free(bad);
+	free(json);
+	free(html);
+	free(out);
+	free(box);
+}
+END_TEST
+
+/* 5: control characters and invalid UTF-8 in the diagram's labels: the SVG is XML. */
+START_TEST(untrusted_svg_stays_xml)
+{
+	char *box, *out = untrusted_run(&box, "u-svg", "4.5.0", "md,json"), *html, *p, *svg;
+	html = expect_safe_output(out);
+	p = tu_path(out, "ops/nn-lstm.svg");
+	svg = tu_read_file(p, NULL);
+	/* shown: the \x01; the vertical tab as a line break, like \n */
+	ck_assert_has(svg, ">RNN\\x01</text>");
+	ck_assert_has(svg, ">\xef\xbf\xbd(\xef\xbf\xbd&amp;lt;]]&gt;.cpp:7</text>");
+	free(svg);
+	free(p);
+	free(html);
+	free(out);
+	free(box);
+}
+END_TEST
+
+/* 13: '||' in a formula outside a table is '||'. */
+START_TEST(untrusted_double_bar_outside_a_table)
+{
+	char *box, *out = untrusted_run(&box, "u-bars", "4.13.0", "md,json"), *html;
+	html = expect_safe_output(out);
+	ck_assert_has(html, "<code>handle_r_to_c(self.scalar_type(), grad || grad)</code>");
+	ck_assert_msg(!strstr(html, "\\|"), "a '\\|' is shown");
+	free(html);
+	free(out);
+	free(box);
+}
+END_TEST
+
+/* 14: bidi controls in a file name and a dispatch key are shown, not obeyed. */
+START_TEST(untrusted_bidi_controls_are_shown)
+{
+	char *box, *out = untrusted_run(&box, "u-bidi", "4.14.0", "md,json"), *html;
+	html = expect_safe_output(out);
+	ck_assert_has(html, "cudnn/RNN\\u202eppc.exe.cpp");
+	ck_assert_has(html, "CPU\\u202eUPC");
+	free(html);
+	free(out);
+	free(box);
+}
+END_TEST
+
 /* ---- suite ----------------------------------------------------------------------------- */
 
 static Suite *suite(void)
@@ -1228,6 +1605,18 @@ static Suite *suite(void)
 	tcase_add_test(tc, output_file_link_inside_is_replaced);
 	tcase_add_test(tc, output_disk_full);
 	tcase_add_test(tc, output_late_failure_keeps_out);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("untrusted");
+	tcase_set_timeout(tc, 300);
+	tcase_add_unchecked_fixture(tc, untrusted_setup, untrusted_teardown);
+	tcase_add_test(tc, untrusted_file_name_closes_no_fence);
+	tcase_add_test(tc, untrusted_cr_in_formula_and_dispatch_key);
+	tcase_add_test(tc, untrusted_file_name_links_nowhere_outside);
+	tcase_add_test(tc, untrusted_invalid_utf8_and_escapes);
+	tcase_add_test(tc, untrusted_svg_stays_xml);
+	tcase_add_test(tc, untrusted_double_bar_outside_a_table);
+	tcase_add_test(tc, untrusted_bidi_controls_are_shown);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("interrupt");
