@@ -35,6 +35,8 @@ static const char usage_text[] =
 	"                           (default: " OT_SOURCE_DEFAULT_URL ")\n"
 	"      --unverified-source  accept a plain directory whose release cannot be proven\n"
 	"      --python PATH        interpreter whose installed torch names the release\n"
+	"      --max-file-bytes N   largest source file read (default 32M; K, M, G suffixes)\n"
+	"      --max-read-bytes N   bytes of source one run reads in all (default 1G)\n"
 	"\n"
 	"What to trace:\n"
 	"      --all                every entry of native_functions.yaml (with OPS_LIST: both)\n"
@@ -43,7 +45,12 @@ static const char usage_text[] =
 	"                           the entries --all adds: each has its own page)\n"
 	"\n"
 	"Output:\n"
-	"  -o, --out DIR            output folder (default: out)\n"
+	"  -o, --out DIR            output folder (default: out); not /, the home folder,\n"
+	"                           the checkout, nor a non-empty folder optrace did not\n"
+	"                           make (no .optrace-manifest), unless --force; one run\n"
+	"                           at a time (a second one exits 2)\n"
+	"      --force              write into such a folder, over files optrace did not\n"
+	"                           write\n"
 	"      --format LIST        comma-separated: md, json, html (default: md,json)\n"
 	"      --templates DIR      use the templates of DIR where it has them\n"
 	"      --base-url URL       source links: URL/<tag>/<path>#L<line>\n"
@@ -78,7 +85,10 @@ enum {
 	OPT_PRINT_VERSION,
 	OPT_JSON,      /* diff only */
 	OPT_MAX_BYTES, /* diff only */
-	OPT_FAIL_ON    /* diff only */
+	OPT_FAIL_ON,   /* diff only */
+	OPT_MAX_FILE,
+	OPT_MAX_READ,
+	OPT_FORCE
 };
 
 /* The long options optrace and optrace diff both take; shared_option reads
@@ -91,7 +101,10 @@ enum {
 	{"source-url", required_argument, NULL, OPT_SOURCE_URL},                            \
 	{"templates", required_argument, NULL, OPT_TEMPLATES},                              \
 	{"base-url", required_argument, NULL, OPT_BASE_URL},                                \
-	{"depth", required_argument, NULL, OPT_DEPTH}
+	{"depth", required_argument, NULL, OPT_DEPTH},                                      \
+	{"max-file-bytes", required_argument, NULL, OPT_MAX_FILE},                          \
+	{"max-read-bytes", required_argument, NULL, OPT_MAX_READ},                          \
+	{"force", no_argument, NULL, OPT_FORCE}
 
 static const struct option long_options[] = {
 	SHARED_OPTIONS,
@@ -123,6 +136,28 @@ static bool parse_int(const char *s, int min, int max, int *out)
 	if (errno || end == s || *end || v < min || v > max)
 		return false;
 	*out = (int)v;
+	return true;
+}
+
+/* A byte count: digits, then optionally K, M or G (powers of 1024). */
+static bool parse_size(const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		return false;
+	v = strtoull(s, &end, 10);
+	if (*end == 'K' || *end == 'k')
+		shift = 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30, end++;
+	if (errno || *end || !v || v > (SIZE_MAX >> shift))
+		return false;
+	*out = (size_t)(v << shift);
 	return true;
 }
 
@@ -183,6 +218,14 @@ static int shared_option(int c, ot_run_opts *o, const char *help, char **argv)
 		if (!parse_int(optarg, 0, 8, &o->max_depth))
 			return usage_error("--depth needs a number from 0 to 8, not '%s'", optarg);
 		return -1;
+	case OPT_MAX_FILE:
+	case OPT_MAX_READ:
+		if (!parse_size(optarg, c == OPT_MAX_FILE ? &o->max_file_bytes : &o->max_read_bytes))
+			return usage_error("a byte limit is a positive number, optionally with K, M or "
+					   "G, not '%s'",
+					   optarg);
+		return -1;
+	case OPT_FORCE: o->force = true; return -1;
 	case ':':
 		return usage_error("option '%s' needs an argument", argv[optind - 1]);
 	default:
@@ -211,7 +254,12 @@ static const char diff_usage_text[] =
 	"                           the entries --all adds: each has its own page)\n"
 	"      --templates DIR      where wellknown.yaml is looked up first\n"
 	"  -o, --out FILE           the Markdown report (default: out/diff-OLD-NEW.md;\n"
-	"                           '-' writes it to stdout)\n"
+	"                           '-' writes it to stdout); its folder follows the\n"
+	"                           rules of optrace -o (no link, not /, the home folder\n"
+	"                           or the checkout), unless --force\n"
+	"      --force              write where those rules refuse to\n"
+	"      --max-file-bytes N   largest source or trace.json file read (default 32M)\n"
+	"      --max-read-bytes N   bytes one run reads in all (default 1G)\n"
 	"      --json FILE          also write the whole classification as JSON\n"
 	"      --max-bytes N        size limit of the Markdown report (default 60000,\n"
 	"                           at least 2048); rows that do not fit are counted\n"

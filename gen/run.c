@@ -546,6 +546,8 @@ static int open_source(ot_run_held *h, const ot_run_opts *o, const char *release
 	so.clone_url = o->source_url ? o->source_url : OT_SOURCE_DEFAULT_URL;
 	so.allow_unverified = o->unverified_source;
 	so.progress = tty;
+	so.max_file = o->max_file_bytes;
+	so.max_total = o->max_read_bytes;
 	rc = ot_source_open(&h->src, &so);
 	if (rc == 0)
 		rc = ot_source_select(h->src, release, commit);

@@ -54,6 +54,9 @@ typedef struct {
 	bool check;                /**< --check: trace, report, write nothing */
 	bool dump_registry;        /**< --dump-registry: registry JSON on stdout */
 	bool print_version;        /**< --print-version: print the release to trace */
+	size_t max_file_bytes;     /**< --max-file-bytes; 0: OT_SOURCE_MAX_FILE */
+	size_t max_read_bytes;     /**< --max-read-bytes; 0: OT_SOURCE_MAX_TOTAL */
+	bool force;                /**< --force: any output folder, over any file */
 } ot_run_opts;
 
 /**
