@@ -706,6 +706,7 @@ int ot_run(const ot_run_opts *o)
 	if (o->verbose && !o->quiet)
 		say("tracing PyTorch %s (from %s)", ver.release, ver.origin);
 
+
 	/* 3. the checkout, at that release; 4-5. its tree indexed, the
 	 * registries parsed meanwhile */
 	t = ot_clock();
@@ -717,6 +718,18 @@ int ot_run(const ot_run_opts *o)
 	if (!ot_source_verified(h->src))
 		say("warning: %s is not a git checkout: its release cannot be proven; every output "
 		    "says so", ot_source_path(h->src));
+	/* the output folder once the checkout is open: a second run into it
+	 * stops here, at once */
+	if (!o->check && !o->dump_registry) {
+		char *checkout = o->source ? ot_strdup(o->source) : ot_run_default_source();
+		ot_output_opts oo = {checkout, o->force};
+		int rc = ot_output_open_with(&r.out, o->out_dir ? o->out_dir : "out", &oo);
+		free(checkout);
+		if (rc < 0) {
+			say("%s", ot_error_last());
+			goto done;
+		}
+	}
 	if (read_release(&r, !o->dump_registry, t) < 0) {
 		say("%s", ot_error_last());
 		goto done;
@@ -778,10 +791,6 @@ int ot_run(const ot_run_opts *o)
 	}
 
 	/* 7. render and write */
-	if (ot_output_open(&r.out, o->out_dir ? o->out_dir : "out") < 0) {
-		say("%s", ot_error_last());
-		goto done;
-	}
 	if (formats & (OT_FORMAT_MD | OT_FORMAT_HTML)) {
 		lines = ot_calloc(r.ops.len ? r.ops.len : 1, sizeof(*lines)); /* the pages keep it */
 		for (size_t i = 0; i < r.ops.len; i++)

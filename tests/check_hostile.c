@@ -319,7 +319,7 @@ static void expect_only_slugs(const char *out);
 
 /* Every file (and link) in out/ after a run, and what a run of torch.add alone leaves. */
 static const char list_out[] = "cd \"$1\"/out && find . ! -type d | LC_ALL=C sort";
-#define ONE_PAGE "./.optrace-manifest\n./index.md\n./ops/torch-add.md\n./trace.json\n"
+#define ONE_PAGE "./.optrace-lock\n./.optrace-manifest\n./index.md\n./ops/torch-add.md\n./trace.json\n"
 
 /*
  * Names that are paths, options or shell code: each line is refused with
@@ -421,7 +421,7 @@ END_TEST
  */
 static void expect_only_slugs(const char *out)
 {
-	char *bad = shell("cd \"$1\" && find . -type f ! -name .optrace-manifest ! -path ./index.md "
+	char *bad = shell("cd \"$1\" && find . -type f ! -name .optrace-manifest ! -name .optrace-lock ! -path ./index.md "
 			  "! -path ./trace.json ! -regex '\\./ops/[a-z][a-z0-9_-]*\\.\\(md\\|svg\\|dot\\)' "
 			  "-print; find ./ops -type f | awk -F/ 'length($3) > 99'",
 			  out, NULL);
@@ -1050,7 +1050,7 @@ static char *expect_whole_files(const char *out, bool mixed)
 	/* prints per file: O (old version), N (new), X (neither) */
 	static const char check[] =
 		"cd \"$1\" && find . -path ./.optrace-staging -prune -o -type f "
-		"! -name .optrace-manifest -print | LC_ALL=C sort | "
+		"! -name .optrace-manifest ! -name .optrace-lock -print | LC_ALL=C sort | "
 		"while read -r f; do "
 		"if cmp -s \"$f\" \"$2/$f\"; then echo \"O $f\"; "
 		"elif cmp -s \"$f\" \"$3/$f\"; then echo \"N $f\"; else echo \"X $f\"; fi; done";
@@ -1082,8 +1082,9 @@ static char *expect_whole_files(const char *out, bool mixed)
 	ck_assert_msg(!*torn, "the manifest is neither the old, the new one nor both");
 	free(torn);
 	untracked = shell("cd \"$1\" && find . -path ./.optrace-staging -prune -o -type f "
-			  "! -name .optrace-manifest -print | sed 's|^\\./||' | LC_ALL=C sort | "
-			  "LC_ALL=C comm -23 - .optrace-manifest | head -5",
+			  "! -name .optrace-manifest ! -name .optrace-lock -print | sed 's|^\\./||' | "
+			  "LC_ALL=C sort | LC_ALL=C comm -23 - \"$(cut -f1 .optrace-manifest | "
+			  "LC_ALL=C sort -u > ../paths.$$; echo ../paths.$$)\" | head -5",
 			  out, NULL);
 	free(report);
 	free(bad);
