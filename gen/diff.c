@@ -1,6 +1,7 @@
 #include "diff.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -918,11 +919,13 @@ static ot_diff_loc op_loc(const ot_tj_op *op)
 	return loc(NULL, 0);
 }
 
-static void strvec_add(ot_strvec *v, const char *s)
+/* Add `s` (borrowed) to `v` unless `set` (what v holds) has it: an op can
+ * name 200,000 overloads. */
+static void strvec_add(ot_strvec *v, ot_map *set, const char *s)
 {
-	for (size_t i = 0; i < v->len; i++)
-		if (!strcmp(v->items[i], s))
-			return;
+	if (ot_map_get(set, s))
+		return;
+	ot_map_put(set, s, (void *)1);
 	ot_vec_push(v, s);
 }
 
@@ -930,6 +933,7 @@ static void compare_op(struct cmp *c, const char *input, const ot_tj_op *o, cons
 {
 	struct side so, sn;
 	ot_strvec ovs = {0}, dels = {0};
+	ot_map *in_ovs, *in_dels;
 
 	if (!present(o) || !present(n)) {
 		bool removed = present(o);
@@ -954,10 +958,12 @@ static void compare_op(struct cmp *c, const char *input, const ot_tj_op *o, cons
 	}
 	side_init(&so, o);
 	side_init(&sn, n);
+	in_ovs = ot_map_new();
+	in_dels = ot_map_new();
 	for (size_t i = 0; i < o->aten.len; i++)
-		strvec_add(&ovs, o->aten.items[i]);
+		strvec_add(&ovs, in_ovs, o->aten.items[i]);
 	for (size_t i = 0; i < n->aten.len; i++)
-		strvec_add(&ovs, n->aten.items[i]);
+		strvec_add(&ovs, in_ovs, n->aten.items[i]);
 
 	if (o->has_registry && n->has_registry) {
 		for (size_t i = 0; i < ovs.len; i++) {
@@ -988,13 +994,13 @@ static void compare_op(struct cmp *c, const char *input, const ot_tj_op *o, cons
 			diff_backward(c, fo, fn);
 			end(c);
 			if (fo->structured_delegate)
-				strvec_add(&dels, fo->structured_delegate);
+				strvec_add(&dels, in_dels, fo->structured_delegate);
 			if (fn->structured_delegate)
-				strvec_add(&dels, fn->structured_delegate);
+				strvec_add(&dels, in_dels, fn->structured_delegate);
 		}
 		/* dispatch: the overloads, then the delegates that compute them */
 		for (size_t i = 0; i < dels.len; i++)
-			strvec_add(&ovs, dels.items[i]);
+			strvec_add(&ovs, in_ovs, dels.items[i]);
 		for (size_t i = 0; i < ovs.len; i++) {
 			const ot_reg_func *fo = entry(&so, ovs.items[i]), *fn = entry(&sn, ovs.items[i]);
 			if (!fo || !fn)
@@ -1020,6 +1026,8 @@ static void compare_op(struct cmp *c, const char *input, const ot_tj_op *o, cons
 	}
 	ot_vec_free(&ovs);
 	ot_vec_free(&dels);
+	ot_map_free(in_ovs);
+	ot_map_free(in_dels);
 	side_free(&so);
 	side_free(&sn);
 }
@@ -1722,33 +1730,54 @@ static int write_through(FILE *f, const char *path, const ot_buf *b)
 	return rc;
 }
 
-/* Write `path` atomically (temporary file, then rename); unchanged bytes
- * are not rewritten. "-" writes to stdout; a symbolic link, a device or a
- * FIFO is written through, never replaced. */
-static int write_report(const char *path, const ot_buf *b)
+/*
+ * Write `path` atomically (a new temporary file beside it, made with
+ * mkstemp, then rename); unchanged bytes are not rewritten. "-" writes to
+ * stdout. The report's folder follows the main command's rules for -o
+ * (ot_output_check_folder: no link, not /, the home folder or the
+ * checkout, unless --force). A device or FIFO (also behind a link, as
+ * /dev/stdout is) is written through; a link to anything else is
+ * replaced, like every file of the main command's, never followed.
+ */
+static int write_report(const char *path, const ot_buf *b, const ot_run_opts *ro)
 {
 	ot_buf tmp = OT_BUF_INIT;
 	struct stat st;
-	FILE *f;
-	int rc = 0;
+	char *dir, *checkout;
+	const char *slash;
+	bool compare = false;
+	mode_t mask;
+	int fd, rc = 0;
 
 	if (!strcmp(path, "-"))
 		return write_through(stdout, "stdout", b);
+	slash = strrchr(path, '/');
+	dir = slash ? ot_strndup(path, slash == path ? 1 : (size_t)(slash - path)) : ot_strdup(".");
+	checkout = ro->source ? ot_strdup(ro->source) : ot_run_default_source();
+	rc = ot_output_check_folder(dir, checkout, ro->force);
+	free(dir);
+	free(checkout);
+	if (rc < 0)
+		return rc;
 	if (lstat(path, &st) == 0) {
+		struct stat target;
 		if (S_ISDIR(st.st_mode))
 			return ot_error_set("cannot write %s: it is a folder", path);
-		if (!S_ISREG(st.st_mode))
+		if (S_ISLNK(st.st_mode) && stat(path, &target) == 0 && !S_ISREG(target.st_mode) &&
+		    !S_ISDIR(target.st_mode))
 			return write_through(fopen(path, "wb"), path, b);
+		if (!S_ISLNK(st.st_mode) && !S_ISREG(st.st_mode))
+			return write_through(fopen(path, "wb"), path, b);
+		compare = S_ISREG(st.st_mode);
 	}
-	f = fopen(path, "rb");
-	if (f) {
+	if (compare && (fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) >= 0) {
 		ot_buf cur = OT_BUF_INIT;
 		char chunk[65536];
-		size_t n;
+		ssize_t n;
 		bool same;
-		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && cur.size <= b->size)
-			ot_buf_put(&cur, chunk, n);
-		fclose(f);
+		while ((n = read(fd, chunk, sizeof(chunk))) > 0 && cur.size <= b->size)
+			ot_buf_put(&cur, chunk, (size_t)n);
+		close(fd);
 		same = ot_buf_equal(&cur, b);
 		ot_buf_free(&cur);
 		if (same)
@@ -1756,19 +1785,23 @@ static int write_report(const char *path, const ot_buf *b)
 	}
 	if ((rc = make_parent_dirs(path)) < 0)
 		goto done;
-	ot_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-	f = fopen(tmp.ptr, "wb");
-	if (!f) {
+	/* a new file of a name nobody could plant: O_CREAT | O_EXCL, never a link */
+	ot_buf_printf(&tmp, "%s.tmp.XXXXXX", path);
+	fd = mkostemp(tmp.ptr, O_CLOEXEC);
+	if (fd < 0) {
 		rc = ot_error_set("cannot write %s: %s", path, strerror(errno));
 		goto done;
 	}
-	if (fwrite(b->ptr, 1, b->size, f) != b->size || fflush(f) || fsync(fileno(f))) {
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) < 0 || write(fd, b->ptr, b->size) != (ssize_t)b->size ||
+	    fsync(fd) < 0) {
 		rc = ot_error_set("cannot write %s: %s", path, strerror(errno));
-		fclose(f);
+		close(fd);
 		unlink(tmp.ptr);
 		goto done;
 	}
-	fclose(f);
+	close(fd);
 	if (rename(tmp.ptr, path) < 0) {
 		rc = ot_error_set("cannot write %s: %s", path, strerror(errno));
 		unlink(tmp.ptr);
@@ -1810,7 +1843,7 @@ int ot_diff_run(const ot_diff_opts *o)
 	}
 	/* trace.json sides first: a release side may trace the file's inputs */
 	for (int s = 0; s < 2; s++) {
-		if (file[s] && ot_tracejson_load(&docs[s], args[s]) < 0) {
+		if (file[s] && ot_tracejson_load(&docs[s], args[s], o->run.max_read_bytes) < 0) {
 			say("%s", ot_error_last());
 			goto done;
 		}
@@ -1845,7 +1878,7 @@ int ot_diff_run(const ot_diff_opts *o)
 	ot_diff_markdown(&md, d, docs[0], docs[1], &rdo);
 	if (o->out_json) {
 		ot_diff_json(&json, d, docs[0], docs[1], &rdo);
-		if (write_report(o->out_json, &json) < 0) {
+		if (write_report(o->out_json, &json, &o->run) < 0) {
 			say("%s", ot_error_last());
 			goto done;
 		}
@@ -1859,7 +1892,7 @@ int ot_diff_run(const ot_diff_opts *o)
 		name_part(&path, docs[1]->version);
 		ot_buf_puts(&path, ".md");
 	}
-	if (write_report(path.ptr, &md) < 0) {
+	if (write_report(path.ptr, &md, &o->run) < 0) {
 		say("%s", ot_error_last());
 		goto done;
 	}

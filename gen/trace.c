@@ -106,12 +106,18 @@ static bool first_visit(struct ctx *c, const char *kind, const void *ptr, const 
 	return true;
 }
 
+/* Add `s` to `v` unless there: a hash set (c->seen, keyed by the vector
+ * and the string), since a list can be long (an entry with 60,000
+ * dispatch keys). */
 static void strvec_add_unique(struct ctx *c, ot_strvec *v, const char *s)
 {
-	for (size_t i = 0; i < v->len; i++)
-		if (!strcmp(v->items[i], s))
-			return;
-	ot_vec_push(v, ot_arena_strdup(c->a, s));
+	ot_buf key = OT_BUF_INIT;
+	ot_buf_printf(&key, "%p\x01%s", (void *)v, s);
+	if (!ot_map_get(c->seen, key.ptr)) {
+		ot_map_put(c->seen, ot_arena_strndup(c->a, key.ptr, key.size), (void *)1);
+		ot_vec_push(v, ot_arena_strdup(c->a, s));
+	}
+	ot_buf_free(&key);
 }
 
 static void message(struct ctx *c, const char *fmt, ...) OT_PRINTF(2, 3);

@@ -112,6 +112,14 @@ ot_value *ot_v_push(ot_arena *arena, ot_value *list, ot_value *item)
 	return item;
 }
 
+ot_member *ot_v_append(ot_arena *arena, ot_value *map, const char *key, ot_value *value)
+{
+	map->u.map.items = arena_grow(arena, map->u.map.items, &map->u.map.cap,
+				      map->u.map.len + 1, sizeof(ot_member));
+	map->u.map.items[map->u.map.len] = (ot_member){ot_arena_strdup(arena, key), 0, 0, value};
+	return &map->u.map.items[map->u.map.len++];
+}
+
 ot_value *ot_v_set(ot_arena *arena, ot_value *map, const char *key, ot_value *value)
 {
 	size_t i;
@@ -121,10 +129,7 @@ ot_value *ot_v_set(ot_arena *arena, ot_value *map, const char *key, ot_value *va
 			return value;
 		}
 	}
-	map->u.map.items = arena_grow(arena, map->u.map.items, &map->u.map.cap,
-				      map->u.map.len + 1, sizeof(ot_member));
-	map->u.map.items[map->u.map.len++] =
-		(ot_member){ot_arena_strdup(arena, key), 0, 0, value};
+	ot_v_append(arena, map, key, value);
 	return value;
 }
 

@@ -73,6 +73,14 @@ ot_value *ot_v_map(ot_arena *arena);
 ot_value *ot_v_push(ot_arena *arena, ot_value *list, ot_value *item);
 
 /**
+ * Add member `key` (copied) at the end of `map` without looking for it: for
+ * a caller that knows the key is new (a parser that checks for duplicates
+ * its own way, in constant time). Returns the member (valid until the next
+ * addition).
+ */
+ot_member *ot_v_append(ot_arena *arena, ot_value *map, const char *key, ot_value *value);
+
+/**
  * Set `key` in a map (a copy of the key is kept). Replaces an existing
  * value for the same key. Returns `value`.
  */
