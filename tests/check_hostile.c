@@ -29,6 +29,7 @@
 #include <cmark-gfm-core-extensions.h>
 #include <cmark-gfm.h>
 
+#include "output.h"
 #include "testutil.h"
 
 static char *bin;     /* the optrace binary, absolute */
@@ -1555,6 +1556,312 @@ START_TEST(untrusted_bidi_controls_are_shown)
 }
 END_TEST
 
+
+/* Start `bin ARGS` (NULL-terminated) in `cwd`, its output discarded; once
+ * `gate` (may be -1) gives a byte. Returns the pid. */
+static pid_t spawn_in(const char *cwd, int gate, const char *const *args)
+{
+	pid_t pid = fork();
+	ck_assert(pid >= 0);
+	if (pid == 0) {
+		const char *argv[32] = {bin};
+		int n = 1, null = open("/dev/null", O_RDWR);
+		char c;
+		for (; *args && n < 31; args++)
+			argv[n++] = *args;
+		argv[n] = NULL;
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (gate >= 0 && read(gate, &c, 1) != 1)
+			_exit(126);
+		if (chdir(cwd) != 0)
+			_exit(127);
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* The manifest lists only files that exist, and every page index.md links to exists. */
+static void expect_whole_out(const char *out)
+{
+	char *missing = shell("cd \"$1\" && tail -n +2 .optrace-manifest | cut -f1 | "
+			      "while read -r f; do [ -f \"$f\" ] || echo \"$f\"; done; "
+			      "grep -o '](ops/[^)]*)' index.md | sed 's/^](//; s/)$//' | "
+			      "while read -r f; do [ -f \"$f\" ] || echo \"$f\"; done",
+			      out, NULL);
+	ck_assert_msg(!*missing, "out/ is half-published; missing:\n%.2000s", missing);
+	free(missing);
+}
+
+/* 6: one run per out/: a second one exits 2 at once, naming the first's pid. */
+START_TEST(untrusted_second_run_on_one_out)
+{
+	char *box = sandbox("u-lock", TWO_OPS, strlen(TWO_OPS)), *out = tu_path(box, "out");
+	char *staging = tu_path(out, OT_OUTPUT_STAGING), pid_text[64];
+	const char *args[] = {"-s", fixture, "-t", "2.0.0", "-q", "--all", "--format", "md,json,html", NULL};
+	struct result r;
+	double start;
+	struct stat st;
+	int status;
+	pid_t first = spawn_in(box, -1, args);
+	/* the first run holds out/ (its staging folder is there): stop it there */
+	start = ot_clock();
+	while (lstat(staging, &st) != 0) {
+		ck_assert_msg(waitpid(first, &status, WNOHANG) == 0, "the first run ended too soon");
+		ck_assert_msg(ot_clock() - start < 60, "the first run never made its staging folder");
+		usleep(2000);
+	}
+	kill(first, SIGSTOP);
+	start = ot_clock();
+	r = run_in(box, (const char *[]){"-s", fixture, "-t", "2.0.0", "-q", NULL});
+	snprintf(pid_text, sizeof(pid_text), "optrace: out/ is in use by pid %ld", (long)first);
+	kill(first, SIGCONT);
+	expect_fatal(&r, pid_text);
+	ck_assert_msg(ot_clock() - start < 10, "the second run did not stop at once");
+	result_free(&r);
+	ck_assert(waitpid(first, &status, 0) == first);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) <= 1, "the first run: status %d", status);
+	/* the first run published whole, and a later run is free to go */
+	ck_assert(lstat(staging, &st) != 0);
+	expect_whole_out(out);
+	r = run_in(box, (const char *[]){"-s", fixture, "-t", "2.0.0", "-q", NULL});
+	ck_assert_msg(r.status == 0, "%d: %s", r.status, r.err);
+	expect_whole_out(out);
+	result_free(&r);
+	free(staging);
+	free(out);
+	free(box);
+}
+END_TEST
+
+/* 7: one 30 MB blob under 400 names: a clear error and status 2, at once,
+ * never "out of memory" (under a 4 GB address-space limit: sanitizers
+ * reserve more, so not under them). */
+START_TEST(untrusted_blob_read_400_times)
+{
+	char *box = sandbox("u-big", TWO_OPS, strlen(TWO_OPS)), *before = out_digest(box), *after;
+	char *script, *status, *err;
+	ot_buf s = OT_BUF_INIT;
+	double start = ot_clock();
+	ot_buf_printf(&s, "cd \"$1\"; %s st=0; %s -s \"$2\" -t 4.7.0 -q 2> err || st=$?; echo $st > status",
+		      getenv("ASAN_OPTIONS") || getenv("UBSAN_OPTIONS") ? "" : "ulimit -v 4000000;", bin);
+	script = ot_buf_detach(&s);
+	free(shell(script, box, untrusted, NULL));
+	status = shell("cat \"$1\"/status", box, NULL);
+	err = shell("cat \"$1\"/err", box, NULL);
+	ck_assert_msg(!strcmp(status, "2\n"), "status %s: %.2000s", status, err);
+	ck_assert_has(err, "add up to more than 1073741824 bytes, the limit of one run (see "
+			   "--max-read-bytes)");
+	ck_assert_msg(!strstr(err, "out of memory"), "%s", err);
+	ck_assert_msg(ot_clock() - start < 30, "took %.1f s", ot_clock() - start);
+	after = out_digest(box);
+	ck_assert_str_eq(before, after);
+	free(after);
+	free(status);
+	free(err);
+	/* the limits are options */
+	expect_fatal_keeps_out(box, fixture, "the limit of one run (see --max-read-bytes)", "-s", fixture,
+			       "-t", "2.0.0", "--max-read-bytes", "4K");
+	expect_fatal_keeps_out(box, fixture, "file too large", "-s", fixture, "-t", "2.0.0",
+			       "--max-file-bytes", "1K");
+	free(script);
+	free(before);
+	free(box);
+}
+END_TEST
+
+/* 8: --templates files are regular files: no link, FIFO or device is read. */
+START_TEST(untrusted_templates_are_regular_files)
+{
+	static const struct {
+		const char *setup, *message;
+	} cases[] = {
+		{"ln -s ../secret.txt tpl/style.css", "tpl/style.css is a symbolic link"},
+		{"ln -s /proc/self/environ tpl/index.md.mustache", "tpl/index.md.mustache is a symbolic link"},
+		{"mkfifo tpl/page.md.mustache", "tpl/page.md.mustache is not a regular file"},
+		{"ln -s /dev/zero tpl/page.md.mustache", "tpl/page.md.mustache is a symbolic link"},
+		{"mknod tpl/page.md.mustache c 1 5 2>/dev/null || mkfifo tpl/page.md.mustache",
+		 "tpl/page.md.mustache is not a regular file"},
+		{"head -c 2000000 /dev/zero | tr '\\0' x > tpl/page.md.mustache",
+		 "tpl/page.md.mustache is too large for a template"},
+	};
+	char *box = sandbox("u-tpl", TWO_OPS, strlen(TWO_OPS));
+	free(shell("cd \"$1\" && printf 'SECRET=42\\n' > secret.txt", box, NULL));
+	for (size_t i = 0; i < OT_ARRAY_LEN(cases); i++) {
+		double start = ot_clock();
+		free(shell("cd \"$1\" && rm -rf tpl && mkdir tpl && eval \"$2\"", box, cases[i].setup, NULL));
+		expect_fatal_keeps_out(box, NULL, cases[i].message, "-s", fixture, "-t", "2.0.0",
+				       "--format", "md,json,html", "--templates", "tpl");
+		ck_assert_msg(ot_clock() - start < 20, "'%s' took %.1f s", cases[i].setup,
+			      ot_clock() - start);
+	}
+	free(box);
+}
+END_TEST
+
+/* 9: optrace diff's temporary file is new (mkstemp): a planted link of the
+ * old name FILE.tmp.<pid> is not followed. */
+START_TEST(untrusted_diff_temporary_file_is_new)
+{
+	char *box = sandbox("u-difftmp", TWO_OPS, strlen(TWO_OPS)), *victim = tu_path(box, "victim.txt");
+	char *text, link[64];
+	const char *args[] = {"diff", "1.0.0", "2.0.0", "-s", fixture, "-q", "-o", "report.md", NULL};
+	int gate[2], status;
+	pid_t pid;
+	tu_write_file(victim, "precious\n", 9);
+	ck_assert(pipe(gate) == 0);
+	pid = spawn_in(box, gate[0], args);
+	snprintf(link, sizeof(link), "report.md.tmp.%ld", (long)pid);
+	free(shell("cd \"$1\" && ln -s victim.txt \"$2\"", box, link, NULL));
+	ck_assert(write(gate[1], "x", 1) == 1);
+	close(gate[0]);
+	close(gate[1]);
+	ck_assert(waitpid(pid, &status, 0) == pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+	text = tu_read_file(victim, NULL);
+	ck_assert_str_eq(text, "precious\n");
+	free(text);
+	text = shell("cd \"$1\" && head -c 22 report.md", box, NULL);
+	ck_assert_str_eq(text, "## optrace diff: PyTor");
+	free(text);
+	free(victim);
+	free(box);
+}
+END_TEST
+
+/*
+ * 10: the manifest is not trusted as it is, and -o is not any folder: a
+ * planted manifest deletes no file optrace did not write; the checkout,
+ * the home folder, / and a non-empty folder optrace did not make are
+ * refused (unless --force), and so is a file of the user's named like a page.
+ */
+START_TEST(untrusted_manifest_and_output_folders)
+{
+	static const char *const manifests[] = {
+		"# optrace manifest v1\nnotes.md\nops/torch-add.md\n",
+		"# optrace manifest v2\nnotes.md\t0123456789abcdef\nops/torch-add.md\t0123456789abcdef\n",
+	};
+	char *box = sandbox("u-manifest", "torch.add\n", 10), *text, *clone, *d0, *d1;
+	struct result r = run_box(box, fixture, "-s", fixture, "-t", "2.0.0", "-q", NULL);
+	ck_assert_msg(r.status == 0, "%d: %s", r.status, r.err); /* nn.LSTM's pages go */
+	result_free(&r);
+	for (size_t i = 0; i < OT_ARRAY_LEN(manifests); i++) {
+		free(shell("cd \"$1\"/out && printf 'mine\\n' > notes.md && printf '%s' \"$2\" > "
+			   ".optrace-manifest",
+			   box, manifests[i], NULL));
+		r = run_box(box, fixture, "-s", fixture, "-t", "2.0.0", "-q", NULL);
+		ck_assert_msg(r.status == 0, "%d: %s", r.status, r.err);
+		ck_assert_has(r.err, "warning: not removing stale out/notes.md");
+		result_free(&r);
+		text = shell("cat \"$1\"/out/notes.md", box, NULL);
+		ck_assert_str_eq(text, "mine\n");
+		free(text);
+	}
+	/* a file of the user's where a page goes */
+	free(shell("cd \"$1\" && printf 'torch.add\\nnn.LSTM\\n' > ops.list && "
+		   "printf 'my notes\\n' > out/ops/nn-lstm.md", box, NULL));
+	expect_fatal_keeps_out(box, fixture, "out/ops/nn-lstm.md is not a file optrace wrote", "-s",
+			       fixture, "-t", "2.0.0");
+	/* a non-empty folder optrace did not make; with --force it is written */
+	free(shell("cd \"$1\" && mkdir mine && printf 'mine\\n' > mine/index.md", box, NULL));
+	d0 = digest(box, "out");
+	r = run_in(box, (const char *[]){"-s", fixture, "-t", "2.0.0", "-o", "mine", NULL});
+	expect_fatal(&r, "output folder mine is not empty and optrace did not make it");
+	result_free(&r);
+	d1 = digest(box, "out");
+	ck_assert_str_eq(d0, d1);
+	r = run_in(box, (const char *[]){"-s", fixture, "-t", "2.0.0", "-q", "-o", "mine", "--force", NULL});
+	ck_assert_msg(r.status == 0, "%d: %s", r.status, r.err);
+	result_free(&r);
+	/* the checkout, a folder inside it, the home folder, / */
+	clone = tu_path(box, "clone");
+	free(shell("git clone -q \"$1\" \"$2\"", fixture, clone, NULL));
+	r = run_box(box, clone, "-s", clone, "-t", "2.0.0", "-o", clone, NULL);
+	expect_fatal(&r, "is the PyTorch checkout");
+	result_free(&r);
+	r = run_box(box, clone, "-s", clone, "-t", "2.0.0", "-o", "clone/docs", NULL);
+	expect_fatal(&r, "output folder clone/docs is inside the PyTorch checkout");
+	result_free(&r);
+	text = shell("cd \"$1\" && mkdir -p home && HOME=\"$1\"/home \"$2\" -s \"$3\" -t 2.0.0 -o home "
+		     "2>&1; echo \" $?\"",
+		     box, bin, fixture, NULL);
+	ck_assert_has(text, "output folder home is the home folder");
+	ck_assert_has(text, " 2\n");
+	free(text);
+	/* last: the binary before the fix never gets here (it would write into /) */
+	r = run_in(box, (const char *[]){"-s", fixture, "-t", "2.0.0", "--format", "json", "-o", "/", NULL});
+	expect_fatal(&r, "output folder / is the root folder");
+	result_free(&r);
+	free(clone);
+	free(d0);
+	free(d1);
+	free(box);
+}
+END_TEST
+
+/* A time limit that sanitizer builds stretch (CK_TIMEOUT_MULTIPLIER). */
+static double time_limit(double seconds)
+{
+	const char *m = getenv("CK_TIMEOUT_MULTIPLIER");
+	return seconds * (m && atof(m) > 1 ? atof(m) : 1);
+}
+
+/* 11: long lists take linear time: 60,000 dispatch keys, 200,000 aten names. */
+START_TEST(untrusted_long_lists_stay_linear)
+{
+	char *box = sandbox("u-long", "aten::many\n", 11), *json;
+	double start = ot_clock(), took;
+	struct result r = run_box(box, untrusted, "-s", untrusted, "-t", "4.11.0", "-q", NULL);
+	took = ot_clock() - start;
+	ck_assert_msg(r.status <= 1, "%d: %s", r.status, r.err);
+	ck_assert_msg(took < time_limit(10), "60,000 dispatch keys took %.1f s", took);
+	result_free(&r);
+	json = shell("cd \"$1\" && grep -c Key59999 out/trace.json", box, NULL);
+	ck_assert_msg(atoi(json) > 0, "the last key is not in trace.json");
+	free(json);
+	/* optrace diff of one op that names 200,000 overloads */
+	free(shell("cd \"$1\" && /usr/bin/python3 -c 'import json; d = json.load(open(\"out/trace.json\")); "
+		   "d[\"ops\"][0][\"aten\"] = [\"name_%d.ov\" % i for i in range(200000)]; "
+		   "json.dump(d, open(\"big.json\", \"w\"))'",
+		   box, NULL));
+	start = ot_clock();
+	r = run_box(box, NULL, "diff", "big.json", "big.json", "-q", "-o", "-", NULL);
+	took = ot_clock() - start;
+	ck_assert_msg(r.status == 0, "%d: %s", r.status, r.err);
+	ck_assert_msg(took < time_limit(10), "a diff of 200,000 aten names took %.1f s", took);
+	result_free(&r);
+	free(box);
+}
+END_TEST
+
+/* 12: optrace diff does not write through a linked out/ either. */
+START_TEST(untrusted_diff_refuses_a_linked_out)
+{
+	char *box = sandbox("u-difflink", TWO_OPS, strlen(TWO_OPS)), *left;
+	struct result r;
+	free(shell("cd \"$1\" && rm -rf out && mkdir elsewhere && ln -s elsewhere out", box, NULL));
+	r = run_in(box, (const char *[]){"diff", "1.0.0", "2.0.0", "-s", fixture, "-q", NULL});
+	expect_fatal(&r, "output folder out is a symbolic link");
+	result_free(&r);
+	r = run_in(box, (const char *[]){"diff", "1.0.0", "2.0.0", "-s", fixture, "-q", "--json",
+					 "out/d.json", "-o", "-", NULL});
+	expect_fatal(&r, "output folder out is a symbolic link");
+	result_free(&r);
+	left = shell("ls -A \"$1\"/elsewhere", box, NULL);
+	ck_assert_msg(!*left, "written through the link: %s", left);
+	free(left);
+	/* the main command refuses it the same way */
+	r = run_in(box, (const char *[]){"-s", fixture, "-t", "2.0.0", "-q", NULL});
+	expect_fatal(&r, "output folder out is a symbolic link");
+	result_free(&r);
+	free(box);
+}
+END_TEST
+
 /* ---- suite ----------------------------------------------------------------------------- */
 
 static Suite *suite(void)
@@ -1618,6 +1925,13 @@ static Suite *suite(void)
 	tcase_add_test(tc, untrusted_svg_stays_xml);
 	tcase_add_test(tc, untrusted_double_bar_outside_a_table);
 	tcase_add_test(tc, untrusted_bidi_controls_are_shown);
+	tcase_add_test(tc, untrusted_second_run_on_one_out);
+	tcase_add_test(tc, untrusted_blob_read_400_times);
+	tcase_add_test(tc, untrusted_templates_are_regular_files);
+	tcase_add_test(tc, untrusted_diff_temporary_file_is_new);
+	tcase_add_test(tc, untrusted_manifest_and_output_folders);
+	tcase_add_test(tc, untrusted_long_lists_stay_linear);
+	tcase_add_test(tc, untrusted_diff_refuses_a_linked_out);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("interrupt");
