@@ -128,7 +128,9 @@ static void md_text_of(ot_buf *out, const char *t, size_t len)
 		case '|': ot_buf_puts(out, "&#124;"); break;
 		case '~': ot_buf_puts(out, "&#126;"); break;
 		/* GitHub's autolinks: "scheme://", "www." and e-mail addresses */
-		case '@': ot_buf_puts(out, "&#64;"); break;
+		/* (an e-mail address is found after entities are decoded: a word
+		 * joiner before '@' leaves it no local part) */
+		case '@': ot_buf_puts(out, "\xE2\x81\xA0@"); break;
 		case ':':
 			if (i + 2 < len && t[i + 1] == '/' && t[i + 2] == '/')
 				ot_buf_puts(out, "&#58;");

@@ -41,7 +41,8 @@
 void ot_esc_display(ot_buf *out, const char *s, size_t len);
 
 /** Markdown prose: shown literally by both renderers, with no link,
- * autolink, emphasis, heading, list or raw HTML made of it. */
+ * autolink (a word joiner, U+2060, goes before each '@'), emphasis,
+ * heading, list or raw HTML made of it. */
 void ot_esc_md_text(ot_buf *out, const char *s, size_t len);
 
 /**

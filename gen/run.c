@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "assets.h"
+#include "escape.h"
 #include "index.h"
 #include "layout.h"
 #include "opslist.h"
@@ -24,12 +25,19 @@
 
 void ot_run_say(const char *fmt, ...)
 {
+	ot_buf text = OT_BUF_INIT, shown = OT_BUF_INIT;
 	va_list ap;
-	fputs("optrace: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ot_buf_vprintf(&text, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* names from the checkout are in messages: their control characters
+	 * are shown, never sent to the terminal */
+	ot_buf_puts(&shown, "optrace: ");
+	ot_esc_term(&shown, text.ptr, text.size);
+	ot_buf_putc(&shown, '\n');
+	fwrite(shown.ptr, 1, shown.size, stderr);
+	ot_buf_free(&text);
+	ot_buf_free(&shown);
 }
 
 #define say ot_run_say

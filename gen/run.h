@@ -71,7 +71,8 @@ char *ot_run_default_source(void);
  */
 int ot_run(const ot_run_opts *opts);
 
-/** Print "optrace: <message>" and a newline on stderr, as every message of a run. */
+/** Print "optrace: <message>" and a newline on stderr, as every message of a
+ * run; control characters in the message are shown (ot_esc_term), not sent. */
 void ot_run_say(const char *fmt, ...) OT_PRINTF(1, 2);
 
 
