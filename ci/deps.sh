@@ -5,12 +5,14 @@
 set -eu
 
 # build: compiler, pkg-config and the six libraries
-# test:  check, git/tar/xz (real-release import), mkdocs (site build test)
+# test:  check, git/tar/xz (real-release import), mkdocs (site build test),
+#        python3-markdown and chromium (check_hostile renders hostile pages as
+#        MkDocs does and loads them in a headless browser)
 # tools: clang + compiler-rt (fuzzing, sanitizers), valgrind, ripgrep (bench)
 PACKAGES="gcc make pkg-config libyaml-dev libgit2-dev libcmark-gfm-dev
 libcmark-gfm-extensions-dev libgraphviz-dev libpcre2-dev check git tar xz-utils
-ca-certificates python3 mkdocs clang libclang-rt-14-dev valgrind ripgrep
-fonts-dejavu-core"
+ca-certificates python3 mkdocs python3-markdown chromium clang libclang-rt-14-dev
+valgrind ripgrep fonts-dejavu-core"
 
 missing=""
 for p in $PACKAGES; do
