@@ -1702,16 +1702,23 @@ static ot_opslist *list_of(const ot_tj_doc *doc)
 	return l;
 }
 
-/* The folders above the report `path`, made when missing. */
+/* The folders above the report `path`, made when missing; a folder made
+ * here is marked as optrace's (ot_output_mark_folder), so that a run of the
+ * main command may write into it later (out/ by default). */
 static int make_parent_dirs(const char *path)
 {
 	const char *slash = strrchr(path, '/');
+	struct stat st;
+	bool made;
 	char *dir;
 	int rc;
 	if (!slash || slash == path)
 		return 0;
 	dir = ot_strndup(path, (size_t)(slash - path));
+	made = lstat(dir, &st) < 0;
 	rc = ot_output_make_dirs(dir);
+	if (!rc && made)
+		rc = ot_output_mark_folder(dir);
 	free(dir);
 	return rc;
 }

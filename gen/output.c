@@ -604,6 +604,24 @@ static void remove_created(ot_output *o)
 	free(p);
 }
 
+int ot_output_mark_folder(const char *dir)
+{
+	static const char header[] = MANIFEST_HEADER "\n";
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), m, error = 0;
+	if (fd < 0)
+		return ot_error_set("cannot open %s: %s", dir, strerror(errno));
+	m = openat(fd, OT_OUTPUT_MANIFEST, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (m >= 0) {
+		error = write_all(m, header, sizeof(header) - 1, OT_OUTPUT_MANIFEST);
+		if (close(m) < 0 && !error)
+			error = io_error("close", OT_OUTPUT_MANIFEST);
+	} else if (errno != EEXIST) {
+		error = ot_error_set("cannot create %s/%s: %s", dir, OT_OUTPUT_MANIFEST, strerror(errno));
+	}
+	close(fd);
+	return error;
+}
+
 int ot_output_open(ot_output **out, const char *dir)
 {
 	return ot_output_open_with(out, dir, NULL);

@@ -84,6 +84,13 @@ typedef struct {
  */
 int ot_output_open_with(ot_output **out, const char *dir, const ot_output_opts *opts);
 
+/**
+ * Mark the folder `dir`, which optrace just made for a file of its own (an
+ * optrace diff report), as optrace's: an empty manifest, unless it has one.
+ * A later run into it is then not refused as a folder of someone else's.
+ */
+int ot_output_mark_folder(const char *dir);
+
 /** ot_output_open_with(out, dir, NULL). */
 int ot_output_open(ot_output **out, const char *dir);
 

@@ -672,6 +672,85 @@ START_TEST(concurrent_writes)
 }
 END_TEST
 
+/* One run per folder: a second open fails while the first holds the lock. */
+START_TEST(second_open_waits_for_none)
+{
+	char *dir = tu_tmpdir("out-lock");
+	ot_output *first = open_ok(dir), *second = NULL;
+	char want[64];
+	snprintf(want, sizeof(want), "/ is in use by pid %ld", (long)getpid());
+	ck_assert_int_lt(ot_output_open(&second, dir), 0);
+	ck_assert_msg(strstr(ot_error_last(), want), "%s", ot_error_last());
+	ck_assert(second == NULL);
+	ot_output_free(first);
+	second = open_ok(dir);
+	ot_output_free(second);
+	free(dir);
+}
+END_TEST
+
+/* A file optrace did not write, or changed since, is neither replaced nor removed. */
+START_TEST(files_of_others_are_never_replaced)
+{
+	char *dir = tu_tmpdir("out-others");
+	ot_output *o;
+	ot_output_opts force = {NULL, true};
+	run(dir, first_files, 2);
+	make_dir(dir, "ops/sub");
+	put(dir, "ops/sub/graph.svg", "mine\n");
+	o = open_ok(dir);
+	for (int i = 0; i < 3; i++)
+		write_ok(o, first_files[i].path, first_files[i].text);
+	assert_error_has(ot_output_commit(o, NULL), "ops/sub/graph.svg is not a file optrace wrote");
+	ot_output_free(o);
+	assert_file(dir, "ops/sub/graph.svg", "mine\n");
+	put(dir, "ops/add.md", "# add, edited\n");
+	o = open_ok(dir);
+	write_ok(o, "index.md", "# Index, changed\n");
+	write_ok(o, "ops/add.md", "# add, changed\n");
+	assert_error_has(ot_output_commit(o, NULL), "ops/add.md was changed since optrace wrote it");
+	ot_output_free(o);
+	assert_file(dir, "index.md", "# Index\n");
+	/* forced, it is written */
+	ck_assert(ot_output_open_with(&o, dir, &force) == 0);
+	write_ok(o, "ops/add.md", "# add, changed\n");
+	ck_assert(ot_output_commit(o, NULL) == 0);
+	ot_output_free(o);
+	assert_file(dir, "ops/add.md", "# add, changed\n");
+	/* stale now, but edited: kept */
+	put(dir, "ops/add.md", "# add, edited again\n");
+	run(dir, NULL, 0);
+	assert_file(dir, "ops/add.md", "# add, edited again\n");
+	free(dir);
+}
+END_TEST
+
+/* The folders -o refuses. */
+START_TEST(folders_that_are_refused)
+{
+	char *dir = tu_tmpdir("out-refused"), *abs = tu_absolute(dir), *inside = tu_path(abs, "co/out");
+	char *co = tu_path(abs, "co");
+	ot_output *o = NULL;
+	ot_output_opts opts = {co, false};
+	make_dir(abs, "co");
+	ck_assert_int_lt(ot_output_check_folder("/", NULL, false), 0);
+	ck_assert_msg(strstr(ot_error_last(), "is the root folder"), "%s", ot_error_last());
+	ck_assert_int_eq(ot_output_check_folder("/", NULL, true), 0);
+	ck_assert_int_lt(ot_output_check_folder(co, co, false), 0);
+	ck_assert_int_lt(ot_output_open_with(&o, inside, &opts), 0);
+	ck_assert_msg(strstr(ot_error_last(), "inside the PyTorch checkout"), "%s", ot_error_last());
+	ck_assert(!exists(co, "out"));
+	put(abs, "co/file.txt", "x\n");
+	ck_assert_int_lt(ot_output_open(&o, co), 0);
+	ck_assert_msg(strstr(ot_error_last(), "not empty and optrace did not make it"), "%s",
+		      ot_error_last());
+	free(co);
+	free(inside);
+	free(abs);
+	free(dir);
+}
+END_TEST
+
 START_TEST(stale_staging_folder_is_cleaned)
 {
 	char *dir = tu_tmpdir("out-staging"), *out = tu_path(dir, "out"),
@@ -926,6 +1005,9 @@ int main(void)
 	tcase_add_test(tc, disk_full_is_reported_and_publishes_nothing);
 	tcase_add_test(tc, concurrent_writes);
 	tcase_add_test(tc, stale_staging_folder_is_cleaned);
+	tcase_add_test(tc, second_open_waits_for_none);
+	tcase_add_test(tc, files_of_others_are_never_replaced);
+	tcase_add_test(tc, folders_that_are_refused);
 	tcase_add_test(tc, hand_edited_manifest_cannot_escape_out);
 	tcase_add_test(tc, manifest_without_header_removes_nothing);
 	tcase_add_test(tc, commit_once_and_dir_accessor);
