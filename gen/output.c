@@ -222,35 +222,86 @@ static size_t parts_len(const ot_output_part *parts, size_t n)
 	return len;
 }
 
-/* FNV-1a (common.c's ot_hash), over pieces. */
-static uint64_t hash_more(uint64_t h, const char *data, size_t len)
+/*
+ * The manifest's hash of a file's bytes, fed in pieces of any length:
+ * 8 bytes at a time (a multiply-rotate mix, then the length), fast enough
+ * to run over every byte a run writes.
+ */
+struct hasher {
+	uint64_t h, total;
+	unsigned char tail[8];
+	size_t ntail;
+};
+
+#define HASH_MUL 0x9E3779B97F4A7C15ULL
+
+static void hash_word(struct hasher *s, uint64_t w)
 {
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)data[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
+	s->h = (s->h ^ (w * HASH_MUL));
+	s->h = ((s->h << 31) | (s->h >> 33)) * 0xBF58476D1CE4E5B9ULL;
 }
 
-#define HASH_START 1469598103934665603ULL
+static void hash_feed(struct hasher *s, const char *data, size_t len)
+{
+	s->total += len;
+	while (len && s->ntail) {
+		s->tail[s->ntail++] = (unsigned char)*data++;
+		len--;
+		if (s->ntail == 8) {
+			uint64_t w;
+			memcpy(&w, s->tail, 8);
+			hash_word(s, w);
+			s->ntail = 0;
+		}
+	}
+	if (s->ntail) /* all of it went into the partial word */
+		return;
+	for (; len >= 8; data += 8, len -= 8) {
+		uint64_t w;
+		memcpy(&w, data, 8);
+		hash_word(s, w);
+	}
+	memcpy(s->tail, data, len);
+	s->ntail = len;
+}
+
+static uint64_t hash_end(struct hasher *s)
+{
+	uint64_t w = 0, h;
+	memcpy(&w, s->tail, s->ntail);
+	hash_word(s, w);
+	hash_word(s, s->total);
+	h = s->h;
+	h ^= h >> 33;
+	h *= 0xFF51AFD7ED558CCDULL;
+	return h ^ (h >> 33);
+}
+
+uint64_t ot_output_hash(const char *data, size_t len)
+{
+	struct hasher s = {0, 0, {0}, 0};
+	hash_feed(&s, data, len);
+	return hash_end(&s);
+}
 
 static uint64_t parts_hash(const ot_output_part *parts, size_t n)
 {
-	uint64_t h = HASH_START;
+	struct hasher s = {0, 0, {0}, 0};
 	for (size_t i = 0; i < n; i++)
-		h = hash_more(h, parts[i].data, parts[i].len);
-	return h;
+		hash_feed(&s, parts[i].data, parts[i].len);
+	return hash_end(&s);
 }
 
 /* The hash of what regular file `name` (below `parent`) holds; false when
  * it is not one or cannot be read. */
 static bool file_hash(uint64_t *out, int parent, const char *name)
 {
+	struct hasher s = {0, 0, {0}, 0};
 	char chunk[65536];
 	struct stat st;
 	ssize_t n;
 	int fd = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	*out = HASH_START;
+	*out = 0;
 	if (fd < 0)
 		return false;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -259,8 +310,9 @@ static bool file_hash(uint64_t *out, int parent, const char *name)
 	}
 	while ((n = read(fd, chunk, sizeof(chunk))) > 0 || (n < 0 && errno == EINTR))
 		if (n > 0)
-			*out = hash_more(*out, chunk, (size_t)n);
+			hash_feed(&s, chunk, (size_t)n);
 	close(fd);
+	*out = hash_end(&s);
 	return n == 0;
 }
 
@@ -763,6 +815,7 @@ int ot_output_write_parts(ot_output *o, const char *relpath, const ot_output_par
 {
 	size_t index = 0;
 	bool same = false;
+	uint64_t hash;
 	int error;
 
 	if (!relpath || !valid_relpath(relpath))
@@ -778,8 +831,9 @@ int ot_output_write_parts(ot_output *o, const char *relpath, const ot_output_par
 	if (!error && !same)
 		error = stage(o, relpath, parts, nparts);
 
+	hash = error < 0 ? 0 : parts_hash(parts, nparts); /* outside the lock */
 	pthread_mutex_lock(&o->lock);
-	o->entries.items[index].hash = parts_hash(parts, nparts);
+	o->entries.items[index].hash = hash;
 	o->entries.items[index].state = error < 0 ? FAILED : same ? UNCHANGED : STAGED;
 	if (error < 0)
 		o->failed++;

@@ -19,8 +19,8 @@
  * a file is an error).
  *
  * The manifest's first line is "# optrace manifest v2", then one line per
- * file, sorted: its path, a tab and 16 hex digits of a hash (FNV-1a, 64
- * bits) of the bytes written (a path killed while publishing has two, the
+ * file, sorted: its path, a tab and 16 hex digits of ot_output_hash of the
+ * bytes written (a path killed while publishing has two, the
  * old and the new). When reading it, a missing or different header means
  * no stale file is removed; malformed lines are skipped; every path is
  * checked by the rules above. A stale file is deleted only when it still
@@ -83,6 +83,9 @@ typedef struct {
  * ot_output_free.
  */
 int ot_output_open_with(ot_output **out, const char *dir, const ot_output_opts *opts);
+
+/** The manifest's 64-bit hash of a file's bytes (not cryptographic). */
+uint64_t ot_output_hash(const char *data, size_t len);
 
 /**
  * Mark the folder `dir`, which optrace just made for a file of its own (an

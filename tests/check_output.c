@@ -130,7 +130,7 @@ static const char *line_of(const char *path, const char *text)
 	static int next;
 	char *l = lines[next++ % 8];
 	snprintf(l, sizeof(lines[0]), "%s\t%016llx\n", path,
-		 (unsigned long long)ot_hash(text, strlen(text)));
+		 (unsigned long long)ot_output_hash(text, strlen(text)));
 	return l;
 }
 
