@@ -178,6 +178,11 @@ void ot_esc_md_code(ot_buf *out, const char *s, size_t len, bool in_table)
 		ot_buf_free(&t);
 		return;
 	}
+	if (!t.size) { /* "``" would open a longer span, not close an empty one */
+		ot_buf_puts(out, "` `");
+		ot_buf_free(&t);
+		return;
+	}
 	ticks = longest_backticks(t.ptr, t.size) + 1;
 	/* CommonMark strips one space on each side when both have one */
 	pad = t.size && (t.ptr[0] == '`' || t.ptr[0] == ' ' || t.ptr[t.size - 1] == '`' ||

@@ -47,7 +47,7 @@ void ot_esc_md_text(ot_buf *out, const char *s, size_t len);
 
 /**
  * An inline code span holding `s` literally: delimited by one backtick
- * more than its longest run. `in_table`: the span sits in a table cell,
+ * more than its longest run (an empty one is "` `"). `in_table`: the span sits in a table cell,
  * where GitHub splits on every unescaped '|'; a value holding '|' is then
  * written as Markdown text instead (Python-Markdown would show a "\|" in a
  * code span), and outside a table '|' is never escaped.

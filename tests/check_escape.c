@@ -58,6 +58,8 @@ static void expect_code(const char *in, bool table, const char *want)
 START_TEST(code_spans_hold_anything)
 {
 	expect_code("a || b", false, "`a || b`");
+	/* "``" would pair with a later span and leave text between as prose */
+	expect_code("", false, "` `");
 	expect_code("a || b", true, "a &#124;&#124; b");
 	expect_code("a`b``c", false, "```a`b``c```");
 	expect_code("`x", false, "`` `x ``");
