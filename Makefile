@@ -3,15 +3,19 @@
 #   make            build build/optrace
 #   make report     build, make sure the traced release's source is present,
 #                   write out/ for ./ops.list
-#   make test       build and run every test (unit, fixture, real releases)
+#   make test       build and run every test (unit, fixture, real releases,
+#                   then tests/groundtruth: optrace against the real torch)
 #   make deps       install the Debian packages the build and tests need
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (with the man pages and the
+#                   bash completion)
 #   make asan | ubsan | valgrind | fuzz | bench | clean
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
 BINDIR   = $(PREFIX)/bin
 DATADIR  = $(PREFIX)/share/optrace
+MANDIR   = $(PREFIX)/share/man/man1
+COMPDIR  = $(PREFIX)/share/bash-completion/completions
 
 CC      ?= cc
 WERROR  ?= -Werror
@@ -47,7 +51,7 @@ SOURCE_CACHE ?= $(if $(TILEGYM_SKILL_CACHE_DIR),$(TILEGYM_SKILL_CACHE_DIR),$(HOM
 DEPS_STAMP = $(BUILD)/.deps-ok
 
 .PHONY: all deps report test unit-test install uninstall clean asan ubsan valgrind fuzz \
-        fuzz-build sanitized-run bench source
+        fuzz-build sanitized-run bench source docs groundtruth
 
 all: $(BUILD)/optrace
 
@@ -88,6 +92,35 @@ $(BUILD)/liboptrace.a: $(LIB_OBJS) $(BUILD)/obj/embedded.o
 $(BUILD)/optrace: $(BUILD)/obj/main.o $(BUILD)/liboptrace.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
+# ---- man pages and completion --------------------------------------------------
+# Made from the --help of each command (whose text the option tables of
+# gen/main.c make): help2man writes the man pages, ci/completion.sh the bash
+# completion. The date in the pages is the last commit's.
+
+VERSION  := $(shell sed -n 's/^\#define OPTRACE_VERSION "\(.*\)"/\1/p' gen/common.h)
+DOC_DATE := $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+MANPAGES  = $(BUILD)/man/optrace.1 $(BUILD)/man/optrace-diff.1 $(BUILD)/man/optrace-show.1
+DOCS      = $(MANPAGES) $(BUILD)/optrace.bash-completion
+
+$(BUILD)/man/optrace.1: $(BUILD)/optrace ci/see-also.h2m | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	SOURCE_DATE_EPOCH=$(DOC_DATE) help2man --no-info --include=ci/see-also.h2m --version-string=$(VERSION) \
+		--name="trace PyTorch operators through the source of a release" -o $@ $(BUILD)/optrace
+
+# optrace diff and optrace show, as help2man runs a program: through a wrapper
+$(BUILD)/man/optrace-%.1: $(BUILD)/optrace ci/see-also.h2m | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@printf '#!/bin/sh\nexec "%s" %s "$$@"\n' "$(abspath $(BUILD)/optrace)" $* > $(BUILD)/man/optrace-$*
+	@chmod +x $(BUILD)/man/optrace-$*
+	SOURCE_DATE_EPOCH=$(DOC_DATE) help2man --no-info --include=ci/see-also.h2m --version-string=$(VERSION) \
+		--name="$(if $(filter diff,$*),what changed for PyTorch operators between two releases,one PyTorch operator's trace in the terminal)" \
+		-o $@ $(BUILD)/man/optrace-$*
+
+$(BUILD)/optrace.bash-completion: $(BUILD)/optrace ci/completion.sh
+	ci/completion.sh $(BUILD)/optrace > $@.tmp && mv $@.tmp $@
+
+docs: $(DOCS)
+
 # ---- tests ----------------------------------------------------------------------
 
 $(BUILD)/obj/tests/%.o: tests/%.c | $(DEPS_STAMP)
@@ -112,10 +145,22 @@ TEST_ENV = OPTRACE="$(abspath $(BUILD)/optrace)" OPTRACE_SOURCE="$(SOURCE_CACHE)
 source: | $(DEPS_STAMP)
 	@ci/fetch-pytorch-source.sh "$(SOURCE_CACHE)"
 
-test: $(BUILD)/optrace $(TEST_BINS) source
-	@$(TEST_ENV) tests/run-all.sh $(TEST_BINS)
+# optrace against the real thing (tests/groundtruth/README.md): Debian's
+# python3-torch 1.13.1 on the host and 2.6.0 in a cached chroot, run under
+# torch.profiler, against optrace's CPU main path. Report only until the
+# main path is marked: GROUNDTRUTH_ENFORCE=1 makes a missed threshold fail.
+GROUNDTRUTH_ENFORCE ?= 0
+GROUNDTRUTH = GROUNDTRUTH_ENFORCE=$(GROUNDTRUTH_ENFORCE) \
+              tests/groundtruth/run.sh $(BUILD)/optrace "$(SOURCE_CACHE)" $(BUILD)/groundtruth
 
-unit-test: $(BUILD)/optrace $(TEST_BINS)
+test: $(BUILD)/optrace $(DOCS) $(TEST_BINS) source
+	@$(TEST_ENV) tests/run-all.sh $(TEST_BINS)
+	@$(GROUNDTRUTH)
+
+groundtruth: $(BUILD)/optrace source
+	@$(GROUNDTRUTH)
+
+unit-test: $(BUILD)/optrace $(DOCS) $(TEST_BINS)
 	@$(TEST_ENV) tests/run-all.sh $(TEST_BINS)
 
 # ---- the product ---------------------------------------------------------------
@@ -129,14 +174,19 @@ report: $(BUILD)/optrace
 	  if [ $$rc -eq 1 ]; then echo "optrace: report written to out/ (see 'not found' entries in out/index.md)"; \
 	  elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
-install: $(BUILD)/optrace
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/templates
+install: $(BUILD)/optrace $(DOCS)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/templates $(DESTDIR)$(MANDIR) \
+		$(DESTDIR)$(COMPDIR)
 	install -m 755 $(BUILD)/optrace $(DESTDIR)$(BINDIR)/optrace
 	install -m 644 templates/* $(DESTDIR)$(DATADIR)/templates/
+	install -m 644 $(MANPAGES) $(DESTDIR)$(MANDIR)/
+	install -m 644 $(BUILD)/optrace.bash-completion $(DESTDIR)$(COMPDIR)/optrace
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/optrace
 	rm -rf $(DESTDIR)$(DATADIR)
+	rm -f $(DESTDIR)$(MANDIR)/optrace.1 $(DESTDIR)$(MANDIR)/optrace-diff.1 \
+		$(DESTDIR)$(MANDIR)/optrace-show.1 $(DESTDIR)$(COMPDIR)/optrace
 
 # ---- checkers ------------------------------------------------------------------
 
@@ -154,7 +204,7 @@ asan:
 ubsan:
 	$(MAKE) $(SAN_CC) BUILD=build-ubsan OPT="-O1 -g" SAN="$(UBSAN_SAN)" sanitized-run
 
-sanitized-run: $(BUILD)/optrace $(TEST_BINS) source
+sanitized-run: $(BUILD)/optrace $(DOCS) $(TEST_BINS) source
 	@$(TEST_ENV) tests/run-sanitized.sh "$(BUILD)" "$(SOURCE_CACHE)" $(TEST_BINS)
 
 valgrind: $(BUILD)/optrace source

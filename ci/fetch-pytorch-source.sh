@@ -6,16 +6,20 @@
 # which is what optrace reads through libgit2. HEAD is left detached at the
 # first VERSION. When every tag is already there, nothing is touched.
 #
-# Where the sources come from:
-#   1. the upstream repository (OPTRACE_SOURCE_URL, default
-#      https://github.com/pytorch/pytorch.git), when `git ls-remote` answers
-#      within 15 s: each tag is fetched shallowly (depth 1);
-#   2. otherwise the release tarball Debian ships as the "pytorch" source
-#      package (1.13.1 from bookworm, 2.6.0 from trixie), fetched with a
-#      private apt configuration, cached in PYTORCH_SOURCE_CACHE (default
-#      ~/.cache/pytorch-debian-src), and committed + tagged. The commits are
-#      made with a fixed author and date, so the same tarballs always give
-#      the same commit ids.
+# Where the sources come from, for each missing tag:
+#   1. for the releases Debian packages (1.13.1 from bookworm, 2.6.0 from
+#      trixie): the release tarball of Debian's "pytorch" source package,
+#      kept in PYTORCH_SOURCE_CACHE (default ~/.cache/pytorch-debian-src):
+#      a cached tarball is used without any network, else only its .dsc and
+#      the orig tarball are downloaded (apt's own downloader, each checked
+#      against the SHA-256 of the signed Sources index), and the tarball is
+#      checked against the .dsc. The tree is committed and tagged with a
+#      fixed author and date, so the same tarball always gives the same
+#      commit id, on every machine;
+#   2. otherwise (another release, or Debian failed) the upstream repository
+#      (OPTRACE_SOURCE_URL, default https://github.com/pytorch/pytorch.git),
+#      when `git ls-remote` answers within 2 s: the tag is fetched shallowly
+#      (depth 1). No network costs at most those 2 s.
 #
 # Exit status: 0 when every tag is present, 1 on any failure (the message
 # starts with "fetch-pytorch-source:").
@@ -36,6 +40,7 @@ for v in "${versions[@]}"; do
 done
 url=${OPTRACE_SOURCE_URL:-https://github.com/pytorch/pytorch.git}
 cache=${PYTORCH_SOURCE_CACHE:-$HOME/.cache/pytorch-debian-src}
+apt_helper=/usr/lib/apt/apt-helper
 command -v git >/dev/null || die "git is not installed"
 
 # Every git command runs without automatic gc: a background gc started by
@@ -70,22 +75,7 @@ if [ ${#missing[@]} -eq 0 ]; then
 	exit 0
 fi
 
-# ---- way 1: upstream ------------------------------------------------------------
-
-online=false
-if GIT_TERMINAL_PROMPT=0 timeout 15 git ls-remote "$url" HEAD >/dev/null 2>&1; then
-	online=true
-else
-	say "$url is unreachable (git ls-remote gave no answer within 15 s): using Debian's source packages"
-fi
-
-fetch_upstream() { # VERSION -> 0 when the tag is now present
-	say "fetching v$1 from $url (depth 1)"
-	GIT_TERMINAL_PROMPT=0 g fetch -q --depth 1 --no-tags "$url" "+refs/tags/v$1:refs/tags/v$1" &&
-		has_tag "$1"
-}
-
-# ---- way 2: Debian ----------------------------------------------------------------
+# ---- way 1: Debian ----------------------------------------------------------------
 
 debian_suite() {
 	case $1 in
@@ -121,42 +111,90 @@ cached_tarball() { # VERSION -> the cached orig tarball, or nothing
 	done
 }
 
-# Check a tarball against the SHA-256 its .dsc lists (when the .dsc is cached).
-check_tarball() { # TARBALL
-	local name dsc want have
-	name=$(basename "$1")
-	dsc=$(grep -l -F " $name" "$cache"/*.dsc 2>/dev/null | head -n 1 || true)
-	[ -n "$dsc" ] || { say "no .dsc lists $name: its checksum is not verified"; return 0; }
-	want=$(awk -v n="$name" '/^Checksums-Sha256:/ { s = 1; next } /^[^ ]/ { s = 0 } s && $3 == n { print $1 }' "$dsc")
-	[ -n "$want" ] || return 0
-	have=$(sha256sum "$1" | cut -d' ' -f1)
-	[ "$want" = "$have" ] || die "$1 does not match the SHA-256 in $dsc: delete it and run again"
+# The .dsc of the cached source package that lists TARBALL, or nothing.
+dsc_of() { # TARBALL
+	grep -l -F " $(basename "$1")" "$cache"/*.dsc 2>/dev/null | head -n 1 || true
 }
 
-debian_tarball() { # VERSION -> prints the path of the orig tarball
-	local v=$1 suite mirror work tb
+# Check a tarball against the SHA-256 its .dsc lists.
+check_tarball() { # TARBALL DSC
+	local name want have
+	name=$(basename "$1")
+	want=$(awk -v n="$name" '/^Checksums-Sha256:/ { s = 1; next } /^[^ ]/ { s = 0 } s && $3 == n { print $1 }' "$2")
+	[ -n "$want" ] || die "$2 lists no SHA-256 of $name"
+	have=$(sha256sum "$1" | cut -d' ' -f1)
+	[ "$want" = "$have" ] || die "$1 does not match the SHA-256 in $2: delete it and run again"
+}
+
+# Download what VERSION needs of Debian's source package into the cache:
+# its .dsc and its orig tarball, nothing else (the Debian patch set is not
+# needed, and may be gone from the mirror).
+debian_download() { # VERSION
+	local v=$1 suite mirror work uri name size hash got=0
 	suite=$(debian_suite "$v")
+	command -v apt-get >/dev/null || die "PyTorch $v: apt-get is needed to download Debian's source package"
+	[ -x "$apt_helper" ] || die "PyTorch $v: $apt_helper (package apt) is needed to download Debian's source package"
+	mirror=$(debian_mirror) || die "PyTorch $v: no Debian mirror in this machine's apt configuration"
+	mkdir -p "$cache" || die "cannot create the cache $cache"
+	work="$cache/apt-$suite"
+	mkdir -p "$work/lists/partial"
+	printf 'Types: deb-src\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+		"$mirror" "$suite" >"$work/src.sources"
+	local apt=(-qq -o "Dir::Etc::sourcelist=$work/src.sources"
+		-o "Dir::Etc::sourceparts=/nonexistent" -o "Dir::State::Lists=$work/lists"
+		-o "APT::Sandbox::User=root")
+	say "downloading Debian's pytorch $v source package ($suite, $mirror): its .dsc and orig tarball"
+	apt-get "${apt[@]}" update >&2 || die "PyTorch $v: apt-get update for Debian $suite failed"
+	# 'URI' NAME SIZE SHA256:HEX, one line per file of the package
+	while read -r uri name size hash; do
+		case $name in
+		pytorch_"$v"+dfsg-*.dsc | pytorch_"$v"+dfsg.orig.tar.*) ;;
+		*) continue ;;
+		esac
+		uri=${uri#\'}
+		uri=${uri%\'}
+		"$apt_helper" "${apt[@]}" download-file "$uri" "$cache/$name.part" "$hash" >&2 ||
+			die "PyTorch $v: cannot download $name ($size bytes) from $mirror"
+		mv -f "$cache/$name.part" "$cache/$name"
+		got=$((got + 1))
+	done < <(apt-get "${apt[@]}" source --print-uris pytorch 2>/dev/null | grep "^'" || true)
+	[ "$got" -eq 2 ] || die "PyTorch $v: Debian $suite did not provide pytorch_$v+dfsg.orig.tar.* and its .dsc"
+}
+
+debian_tarball() { # VERSION -> prints the path of the orig tarball, checked
+	local v=$1 tb dsc=""
 	tb=$(cached_tarball "$v")
-	if [ -z "$tb" ]; then
-		command -v apt-get >/dev/null || die "PyTorch $v: apt-get is needed to download Debian's source package"
-		mirror=$(debian_mirror) || die "PyTorch $v: no Debian mirror in this machine's apt configuration"
-		mkdir -p "$cache" || die "cannot create the cache $cache"
-		work="$cache/apt-$suite"
-		mkdir -p "$work/lists/partial"
-		printf 'Types: deb-src\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-			"$mirror" "$suite" >"$work/src.sources"
-		local apt=(apt-get -qq -o "Dir::Etc::sourcelist=$work/src.sources"
-			-o "Dir::Etc::sourceparts=/nonexistent" -o "Dir::State::Lists=$work/lists"
-			-o "APT::Sandbox::User=root")
-		say "downloading Debian's pytorch $v source package ($suite, $mirror)"
-		"${apt[@]}" update >&2 || die "PyTorch $v: apt-get update for Debian $suite failed"
-		# Only the upstream tarball matters; a missing Debian patch set is fine.
-		(cd "$cache" && "${apt[@]}" source --download-only pytorch >&2) || true
+	[ -n "$tb" ] && dsc=$(dsc_of "$tb")
+	if [ -z "$tb" ] || [ -z "$dsc" ]; then
+		debian_download "$v"
 		tb=$(cached_tarball "$v")
-		[ -n "$tb" ] || die "PyTorch $v: Debian $suite did not provide pytorch_$v+dfsg.orig.tar.*"
+		[ -n "$tb" ] || die "PyTorch $v: Debian's pytorch_$v+dfsg.orig.tar.* is missing from $cache"
+		dsc=$(dsc_of "$tb")
+		[ -n "$dsc" ] || die "PyTorch $v: no .dsc in $cache lists $(basename "$tb")"
 	fi
-	check_tarball "$tb"
+	check_tarball "$tb" "$dsc"
 	echo "$tb"
+}
+
+# ---- way 2: upstream (asked once, and only when needed) -------------------------------
+
+online=""
+upstream_online() {
+	if [ -z "$online" ]; then
+		if GIT_TERMINAL_PROMPT=0 timeout 2 git ls-remote "$url" HEAD >/dev/null 2>&1; then
+			online=true
+		else
+			online=false
+			say "$url is unreachable (git ls-remote gave no answer within 2 s)"
+		fi
+	fi
+	$online
+}
+
+fetch_upstream() { # VERSION -> 0 when the tag is now present
+	say "fetching v$1 from $url (depth 1)"
+	GIT_TERMINAL_PROMPT=0 g fetch -q --depth 1 --no-tags "$url" "+refs/tags/v$1:refs/tags/v$1" &&
+		has_tag "$1"
 }
 
 tmp=""
@@ -167,9 +205,8 @@ gitdir=$(g rev-parse --absolute-git-dir)
 # The commit the next import builds on: the one before it, as one history.
 parent=$(g rev-parse -q --verify 'HEAD^{commit}' 2>/dev/null || true)
 
-import_debian() { # VERSION
-	local v=$1 tb top tree commit
-	tb=$(debian_tarball "$v")
+import_debian() { # VERSION TARBALL
+	local v=$1 tb=$2 top tree commit
 	say "importing $(basename "$tb") as v$v"
 	tmp=$(mktemp -d)
 	tar -xf "$tb" -C "$tmp" || die "cannot unpack $tb"
@@ -195,7 +232,17 @@ import_debian() { # VERSION
 
 imported=false
 for v in "${missing[@]}"; do
-	if $online && fetch_upstream "$v"; then
+	if debian_suite "$v" >/dev/null; then
+		# a subshell: a failure here (no mirror, a bad download) leaves the
+		# upstream repository to try
+		if tb=$(debian_tarball "$v"); then
+			import_debian "$v" "$tb"
+			imported=true
+			continue
+		fi
+		say "PyTorch $v: Debian's source package failed: trying $url"
+	fi
+	if upstream_online && fetch_upstream "$v"; then
 		continue
 	fi
 	if ! debian_suite "$v" >/dev/null; then
@@ -204,11 +251,7 @@ for v in "${missing[@]}"; do
 		fi
 		die "PyTorch $v: $url is unreachable, and Debian packages only 1.13.1 and 2.6.0: fetch tag v$v into $dest by hand, or set OPTRACE_SOURCE_URL to a repository that has it"
 	fi
-	if $online; then
-		say "fetching v$v from $url failed: trying Debian's source package"
-	fi
-	import_debian "$v"
-	imported=true
+	die "PyTorch $v: neither Debian's source package nor $url gave it (see above)"
 done
 
 # ---- finish ----------------------------------------------------------------------------

@@ -15,8 +15,9 @@
 #include <string.h>
 
 #include "buf.h"
-#include "index.h"
+#include "lines.h"
 #include "scan.h"
+#include "scan_re.h"
 
 static bool word_eq(const char *s, size_t len, const char *word)
 {
@@ -350,6 +351,7 @@ struct pp_state {
 	int depth, lost;
 	long func;
 	int func_depth;
+	int nscopes; /* open guard scopes */
 	char *ns; /* heap copy of the walker's ns */
 	enum scope *stack;
 	bool *keeps_head;
@@ -366,6 +368,48 @@ struct pp_frame {
  * a call to the macro is recorded as a launch of the kernel. */
 struct launch_macro {
 	char name[64], kernel[128];
+};
+
+#define PP_MAX 64
+#define MAX_SCOPES 64
+
+/* A part of a function body that runs under a guard (ot_ix_guard). */
+enum scope_kind {
+	SC_ARM,       /* if / else if / else: ends with its block or statement */
+	SC_SWITCH,    /* the block of a switch: no guard of its own */
+	SC_CASE,      /* from a case label to the next one or the switch's end */
+	SC_THEN,      /* c ? [then] : otherwise */
+	SC_OTHERWISE, /* c ? then : [otherwise] */
+	SC_CHECK,     /* the arguments of TORCH_CHECK(...) */
+	SC_AFTER      /* the rest of a block after an if chain that returns */
+};
+
+struct scope_guard {
+	uint32_t arm;  /* the preprocessor arm it began in */
+	uint8_t kind;
+	bool braced;   /* SC_ARM, SC_SWITCH: a { block } rather than one statement */
+	uint16_t guard;/* 1-based in walker.guards; SC_SWITCH: the enclosing one */
+	int depth;     /* brace depth where the scope began (before its '{') */
+	int paren;     /* parenthesis depth where it began */
+	size_t end;    /* SC_CHECK: offset of the closing ')' */
+	const char *subject; /* SC_SWITCH: the switched expression */
+};
+
+/* An if/switch whose condition has been read: it takes effect after the
+ * ')' at `close`. */
+struct pending_guard {
+	bool on;
+	uint8_t kind;   /* OT_GUARD_IF, OT_GUARD_ELSE_IF, or 0xff for a switch */
+	size_t close;
+	const char *text;
+	uint32_t line;
+	uint16_t prev;
+};
+
+struct site_context {
+	size_t off;
+	const char *ns;
+	uint32_t arm;
 };
 
 struct walker {
@@ -392,6 +436,20 @@ struct walker {
 	OT_VEC(ot_ix_minvoke) invokes;
 	const uint32_t *line_off;
 	uint32_t nlines;
+	/* preprocessor arms (ot_ix_pparm): the arm the walk is in, and the
+	 * arms of the open chains */
+	uint32_t arm;
+	uint32_t arm_stack[PP_MAX];
+	/* guards of the open function body */
+	OT_VEC(ot_ix_guard) guards;
+	struct scope_guard scopes[MAX_SCOPES];
+	int nscopes;
+	struct pending_guard pending;
+	uint16_t chain;      /* the arm an `else` at offset chain_at continues */
+	size_t chain_at;
+	/* the namespace and arm of every DISPATCH macro at declaration scope,
+	 * by offset, for the stub sites scanned afterwards */
+	OT_VEC(struct site_context) sites;
 };
 
 static uint32_t line_of(const struct walker *w, size_t off)
@@ -453,10 +511,16 @@ static void open_brace(struct walker *w, size_t head_start, size_t brace)
 			d.kind = (uint8_t)info.def_kind;
 			d.global = info.global;
 			d.in_class = w->depth > 0 && w->stack[w->depth - 1] == SCOPE_CLASS;
+			d.pp = w->arm;
+			d.body = (uint32_t)brace;
 			ot_vec_push(&w->out->cdefs, d);
 			w->func = (long)w->out->cdefs.len - 1;
 			w->func_depth = w->depth + 1;
 			w->calls.len = 0;
+			w->guards.len = 0;
+			w->nscopes = 0;
+			w->pending.on = false;
+			w->chain = 0;
 			s = SCOPE_FUNC;
 		}
 	}
@@ -477,12 +541,18 @@ static void close_brace(struct walker *w, size_t brace)
 	if (w->func >= 0 && w->depth == w->func_depth) {
 		ot_ix_cdef *d = &w->out->cdefs.items[w->func];
 		d->end_line = line_of(w, brace);
+		d->body_end = (uint32_t)brace;
 		if (w->calls.len) {
 			d->calls = OT_ARENA_VEC(w->arena, &w->calls);
 			d->ncalls = (uint32_t)w->calls.len;
 			w->out->ncalls += w->calls.len;
 		}
+		if (w->guards.len) {
+			d->guards = OT_ARENA_VEC(w->arena, &w->guards);
+			d->nguards = (uint16_t)w->guards.len;
+		}
 		w->func = -1;
+		w->nscopes = 0;
 	}
 	w->depth--;
 }
@@ -569,6 +639,464 @@ static bool call_follows(const char *code, size_t len, size_t end, uint8_t *kind
 	}
 }
 
+/* Copy [s, e) of the code view, blanks dropped but for one space between
+ * two words ("at :: Half" -> "at::Half", "unsigned  int" -> "unsigned int"). */
+static const char *copy_collapsed(ot_arena *arena, const char *c, size_t s, size_t e)
+{
+	char *out = ot_arena_alloc(arena, e - s + 1), *o = out;
+	bool blank = false;
+	for (size_t i = s; i < e; i++) {
+		char ch = c[i];
+		if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v') {
+			blank = true;
+			continue;
+		}
+		if (blank && o > out && ot_is_ident_char(o[-1]) && ot_is_ident_char(ch))
+			*o++ = ' ';
+		blank = false;
+		*o++ = ch;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* ---- guards: the conditions parts of a function body run under ------------------ */
+
+static uint16_t cur_guard(const struct walker *w)
+{
+	return w->nscopes ? w->scopes[w->nscopes - 1].guard : 0;
+}
+
+/* A new guard under the current one; its 1-based id (the current one's
+ * when the table is full). */
+static uint16_t add_guard(struct walker *w, uint8_t kind, const char *text, size_t at,
+			  uint16_t prev)
+{
+	ot_ix_guard g = {text, line_of(w, at), cur_guard(w), prev, kind, false, false};
+	if (w->guards.len >= UINT16_MAX - 1)
+		return cur_guard(w);
+	ot_vec_push(&w->guards, g);
+	return (uint16_t)w->guards.len;
+}
+
+static void push_scope(struct walker *w, struct scope_guard sc)
+{
+	sc.arm = w->arm;
+	if (w->nscopes < MAX_SCOPES)
+		w->scopes[w->nscopes++] = sc;
+}
+
+/* The offset of the ')' matching the '(' at `open`, or 0. */
+static size_t match_paren(const char *c, size_t len, size_t open)
+{
+	int depth = 0;
+	size_t limit = open + 65536 < len ? open + 65536 : len;
+	for (size_t i = open; i < limit; i++) {
+		if (c[i] == '(')
+			depth++;
+		else if (c[i] == ')' && --depth == 0)
+			return i;
+	}
+	return 0;
+}
+
+/* The next non-blank offset at or after i (a preprocessor marker stops it). */
+static size_t next_code(const char *c, size_t len, size_t i)
+{
+	while (i < len && (c[i] == ' ' || c[i] == '\t' || c[i] == '\n' || c[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* Does the word `word` start at offset i? */
+static bool word_at(const char *c, size_t len, size_t i, const char *word)
+{
+	size_t n = strlen(word);
+	return i + n <= len && !memcmp(c + i, word, n) && (i + n == len || !ot_is_ident_char(c[i + n]));
+}
+
+/* A condition's text: [s, e) of the code view, each run of blanks one
+ * space, at most 480 bytes (a longer one is cut and ends in " ..."). */
+static const char *cond_text(struct walker *w, size_t s, size_t e)
+{
+	while (s < e && (w->code[s] == ' ' || w->code[s] == '\t' || w->code[s] == '\n'))
+		s++;
+	ot_buf b = OT_BUF_INIT;
+	const char *out;
+	bool blank = false;
+	for (size_t i = s; i < e && b.size < 480; i++) {
+		char ch = w->code[i];
+		if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v') {
+			blank = true;
+			continue;
+		}
+		if (blank && b.size)
+			ot_buf_putc(&b, ' ');
+		blank = false;
+		ot_buf_putc(&b, ch);
+	}
+	if (b.size >= 480)
+		ot_buf_puts(&b, " ...");
+	out = ot_arena_strndup(w->arena, b.ptr ? b.ptr : "", b.size);
+	ot_buf_free(&b);
+	return out;
+}
+
+/* The innermost if/else/case arm whose own top level the walk is at. */
+static struct scope_guard *top_arm(struct walker *w)
+{
+	for (int k = w->nscopes - 1; k >= 0; k--) {
+		struct scope_guard *sc = &w->scopes[k];
+		if (sc->kind == SC_AFTER || sc->kind == SC_CHECK)
+			continue;
+		if (sc->kind == SC_CASE)
+			return w->depth == sc->depth ? sc : NULL;
+		if (sc->kind != SC_ARM)
+			return NULL;
+		return w->depth == sc->depth + (sc->braced ? 1 : 0) ? sc : NULL;
+	}
+	return NULL;
+}
+
+static void mark_arm(struct walker *w, bool raises)
+{
+	struct scope_guard *sc = top_arm(w);
+	/* a return or a failed check in an #if alternative inside the arm
+	 * (the "compiled without X" branch) is not the arm's */
+	if (sc && sc->arm != w->arm)
+		return;
+	if (sc && sc->guard && sc->guard <= w->guards.len) {
+		ot_ix_guard *g = &w->guards.items[sc->guard - 1];
+		if (raises)
+			g->raises = true;
+		else
+			g->exits = true;
+	}
+}
+
+/* An if chain has ended with arm `last`: when one of its arms leaves the
+ * block (return, throw), the rest of the block runs only when none of them
+ * was taken. */
+static void finish_chain(struct walker *w, uint16_t last, size_t at, int paren)
+{
+	bool leaves = false;
+	const struct scope_guard *outer = w->nscopes ? &w->scopes[w->nscopes - 1] : NULL;
+	/* the chain is the single statement of an arm: nothing follows it there */
+	if (outer && outer->kind == SC_ARM && !outer->braced && outer->depth == w->depth)
+		return;
+	for (uint16_t g = last; g && g <= w->guards.len; g = w->guards.items[g - 1].prev) {
+		const ot_ix_guard *a = &w->guards.items[g - 1];
+		leaves = leaves || a->exits || a->raises;
+		if (a->kind == OT_GUARD_IF)
+			break;
+	}
+	if (leaves) {
+		uint16_t g = add_guard(w, OT_GUARD_AFTER, NULL, at, last);
+		push_scope(w, (struct scope_guard){0, SC_AFTER, false, g, w->depth, paren, 0, NULL});
+	}
+}
+
+/* The arm on top of the scopes has ended at offset `at` (its ';' or '}'). */
+static void end_arm(struct walker *w, size_t at, int paren)
+{
+	uint16_t g = w->scopes[--w->nscopes].guard;
+	size_t n = next_code(w->code, w->len, at + 1);
+	if (word_at(w->code, w->len, n, "else")) {
+		w->chain = g;
+		w->chain_at = n;
+		return;
+	}
+	finish_chain(w, g, at, paren);
+}
+
+static bool is_check_macro(const char *s, size_t n)
+{
+	return (n >= 11 && !memcmp(s, "TORCH_CHECK", 11)) ||
+	       (n >= 21 && !memcmp(s, "TORCH_INTERNAL_ASSERT", 21)) ||
+	       (n >= 10 && !memcmp(s, "TORCH_WARN", 10)) || word_eq(s, n, "AT_ASSERT") ||
+	       word_eq(s, n, "AT_ASSERTM") || word_eq(s, n, "TORCH_SYM_CHECK");
+}
+
+static bool is_error_macro(const char *s, size_t n)
+{
+	return word_eq(s, n, "AT_ERROR") || word_eq(s, n, "C10_THROW_ERROR") ||
+	       word_eq(s, n, "TORCH_CHECK_NOT_IMPLEMENTED_ALWAYS");
+}
+
+/* A `return expr;` at offset s: recorded (OT_CALL_RETURN) when it returns
+ * from the function itself: every brace between the body and it belongs to
+ * an if/else or switch block, not to a lambda or a loop. */
+static void record_return(struct walker *w, size_t s, size_t e)
+{
+	int braced = 0;
+	size_t end;
+	ot_ix_call call = {0};
+	for (int k = 0; k < w->nscopes; k++)
+		if ((w->scopes[k].kind == SC_ARM || w->scopes[k].kind == SC_SWITCH) && w->scopes[k].braced)
+			braced++;
+	if (w->depth - w->func_depth != braced)
+		return;
+	for (end = e; end < w->len && w->code[end] != ';' && w->code[end] != '}' && end - e < 400; end++)
+		;
+	call.name = "return";
+	call.qual = cond_text(w, e, end);
+	call.line = line_of(w, s);
+	call.off = (uint32_t)s;
+	call.pp = w->arm;
+	call.guard = cur_guard(w);
+	call.kind = OT_CALL_RETURN;
+	ot_vec_push(&w->calls, call);
+}
+
+/*
+ * A word of a function body that shapes its guards: if, else, switch,
+ * case, default, return, throw, and the checking macros. Returns true when
+ * the word is one of them (it is then no call).
+ */
+static bool body_keyword(struct walker *w, size_t s, size_t e, int paren)
+{
+	const char *c = w->code;
+	size_t n = e - s, open, close;
+	switch (c[s]) {
+	case 'i':
+		if (!word_eq(c + s, n, "if"))
+			return false;
+		open = next_code(c, w->len, e);
+		if (word_at(c, w->len, open, "constexpr"))
+			open = next_code(c, w->len, open + 9);
+		if (open >= w->len || c[open] != '(' || !(close = match_paren(c, w->len, open)))
+			return true;
+		w->pending = (struct pending_guard){true, w->chain_at == s + 1 ? OT_GUARD_ELSE_IF : OT_GUARD_IF,
+						    close, cond_text(w, open + 1, close), line_of(w, s), 0};
+		if (w->pending.kind == OT_GUARD_ELSE_IF) {
+			w->pending.prev = w->chain;
+			w->chain = 0;
+			w->chain_at = 0;
+		}
+		return true;
+	case 'e': {
+		uint16_t prev = 0;
+		size_t after;
+		if (!word_eq(c + s, n, "else"))
+			return false;
+		if (w->chain && w->chain_at == s)
+			prev = w->chain;
+		w->chain = 0;
+		after = next_code(c, w->len, e);
+		if (word_at(c, w->len, after, "if")) {
+			/* `else if`: the if takes the chain (chain_at marks it) */
+			w->chain = prev;
+			w->chain_at = after + 1;
+			return true;
+		}
+		w->chain_at = 0;
+		push_scope(w, (struct scope_guard){0, SC_ARM, after < w->len && c[after] == '{',
+						   add_guard(w, OT_GUARD_ELSE, NULL, s, prev), w->depth,
+						   paren, 0, NULL});
+		return true;
+	}
+	case 's':
+		if (!word_eq(c + s, n, "switch"))
+			return false;
+		open = next_code(c, w->len, e);
+		if (open < w->len && c[open] == '(' && (close = match_paren(c, w->len, open)))
+			w->pending = (struct pending_guard){true, 0xff, close,
+							    cond_text(w, open + 1, close), line_of(w, s), 0};
+		return true;
+	case 'c':
+	case 'd': {
+		const struct scope_guard *sw;
+		size_t k, label_end;
+		const char *text;
+		if (!word_eq(c + s, n, "case") && !word_eq(c + s, n, "default"))
+			return false;
+		if (w->nscopes && w->scopes[w->nscopes - 1].kind == SC_CASE &&
+		    w->scopes[w->nscopes - 1].depth == w->depth)
+			w->nscopes--;
+		if (!w->nscopes || w->scopes[w->nscopes - 1].kind != SC_SWITCH ||
+		    w->scopes[w->nscopes - 1].depth + 1 != w->depth)
+			return true;
+		sw = &w->scopes[w->nscopes - 1];
+		for (k = e; k < w->len && k < e + 400; k++)
+			if (c[k] == ':' && c[k + 1] != ':' && c[k - 1] != ':')
+				break;
+		label_end = k;
+		text = c[s] == 'd' ? "default"
+				   : ot_arena_printf(w->arena, "%s == %s", sw->subject,
+						     cond_text(w, e, label_end));
+		push_scope(w, (struct scope_guard){0, SC_CASE, false,
+						   add_guard(w, OT_GUARD_CASE, text, s, 0), w->depth,
+						   paren, 0, NULL});
+		return true;
+	}
+	case 'r':
+		if (!word_eq(c + s, n, "return"))
+			return false;
+		mark_arm(w, false);
+		record_return(w, s, e);
+		return true;
+	case 't':
+		if (!word_eq(c + s, n, "throw"))
+			return false;
+		mark_arm(w, true);
+		return true;
+	case 'A':
+	case 'C':
+	case 'T':
+		if (is_error_macro(c + s, n)) {
+			mark_arm(w, true);
+			return true;
+		}
+		if (!is_check_macro(c + s, n))
+			return false;
+		open = next_code(c, w->len, e);
+		if (open >= w->len || c[open] != '(' || !(close = match_paren(c, w->len, open)))
+			return true;
+		{
+			size_t a = open + 1, depth = 0;
+			for (; a < close; a++) {
+				if (c[a] == '(' || c[a] == '[' || c[a] == '{')
+					depth++;
+				else if ((c[a] == ')' || c[a] == ']' || c[a] == '}') && depth)
+					depth--;
+				else if (c[a] == ',' && !depth)
+					break;
+			}
+			const char *first = cond_text(w, open + 1, a);
+			if (!strcmp(first, "false") && !ot_starts_with(c + s, "TORCH_WARN"))
+				mark_arm(w, true);
+			push_scope(w, (struct scope_guard){0, SC_CHECK, false,
+							   add_guard(w, OT_GUARD_CHECK, first, s, 0),
+							   w->depth, paren, close, NULL});
+		}
+		return true;
+	}
+	return false;
+}
+
+/* The ')' at `at` closed parenthesis depth `paren` + 1. */
+static void body_close_paren(struct walker *w, size_t at, int paren)
+{
+	while (w->nscopes) {
+		struct scope_guard *sc = &w->scopes[w->nscopes - 1];
+		if (sc->kind == SC_CHECK && sc->end == at) {
+			w->nscopes--;
+			continue;
+		}
+		if ((sc->kind == SC_THEN || sc->kind == SC_OTHERWISE) && paren < sc->paren) {
+			w->nscopes--;
+			continue;
+		}
+		break;
+	}
+	if (w->pending.on && w->pending.close == at) {
+		size_t n = next_code(w->code, w->len, at + 1);
+		bool braced = n < w->len && w->code[n] == '{';
+		w->pending.on = false;
+		if (w->pending.kind == 0xff)
+			push_scope(w, (struct scope_guard){0, SC_SWITCH, braced, cur_guard(w), w->depth,
+							   paren, 0, w->pending.text});
+		else
+			push_scope(w, (struct scope_guard){0, SC_ARM, braced,
+							   add_guard(w, w->pending.kind, w->pending.text,
+								     at, w->pending.prev),
+							   w->depth, paren, 0, NULL});
+	}
+}
+
+/* A ';' (or ',' when `comma`) at parenthesis depth `paren`. */
+static void body_separator(struct walker *w, size_t at, int paren, bool comma)
+{
+	while (w->nscopes) {
+		struct scope_guard *sc = &w->scopes[w->nscopes - 1];
+		if ((sc->kind == SC_THEN || sc->kind == SC_OTHERWISE) && paren <= sc->paren) {
+			w->nscopes--;
+			continue;
+		}
+		if (!comma && sc->kind == SC_ARM && !sc->braced && sc->depth == w->depth &&
+		    sc->paren == paren) {
+			end_arm(w, at, paren);
+			if (w->chain)
+				break; /* `if (a) x; else y;`: the chain goes on */
+			continue;
+		}
+		break;
+	}
+}
+
+/* The '}' at `at` closed a block; the walk is now at brace depth w->depth. */
+static void body_close_brace(struct walker *w, size_t at, int paren)
+{
+	while (w->nscopes) {
+		struct scope_guard *sc = &w->scopes[w->nscopes - 1];
+		if (sc->depth > w->depth) {
+			w->nscopes--; /* its block is closed: an AFTER, CASE, ... */
+			continue;
+		}
+		if (sc->kind == SC_SWITCH && sc->braced && sc->depth == w->depth) {
+			w->nscopes--;
+			break;
+		}
+		if (sc->kind == SC_ARM && sc->depth == w->depth && (sc->braced || sc->paren == paren)) {
+			end_arm(w, at, paren);
+			if (w->chain || sc->braced)
+				break;
+			continue;
+		}
+		break;
+	}
+}
+
+/* A '?' at `at`: the condition is the operand before it. */
+static void body_question(struct walker *w, size_t at, int paren)
+{
+	const char *c = w->code;
+	size_t j = at, lo = w->func >= 0 ? w->out->cdefs.items[w->func].body + 1 : 0;
+	int depth = 0;
+	const char *text;
+	while (j > lo) {
+		char ch = c[j - 1];
+		if (ch == ')' || ch == ']' || ch == '}')
+			depth++;
+		else if (ch == '(' || ch == '[' || ch == '{') {
+			if (!depth)
+				break;
+			depth--;
+		} else if (!depth) {
+			if (ch == ',' || ch == ';' || ch == '?')
+				break;
+			if (ch == ':' && c[j - 2] != ':' && c[j] != ':')
+				break;
+			if (ch == '=' && !strchr("=!<>", c[j - 2]) && c[j] != '=')
+				break;
+		}
+		j--;
+	}
+	j = next_code(c, at, j);
+	if (word_at(c, at, j, "return"))
+		j += 6;
+	text = cond_text(w, j, at);
+	push_scope(w, (struct scope_guard){0, SC_THEN, false, add_guard(w, OT_GUARD_THEN, text, at, 0),
+					   w->depth, paren, 0, NULL});
+}
+
+/* A single ':' at `at`: the end of a ternary's second operand? */
+static void body_colon(struct walker *w, size_t at, int paren)
+{
+	struct scope_guard *sc;
+	uint16_t then;
+	if (!w->nscopes)
+		return;
+	sc = &w->scopes[w->nscopes - 1];
+	if (sc->kind != SC_THEN || sc->paren != paren)
+		return;
+	then = sc->guard;
+	w->nscopes--;
+	push_scope(w, (struct scope_guard){0, SC_OTHERWISE, false,
+					   add_guard(w, OT_GUARD_OTHERWISE, NULL, at, then), w->depth,
+					   paren, 0, NULL});
+}
+
 static const struct launch_macro *find_launch_macro(const struct walker *w, const char *s,
 						    size_t n)
 {
@@ -592,6 +1120,9 @@ static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind
 			call.name = ot_arena_strdup(w->arena, m->kernel);
 			call.qual = ot_arena_strdup(w->arena, m->name);
 			call.line = line_of(w, start);
+			call.off = (uint32_t)start;
+			call.pp = w->arm;
+			call.guard = cur_guard(w);
 			call.kind = OT_CALL_MACRO_LAUNCH;
 			ot_vec_push(&w->calls, call);
 		}
@@ -632,6 +1163,9 @@ static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind
 		call.qual = "";
 	}
 	call.line = line_of(w, start);
+	call.off = (uint32_t)start;
+	call.pp = w->arm;
+	call.guard = cur_guard(w);
 	call.kind = kind;
 	ot_vec_push(&w->calls, call);
 }
@@ -651,6 +1185,7 @@ static void pp_save(const struct walker *w, struct pp_state *s)
 	memcpy(s->stack, w->stack, n * sizeof(*s->stack));
 	memcpy(s->keeps_head, w->keeps_head, n * sizeof(*s->keeps_head));
 	memcpy(s->ns_len, w->ns_len, n * sizeof(*s->ns_len));
+	s->nscopes = w->nscopes;
 }
 
 static void pp_restore(struct walker *w, const struct pp_state *s, bool drop_open)
@@ -668,12 +1203,133 @@ static void pp_restore(struct walker *w, const struct pp_state *s, bool drop_ope
 	memcpy(w->stack, s->stack, (size_t)s->depth * sizeof(*w->stack));
 	memcpy(w->keeps_head, s->keeps_head, (size_t)s->depth * sizeof(*w->keeps_head));
 	memcpy(w->ns_len, s->ns_len, (size_t)s->depth * sizeof(*w->ns_len));
+	if (w->nscopes > s->nscopes)
+		w->nscopes = s->nscopes;
+	w->pending.on = false;
 }
 
-#define PP_MAX 64
-
-static void pp_if(struct walker *w)
+/* The directive whose '#' is at `at` of the raw text: its keyword ("if",
+ * "ifdef", "elif", ...) into kw, and its expression (continuations joined,
+ * comments dropped, blanks collapsed) into the arena, or NULL when empty. */
+static const char *read_directive(struct walker *w, size_t at, char *kw, size_t kwn)
 {
+	const char *t = w->text;
+	size_t i = at + 1, k = 0, end = w->len;
+	ot_buf b = OT_BUF_INIT;
+	const char *out = NULL;
+	bool blank = false;
+	while (i < end && (t[i] == ' ' || t[i] == '\t'))
+		i++;
+	while (i < end && ot_is_ident_char(t[i]) && k + 1 < kwn)
+		kw[k++] = t[i++];
+	kw[k] = '\0';
+	while (i < end && t[i] != '\n' && b.size < 480) {
+		char ch = t[i];
+		if (ch == '\\' && (i + 1 >= end || t[i + 1] == '\n' || t[i + 1] == '\r')) {
+			i += t[i + 1] == '\r' ? 3 : 2; /* a continuation */
+			blank = true;
+			continue;
+		}
+		if (ch == '/' && i + 1 < end && t[i + 1] == '/')
+			break;
+		if (ch == '/' && i + 1 < end && t[i + 1] == '*') {
+			const char *ce = memmem(t + i + 2, end - i - 2, "*/", 2);
+			i = ce ? (size_t)(ce - t) + 2 : end;
+			blank = true;
+			continue;
+		}
+		if (ch == ' ' || ch == '\t' || ch == '\r') {
+			blank = true;
+			i++;
+			continue;
+		}
+		if (blank && b.size && ot_is_ident_char(b.ptr[b.size - 1]) && ot_is_ident_char(ch))
+			ot_buf_putc(&b, ' ');
+		blank = false;
+		ot_buf_putc(&b, ch);
+		i++;
+	}
+	if (b.size)
+		out = ot_arena_strndup(w->arena, b.ptr, b.size);
+	ot_buf_free(&b);
+	return out;
+}
+
+/* A new preprocessor arm: its id (1-based). */
+static uint32_t new_arm(struct walker *w, const char *expr, uint32_t parent, uint32_t prev,
+			size_t at)
+{
+	ot_ix_pparm a = {expr, parent, prev, line_of(w, at)};
+	ot_vec_push(&w->out->pparms, a);
+	return (uint32_t)w->out->pparms.len;
+}
+
+/* The arm a `#if`, `#ifdef` or `#ifndef` at `at` opens. */
+/* Is the directive after the one at `at` "#define NAME" (an include guard)? */
+static bool defines_next(const struct walker *w, size_t at, const char *name)
+{
+	const char *t = w->text, *end = t + w->len, *nl = memchr(t + at, '\n', w->len - at);
+	size_t n = strlen(name);
+	if (!nl)
+		return false;
+	for (const char *p = nl + 1; p < end; p++) {
+		if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+			continue;
+		if (*p++ != '#')
+			return false;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (end - p < 7 || memcmp(p, "define", 6) || (p[6] != ' ' && p[6] != '\t'))
+			return false;
+		for (p += 7; p < end && (*p == ' ' || *p == '\t'); p++)
+			;
+		return (size_t)(end - p) >= n && !memcmp(p, name, n) &&
+		       (p + n == end || !ot_is_ident_char(p[n]));
+	}
+	return false;
+}
+
+static void arm_open(struct walker *w, size_t at)
+{
+	char kw[16];
+	const char *expr = read_directive(w, at, kw, sizeof(kw));
+	if (expr && !strcmp(kw, "ifndef") && defines_next(w, at, expr)) {
+		/* an include guard: the whole file, not an alternative */
+		if (w->pp_depth < PP_MAX)
+			w->arm_stack[w->pp_depth] = w->arm;
+		return;
+	}
+	if (expr && !strcmp(kw, "ifdef"))
+		expr = ot_arena_printf(w->arena, "defined(%s)", expr);
+	else if (expr && !strcmp(kw, "ifndef"))
+		expr = ot_arena_printf(w->arena, "!defined(%s)", expr);
+	if (w->pp_depth < PP_MAX)
+		w->arm_stack[w->pp_depth] = w->arm;
+	w->arm = new_arm(w, expr, w->arm, 0, at);
+}
+
+/* The arm an `#elif` or `#else` at `at` opens in the chain of the current one. */
+static void arm_next(struct walker *w, size_t at)
+{
+	char kw[16];
+	const char *expr = read_directive(w, at, kw, sizeof(kw));
+	uint32_t parent = w->arm ? w->out->pparms.items[w->arm - 1].parent : 0;
+	if (strcmp(kw, "elif"))
+		expr = NULL; /* #else */
+	w->arm = new_arm(w, expr, parent, w->arm, at);
+}
+
+static void arm_close(struct walker *w)
+{
+	if (w->pp_depth >= 1 && w->pp_depth <= PP_MAX)
+		w->arm = w->arm_stack[w->pp_depth - 1];
+	else if (w->arm)
+		w->arm = w->out->pparms.items[w->arm - 1].parent;
+}
+
+static void pp_if(struct walker *w, size_t at)
+{
+	arm_open(w, at);
 	if (w->pp_depth < PP_MAX) {
 		struct pp_frame *f = &w->pp[w->pp_depth];
 		f->in_else = false;
@@ -682,9 +1338,10 @@ static void pp_if(struct walker *w)
 	w->pp_depth++;
 }
 
-static void pp_else(struct walker *w, size_t *head_start, int *paren, size_t after)
+static void pp_else(struct walker *w, size_t at, size_t *head_start, int *paren, size_t after)
 {
 	struct pp_frame *f;
+	arm_next(w, at);
 	if (w->pp_depth < 1 || w->pp_depth > PP_MAX)
 		return;
 	f = &w->pp[w->pp_depth - 1];
@@ -701,6 +1358,7 @@ static void pp_endif(struct walker *w)
 {
 	if (w->pp_depth < 1)
 		return;
+	arm_close(w);
 	w->pp_depth--;
 	if (w->pp_depth < PP_MAX && w->pp[w->pp_depth].in_else)
 		pp_restore(w, &w->pp[w->pp_depth].first_end, true);
@@ -734,27 +1392,6 @@ static bool in_ctor_initializer(const char *c, size_t start, size_t at)
 struct arg {
 	size_t start, end;
 };
-
-/* Copy [s, e) of the code view, blanks dropped but for one space between
- * two words ("at :: Half" -> "at::Half", "unsigned  int" -> "unsigned int"). */
-static const char *copy_collapsed(ot_arena *arena, const char *c, size_t s, size_t e)
-{
-	char *out = ot_arena_alloc(arena, e - s + 1), *o = out;
-	bool blank = false;
-	for (size_t i = s; i < e; i++) {
-		char ch = c[i];
-		if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v') {
-			blank = true;
-			continue;
-		}
-		if (blank && o > out && ot_is_ident_char(o[-1]) && ot_is_ident_char(ch))
-			*o++ = ' ';
-		blank = false;
-		*o++ = ch;
-	}
-	*o = '\0';
-	return out;
-}
 
 #define MAX_MACRO_ARGS 64
 
@@ -837,6 +1474,11 @@ static void record_macro_site(struct walker *w, size_t name_s, size_t name_e)
 	if (end >= w->len || c[end] != ')')
 		return;
 	record_invocation(w, name_s, name_e, i, end);
+	if (memmem(c + name_s, name_e - name_s, "DISPATCH", 8)) {
+		/* stub sites take their namespace and preprocessor arm from here */
+		struct site_context sc = {name_s, ot_arena_strdup(w->arena, w->ns), w->arm};
+		ot_vec_push(&w->sites, sc);
+	}
 	/* the first argument must be a plain identifier */
 	for (fs = i + 1; fs < end && (c[fs] == ' ' || c[fs] == '\t' || c[fs] == '\n'); fs++)
 		;
@@ -886,7 +1528,7 @@ static pthread_once_t walk_class_once = PTHREAD_ONCE_INIT;
 static void init_walk_class(void)
 {
 	for (int ch = 0; ch < 256; ch++)
-		walk_class[ch] = ot_is_ident_char(ch) || strchr("(){};:#", ch);
+		walk_class[ch] = ot_is_ident_char(ch) || strchr("(){};:#?,", ch);
 	walk_class[0] = false;
 }
 
@@ -921,6 +1563,8 @@ static void walk(struct walker *w)
 			uint8_t kind;
 			while (i < w->len && ot_is_ident_char(c[i]))
 				i++;
+			if (w->func >= 0 && body_keyword(w, s, i, paren))
+				continue;
 			if (w->func >= 0 && call_follows(c, w->len, i, &kind))
 				record_call(w, s, i, kind);
 			else if (w->func >= 0 && i - s > 5 && !memcmp(c + i - 5, "_stub", 5) &&
@@ -942,6 +1586,16 @@ static void walk(struct walker *w)
 		case ')':
 			if (paren > 0)
 				paren--;
+			if (w->func >= 0)
+				body_close_paren(w, i, paren);
+			break;
+		case ',':
+			if (w->func >= 0)
+				body_separator(w, i, paren, true);
+			break;
+		case '?':
+			if (w->func >= 0)
+				body_question(w, i, paren);
 			break;
 		case '{':
 			if (decl_scope(w) && (paren > 0 || in_ctor_initializer(c, head_start, i))) {
@@ -965,6 +1619,8 @@ static void walk(struct walker *w)
 			bool keeps_head;
 			keeps_head = w->depth > 0 && w->keeps_head[w->depth - 1];
 			close_brace(w, i);
+			if (w->func >= 0)
+				body_close_brace(w, i, paren);
 			if (!keeps_head) {
 				head_start = i + 1;
 				paren = 0;
@@ -974,9 +1630,9 @@ static void walk(struct walker *w)
 		case '#':
 			/* preprocessor markers left by the lexer (lex.h) */
 			if (i + 2 < w->len && c[i + 1] == 'i' && c[i + 2] == 'f')
-				pp_if(w);
+				pp_if(w, i);
 			else if (i + 2 < w->len && c[i + 1] == 'e' && c[i + 2] == 'l')
-				pp_else(w, &head_start, &paren, i + 3);
+				pp_else(w, i, &head_start, &paren, i + 3);
 			else if (i + 2 < w->len && c[i + 1] == 'e' && c[i + 2] == 'n')
 				pp_endif(w);
 			break;
@@ -984,6 +1640,8 @@ static void walk(struct walker *w)
 			if (decl_scope(w)) {
 				head_start = i + 1;
 				paren = 0;
+			} else if (w->func >= 0) {
+				body_separator(w, i, paren, false);
 			}
 			break;
 		case ':':
@@ -999,6 +1657,9 @@ static void walk(struct walker *w)
 				if (word_eq(c + s, e - s, "public") || word_eq(c + s, e - s, "private") ||
 				    word_eq(c + s, e - s, "protected"))
 					head_start = i + 1;
+			} else if (w->func >= 0 && !(i + 1 < w->len && c[i + 1] == ':') &&
+				   !(i > 0 && c[i - 1] == ':')) {
+				body_colon(w, i, paren);
 			}
 			break;
 		}
@@ -1473,8 +2134,14 @@ static void find_pasting_macros(struct walker *w, const char *text, size_t len)
 			continue;
 		for (ne = ns; ne < len && ot_is_ident_char(text[ne]); ne++)
 			;
-		if (ne == ns || ne >= len || text[ne] != '(')
-			continue; /* object-like */
+		if (ne == ns)
+			continue;
+		if (ne >= len || text[ne] != '(') {
+			/* object-like: only its name matters (a build flag the tree
+			 * defines itself is not one a build leaves undefined) */
+			ot_vec_push(&w->out->defines, ot_arena_strndup(w->arena, text + ns, ne - ns));
+			continue;
+		}
 		le = logical_line_end(text, len, ne);
 		q = text + le;
 		if (!toks)
@@ -1589,6 +2256,20 @@ static bool arg_name(const char *c, struct arg a, size_t *s, size_t *e)
 	return true;
 }
 
+/* The context the walker recorded for the DISPATCH macro at `off`. */
+static const struct site_context *site_at(const struct walker *w, size_t off)
+{
+	size_t lo = 0, hi = w->sites.len;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (w->sites.items[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < w->sites.len && w->sites.items[lo].off == off ? &w->sites.items[lo] : NULL;
+}
+
 static void scan_stubs(ot_scan_result *out, ot_arena *arena, const char *code, size_t len,
 		       const struct walker *w)
 {
@@ -1603,7 +2284,7 @@ static void scan_stubs(ot_scan_result *out, ot_arena *arena, const char *code, s
 		int rc = ot_scan_match(stub_re, code, len, off, md);
 		PCRE2_SIZE *ov;
 		struct arg args[4];
-		size_t nargs, ms, me, ks = 0, ke = 0;
+		size_t nargs, ms, me, ks = 0, ke = 0, kq = 0, kqe = 0;
 		ot_ix_stub st = {0};
 		if (rc < 0)
 			break;
@@ -1628,12 +2309,32 @@ static void scan_stubs(ot_scan_result *out, ot_arena *arena, const char *code, s
 			st.kind = OT_STUB_REGISTER;
 			if (!arg_name(code, args[0], &ks, &ke))
 				continue;
-			if (nargs >= 2 && arg_name(code, args[nargs - 1], &fs, &fe))
+			if (nargs >= 2 && arg_name(code, args[nargs - 1], &fs, &fe)) {
 				st.kernel = ot_arena_strndup(arena, code + fs, fe - fs);
+				/* the qualifier written before it ("at::native::") */
+				for (kq = fs; kq > args[nargs - 1].start &&
+					      (ot_is_ident_char(code[kq - 1]) || code[kq - 1] == ':');
+				     kq--)
+					;
+				kqe = fs;
+				while (kqe > kq && code[kqe - 1] == ':')
+					kqe--;
+			}
 		}
 		st.stub = ot_arena_strndup(arena, code + ks, ke - ks);
 		st.file = w->file;
 		st.line = line_of(w, ks);
+		st.ns = "";
+		st.kernel_qual = "";
+		{
+			const struct site_context *sc = site_at(w, ms);
+			if (sc) {
+				st.ns = sc->ns;
+				st.pp = sc->arm;
+			}
+		}
+		if (st.kernel && kq < kqe)
+			st.kernel_qual = ot_scan_copy_name(arena, code + kq, kqe - kq);
 		ot_vec_push(&out->stubs, st);
 	}
 	pcre2_match_data_free(md);
@@ -1677,6 +2378,8 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 	}
 	free(w.pp);
 	free(w.launch_macros);
+	ot_vec_free(&w.guards);
+	ot_vec_free(&w.sites);
 	out->invokes = OT_ARENA_VEC(arena, &w.invokes);
 	out->ninvokes = w.invokes.len;
 	ot_vec_free(&w.invokes);

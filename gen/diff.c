@@ -1695,7 +1695,7 @@ static ot_opslist *list_of(const ot_tj_doc *doc)
 {
 	ot_opslist *l = ot_calloc(1, sizeof(*l));
 	for (size_t i = 0; i < doc->ops.len; i++) {
-		ot_opslist_entry e = {ot_strdup(doc->ops.items[i].input), 0, true};
+		ot_opslist_entry e = {.name = ot_strdup(doc->ops.items[i].input), .full = true};
 		ot_vec_push(&l->ops, e);
 	}
 	l->filename = ot_strdup("trace.json");

@@ -7,7 +7,9 @@
 #include <time.h>
 
 #include "buf.h"
+#include "lines.h"
 #include "registry.h"
+#include "scan.h"
 #include "source.h"
 
 struct ot_index {
@@ -23,6 +25,7 @@ struct ot_index {
 	const char **pynames;
 	size_t npynames;
 	ot_map *call_names; /* every name called in a C++ body (value unused) */
+	ot_map *defines;    /* names of the object-like #defines of the C files */
 	ot_index_stats stats;
 };
 
@@ -54,7 +57,7 @@ static const char *const aten_dirs[] = {"aten/src/ATen/native/", "aten/src/ATen/
  * no derivatives.yaml entry). */
 static const char *const text_files[] = {OT_REGISTRY_NATIVE_PATH, OT_REGISTRY_DERIV_PATH,
 					 OT_INDEX_AUTOGRAD_CODEGEN_PATH, OT_INDEX_TRACE_CODEGEN_PATH,
-					 OT_INDEX_FOREACH_CODEGEN_PATH};
+					 OT_INDEX_FOREACH_CODEGEN_PATH, OT_INDEX_VIEW_COPY_CODEGEN_PATH};
 
 static bool text_only(const char *path)
 {
@@ -104,7 +107,8 @@ static bool keep_file(const char *path, void *payload)
 
 static const char *const prefixes[] = {"aten/src/ATen/", "torch/", OT_REGISTRY_DERIV_PATH,
 				       OT_INDEX_AUTOGRAD_CODEGEN_PATH, OT_INDEX_TRACE_CODEGEN_PATH,
-				       OT_INDEX_FOREACH_CODEGEN_PATH, SCALAR_TYPE_LISTS, NULL};
+				       OT_INDEX_FOREACH_CODEGEN_PATH, OT_INDEX_VIEW_COPY_CODEGEN_PATH,
+				       SCALAR_TYPE_LISTS, NULL};
 
 /* ---- parallel read + scan ----------------------------------------------------- */
 
@@ -165,6 +169,11 @@ static void index_one(struct worker *w, ot_source_reader *reader, size_t i, ot_b
 	else if (f->lang == OT_LANG_PYTHON)
 		ot_scan_python(&ix->results[i], w->arena, code->ptr, text, f->len,
 			       (uint32_t)i, sf->path);
+	f->pparms = OT_ARENA_VEC(w->arena, &ix->results[i].pparms);
+	f->npparms = (uint32_t)ix->results[i].pparms.len;
+	/* the tracer reads receivers, arguments and conditions from the code
+	 * view of the code it follows: keep it (the same size as the text) */
+	f->code = f->lang == OT_LANG_C || f->lang == OT_LANG_PYTHON ? ot_buf_detach(code) : f->text;
 	w->scan_s += ot_clock() - t1;
 }
 
@@ -492,6 +501,8 @@ static void merge(ot_index *ix)
 		}
 		for (size_t k = 0; k < r->docs.len; k++)
 			LINK(ix->docs, t_doc, r->docs.items[k].name, &r->docs.items[k], ot_ix_doc);
+		for (size_t k = 0; k < r->defines.len; k++)
+			ot_map_put(ix->defines, r->defines.items[k], (void *)1);
 		ix->stats.cdefs += r->cdefs.len;
 		ix->stats.calls += r->ncalls;
 		ix->stats.stubs += r->stubs.len;
@@ -534,6 +545,7 @@ int ot_index_build(ot_index **out, ot_source *src, int threads)
 	ix->docs = ot_map_new();
 	ix->macros = ot_map_new();
 	ix->call_names = ot_map_new();
+	ix->defines = ot_map_new();
 
 	if ((rc = ot_source_list(&list, ix->arena, src, prefixes, keep_file, NULL)) < 0)
 		goto done;
@@ -597,6 +609,8 @@ void ot_index_free(ot_index *ix)
 		return;
 	for (uint32_t i = 0; i < ix->nfiles; i++) {
 		ot_scan_result_free(&ix->results[i]);
+		if (ix->files[i].code != ix->files[i].text)
+			free((char *)ix->files[i].code);
 		free((char *)ix->files[i].text);
 	}
 	for (int t = 0; t < ix->narenas; t++)
@@ -613,6 +627,7 @@ void ot_index_free(ot_index *ix)
 	ot_map_free(ix->docs);
 	ot_map_free(ix->macros);
 	ot_map_free(ix->call_names);
+	ot_map_free(ix->defines);
 	ot_arena_free(ix->arena);
 	free(ix);
 }
@@ -664,33 +679,6 @@ uint32_t ot_index_find_line(const ot_index *ix, int64_t id, const char *needle)
 	return ot_line_at(f->line_off, f->nlines, (size_t)(hit - f->text));
 }
 
-uint32_t ot_line_starts(const uint32_t **out, ot_arena *arena, const char *text, size_t len)
-{
-	OT_VEC(uint32_t) v = {0};
-	ot_vec_push(&v, 0);
-	for (const char *p = text, *end = text + len; (p = memchr(p, '\n', (size_t)(end - p)));) {
-		p++;
-		if (p < end)
-			ot_vec_push(&v, (uint32_t)(p - text));
-	}
-	uint32_t n = len ? (uint32_t)v.len : 0;
-	*out = OT_ARENA_VEC(arena, &v);
-	ot_vec_free(&v);
-	return n;
-}
-
-uint32_t ot_line_at(const uint32_t *starts, uint32_t n, size_t off)
-{
-	uint32_t lo = 0, hi = n;
-	while (hi - lo > 1) { /* the last line starting at or before off */
-		uint32_t mid = (lo + hi) / 2;
-		if (starts[mid] <= off)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo + 1;
-}
 
 const ot_ix_cdef *ot_index_cdefs(const ot_index *ix, const char *name)
 {
@@ -715,6 +703,18 @@ const ot_ix_decomp *ot_index_decomps(const ot_index *ix, const char *base)
 const ot_ix_doc *ot_index_docs(const ot_index *ix, const char *name)
 {
 	return ot_map_get(ix->docs, name);
+}
+
+const ot_ix_pparm *ot_index_pparm(const ot_index *ix, uint32_t file, uint32_t id)
+{
+	if (file >= ix->nfiles || !id || id > ix->files[file].npparms)
+		return NULL;
+	return &ix->files[file].pparms[id - 1];
+}
+
+bool ot_index_defines(const ot_index *ix, const char *name)
+{
+	return ot_map_get(ix->defines, name) != NULL;
 }
 
 size_t ot_index_call_name_count(const ot_index *ix)

@@ -306,6 +306,7 @@ static void parse_line(parser *p)
 	}
 	entry.name = ot_strndup(s + name_start, name_end - name_start);
 	entry.line = p->lineno;
+	entry.arg = 0;
 	entry.full = full;
 	ot_vec_push(&p->list->ops, entry);
 	ot_map_put(p->seen, entry.name, (void *)(uintptr_t)p->list->ops.len);
@@ -347,7 +348,12 @@ int ot_opslist_load(ot_opslist **out, const char *path)
 	int fd, error = OT_ERROR;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!strcmp(path, "-")) {
+		fd = 0;
+		path = "<stdin>";
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
 	if (fd < 0)
 		return ot_error_set("cannot open the ops list %s: %s", path, strerror(errno));
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -376,9 +382,49 @@ int ot_opslist_load(ot_opslist **out, const char *path)
 	*out = ot_opslist_parse(data.ptr, data.size, path);
 	error = 0;
 done:
-	close(fd);
+	if (fd > 0)
+		close(fd);
 	ot_buf_free(&data);
 	return error;
+}
+
+void ot_opslist_add_args(ot_opslist *list, const char *const *names, size_t n,
+			 const char *where)
+{
+	ot_buf text = OT_BUF_INIT;
+	ot_opslist *args;
+	for (size_t i = 0; i < n; i++) {
+		for (const char *c = names[i]; *c; c++) /* one argument, one line */
+			ot_buf_putc(&text, *c == '\n' || *c == '\r' ? ' ' : *c);
+		ot_buf_putc(&text, '\n');
+	}
+	args = ot_opslist_parse(text.ptr, text.size, where);
+	for (size_t i = 0; i < args->diags.len; i++)
+		ot_vec_push(&list->diags, args->diags.items[i]);
+	for (size_t i = 0; i < args->ops.len; i++) {
+		ot_opslist_entry e = args->ops.items[i];
+		const ot_opslist_entry *first = NULL;
+		for (size_t k = 0; k < list->ops.len && !first; k++)
+			if (!strcmp(list->ops.items[k].name, e.name))
+				first = &list->ops.items[k];
+		if (first) {
+			ot_buf b = OT_BUF_INIT;
+			ot_opslist_diag d = {e.line, 1, NULL, false};
+			ot_buf_printf(&b, "%s:%d:1: warning: duplicate op '%s' (also on line %d of %s), skipped",
+				      where, e.line, e.name, first->line, list->filename);
+			d.message = ot_buf_detach(&b);
+			ot_vec_push(&list->diags, d);
+			free(e.name);
+			continue;
+		}
+		e.arg = e.line;
+		e.line = 0;
+		ot_vec_push(&list->ops, e);
+	}
+	args->diags.len = 0;
+	args->ops.len = 0;
+	ot_opslist_free(args);
+	ot_buf_free(&text);
 }
 
 size_t ot_opslist_error_count(const ot_opslist *list)

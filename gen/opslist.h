@@ -22,7 +22,8 @@
 
 typedef struct {
 	char *name; /**< as written, e.g. "torch.nn.LSTM" */
-	int line;   /**< 1-based */
+	int line;   /**< 1-based; 0 for an op of the command line */
+	int arg;    /**< 1-based position among the command line's ops; else 0 */
 	bool full;  /**< `!full` given */
 } ot_opslist_entry;
 
@@ -47,8 +48,21 @@ typedef struct {
  */
 ot_opslist *ot_opslist_parse(const char *data, size_t len, const char *filename);
 
-/** Read and parse a file. OT_ERROR (message names the file) when unreadable. */
+/**
+ * Read and parse a file; "-" reads standard input (named "<stdin>" in
+ * messages). OT_ERROR (message names the file) when unreadable.
+ */
 int ot_opslist_load(ot_opslist **out, const char *path);
+
+/**
+ * Add the ops `names` (as written on a command line; each may carry a
+ * `!full` marker) to `list`, read as the lines of a list named `where`
+ * ("command line": a message says "command line:2:1: reason" of the second
+ * name). A name `list` has already is reported as a duplicate and skipped.
+ * The entries added have `line` 0 and `arg` their 1-based position.
+ */
+void ot_opslist_add_args(ot_opslist *list, const char *const *names, size_t n,
+			 const char *where);
 
 /** Number of error (not warning) diagnostics. */
 size_t ot_opslist_error_count(const ot_opslist *list);

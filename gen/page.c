@@ -126,7 +126,7 @@ static const char *source_url(const ot_pages *p, ot_arena *a, const char *path, 
 	const char *ref = p->rel.tag ? p->rel.tag : p->rel.verified ? p->rel.commit : NULL;
 	ot_buf b = OT_BUF_INIT, u = OT_BUF_INIT;
 	const char *r;
-	if (!p->rel.base_url || !*p->rel.base_url || !ref)
+	if (!p->rel.base_url || !*p->rel.base_url || !ref || !path)
 		return NULL;
 	/* the path is the checkout's: encoded, so no file name ends the link */
 	ot_buf_printf(&b, "%s/", p->rel.base_url);
@@ -147,7 +147,8 @@ static const char *location_in(const ot_pages *p, ot_arena *a, const char *path,
 			       bool in_table)
 {
 	const char *url = source_url(p, a, path, line);
-	const char *text = code_span(a, ot_arena_printf(a, "%s:%u", path, line), in_table);
+	const char *text = path ? code_span(a, ot_arena_printf(a, "%s:%u", path, line), in_table)
+				: "(no file)";
 	return url ? ot_arena_printf(a, "[%s](%s)", text, url) : text;
 }
 

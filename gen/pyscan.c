@@ -9,8 +9,9 @@
 #include <string.h>
 
 #include "buf.h"
-#include "index.h"
+#include "lines.h"
 #include "scan.h"
+#include "scan_re.h"
 
 enum {
 	RE_DEF,    /* class/def at a line start */
@@ -436,6 +437,8 @@ void ot_scan_python(ot_scan_result *out, ot_arena *arena, const char *code, cons
 
 void ot_scan_result_free(ot_scan_result *r)
 {
+	ot_vec_free(&r->pparms);
+	ot_vec_free(&r->defines);
 	ot_vec_free(&r->cdefs);
 	ot_vec_free(&r->stubs);
 	ot_vec_free(&r->pydefs);

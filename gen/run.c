@@ -15,6 +15,7 @@
 #include "output.h"
 #include "page.h"
 #include "registry.h"
+#include "show.h"
 #include "source.h"
 #include "trace.h"
 #include "tracejson.h"
@@ -141,10 +142,17 @@ static const char *const phase_names[PH_COUNT] = {"setup", "read", "index", "tra
 
 struct op_in {
 	const char *input;
-	int line;  /* ops.list line, 0 for --all */
+	int line;  /* ops.list line, 0 for the command line's and --all's */
+	int arg;   /* position among the command line's ops, else 0 */
 	bool full;
 	int depth; /* composite branches followed, or 0: the tracer's */
 };
+
+/* Named by the user (in the list or on the command line), not added by --all. */
+static bool named(const struct op_in *op)
+{
+	return op->line || op->arg;
+}
 
 /* What a release's traces are made from; the traces borrow from it. */
 struct ot_run_held {
@@ -325,15 +333,15 @@ static void collect_ops(struct run *r, const ot_opslist *list, const ot_registry
 			ot_arena *arena)
 {
 	ot_map *seen = ot_map_new();
-	/* with --all and no list named, ./ops.list only lends its version pin */
-	if (list && (r->o->ops_list_given || !r->o->all)) {
-		for (size_t i = 0; i < list->ops.len; i++) {
-			const ot_opslist_entry *e = &list->ops.items[i];
-			if (ot_map_get(seen, e->name))
-				continue;
-			ot_map_put(seen, e->name, (void *)1);
-			ot_vec_push(&r->ops, ((struct op_in){e->name, e->line, e->full, 0}));
-		}
+	/* with --all or ops named as arguments, and no list named, ./ops.list
+	 * only lends its version pin */
+	bool list_ops = r->o->ops_list_given || (!r->o->all && !r->o->nops);
+	for (size_t i = 0; list && i < list->ops.len; i++) {
+		const ot_opslist_entry *e = &list->ops.items[i];
+		if ((!e->arg && !list_ops) || ot_map_get(seen, e->name))
+			continue;
+		ot_map_put(seen, e->name, (void *)1);
+		ot_vec_push(&r->ops, ((struct op_in){e->name, e->line, e->arg, e->full, 0}));
 	}
 	if (r->o->all) {
 		/* every entry has a page of its own, so a branch is a link away:
@@ -345,7 +353,7 @@ static void collect_ops(struct run *r, const ot_opslist *list, const ot_registry
 			if (ot_map_get(seen, name))
 				continue;
 			ot_map_put(seen, name, (void *)1);
-			ot_vec_push(&r->ops, ((struct op_in){name, 0, true, depth}));
+			ot_vec_push(&r->ops, ((struct op_in){name, 0, 0, true, depth}));
 		}
 	}
 	if (r->ops.len > 1) /* no ops: items is NULL, which qsort must not see */
@@ -395,10 +403,10 @@ static void check_slugs(struct run *r)
 		first = (size_t)(uintptr_t)ot_map_get(slugs, tr->target.slug);
 		if (!first) {
 			ot_map_put(slugs, tr->target.slug, (void *)(uintptr_t)(i + 1));
-		} else if (!r->ops.items[first - 1].line && r->ops.items[i].line) {
+		} else if (!named(&r->ops.items[first - 1]) && named(&r->ops.items[i])) {
 			drop[first - 1] = true; /* --all's, before the list's */
 			ot_map_put(slugs, tr->target.slug, (void *)(uintptr_t)(i + 1));
-		} else if (r->ops.items[first - 1].line && !r->ops.items[i].line) {
+		} else if (named(&r->ops.items[first - 1]) && !named(&r->ops.items[i])) {
 			drop[i] = true; /* --all's, after the list's */
 		} else {
 			char *msg = ot_arena_printf(tr->arena,
@@ -515,6 +523,64 @@ static int run_status(const struct run *r, size_t list_errors, size_t missing_la
 	return OT_EXIT_OK;
 }
 
+/* The order the user named an op in: the list's lines, then the command line's, then --all's. */
+static long named_order(const struct op_in *op)
+{
+	return op->line ? op->line : op->arg ? 10000000L + op->arg : 20000000L;
+}
+
+static int cmp_named_order(const void *a, const void *b, void *ops)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const struct op_in *op = ops;
+	long x = named_order(&op[i]), y = named_order(&op[j]);
+	return x < y ? -1 : x > y ? 1 : i < j ? -1 : i > j;
+}
+
+/* "[PLACE: ]input: not found (did you mean a, b?)" for an op not found, its
+ * message for an op in error, nothing for the others. */
+static void say_op_problem(const ot_trace *tr, const char *place)
+{
+	if (tr->status == OT_STATUS_NOTFOUND) {
+		ot_buf hint = OT_BUF_INIT;
+		for (size_t s = 0; s < tr->suggestions.len; s++)
+			ot_buf_printf(&hint, "%s%s", s ? ", " : " (did you mean ", tr->suggestions.items[s]);
+		if (hint.size)
+			ot_buf_puts(&hint, "?)");
+		say("%s%s%s: not found%s", place ? place : "", place ? ": " : "", tr->input, hint.ptr);
+		ot_buf_free(&hint);
+	} else if (tr->status == OT_STATUS_ERROR) {
+		say("%s: %s", tr->input, tr->messages.len ? tr->messages.items[0] : "error");
+	}
+}
+
+/*
+ * "list:line: input: not found (did you mean a, b?)" for every op that was
+ * not found, and the message of every op in error, in the order the user
+ * named them; printed with -q too: they are why the status is not 0.
+ */
+static void say_not_found(const struct run *r, const char *ops_path)
+{
+	size_t *order = ot_calloc(r->ops.len ? r->ops.len : 1, sizeof(*order));
+	for (size_t i = 0; i < r->ops.len; i++)
+		order[i] = i;
+	if (r->ops.len > 1)
+		qsort_r(order, r->ops.len, sizeof(*order), cmp_named_order, r->ops.items);
+	for (size_t k = 0; k < r->ops.len; k++) {
+		size_t i = order[k];
+		const ot_trace *tr = r->traces[i];
+		int line = r->ops.items[i].line;
+		if (line) {
+			char place[600];
+			snprintf(place, sizeof(place), "%s:%d", ops_path, line);
+			say_op_problem(tr, place);
+		} else {
+			say_op_problem(tr, NULL);
+		}
+	}
+	free(order);
+}
+
 static void print_summary(const struct run *r, size_t missing_layers, const ot_output_stats *st)
 {
 	size_t counts[4] = {0};
@@ -529,6 +595,55 @@ static void print_summary(const struct run *r, size_t missing_layers, const ot_o
 }
 
 /* ---- steps shared by a run and a release traced in memory -------------------------------- */
+
+/*
+ * 1. The ops: the list (named, or ./ops.list when it exists; a run that
+ * needs no ops from it, --all, ops named as arguments, --dump-registry,
+ * --print-version, goes on without it, and then only takes its pin) and
+ * the command line's. Its messages are printed. 2. The release, by
+ * ot_version_detect. Returns 0, or OT_ERROR once the reason is printed.
+ */
+static int read_ops_and_release(const ot_run_opts *o, ot_opslist **list, ot_version *ver,
+				size_t *list_errors)
+{
+	const char *ops_path = o->ops_list ? o->ops_list : "ops.list", *list_name = NULL;
+	char pin_origin[600] = "";
+
+	*list = NULL;
+	if (o->ops_list_given || access(ops_path, F_OK) == 0 ||
+	    !(o->all || o->nops || o->dump_registry || o->print_version)) {
+		if (ot_opslist_load(list, ops_path) < 0) {
+			say("%s", ot_error_last());
+			return OT_ERROR;
+		}
+		list_name = (*list)->filename;
+		if ((*list)->pin)
+			snprintf(pin_origin, sizeof(pin_origin), "ops.list pin (%s:%d)", list_name,
+				 (*list)->pin_line);
+	}
+	if (o->nops) {
+		if (!*list) {
+			*list = ot_opslist_parse("", 0, "command line");
+		} else if (!o->ops_list_given) {
+			/* ./ops.list only lends its pin: its ops are not the command line's */
+			for (size_t i = 0; i < (*list)->ops.len; i++)
+				free((*list)->ops.items[i].name);
+			(*list)->ops.len = 0;
+		}
+		ot_opslist_add_args(*list, o->ops, o->nops, "command line");
+	}
+	for (size_t i = 0; *list && i < (*list)->diags.len; i++)
+		say("%s", (*list)->diags.items[i].message);
+	if (list_errors)
+		*list_errors = *list ? ot_opslist_error_count(*list) : 0;
+	if (ot_version_detect(ver, o->torch_version, list_name ? (*list)->pin : NULL,
+			      pin_origin[0] ? pin_origin : NULL, list_name, o->python) < 0) {
+		say("%s", ot_error_last());
+		return OT_ERROR;
+	}
+	return 0;
+}
+
 
 static void held_free(ot_run_held *h)
 {
@@ -624,7 +739,8 @@ static void trace_ops(struct run *r, bool json, struct progress *prog, bool tty)
 	const ot_run_opts *o = r->o;
 	double t = ot_clock();
 	{
-		ot_tracer_opts to = {o->max_depth >= 0 ? o->max_depth : 3, 3, o->full};
+		ot_tracer_opts to = {o->max_depth >= 0 ? o->max_depth : 3, 3, o->full,
+				     ot_source_version(r->h->src)};
 		r->h->tracer = ot_tracer_new(r->h->reg, r->h->ix, r->h->wk, &to);
 	}
 	r->traces = ot_calloc(r->ops.len, sizeof(*r->traces));
@@ -664,7 +780,6 @@ int ot_run(const ot_run_opts *o)
 	ot_version ver;
 	ot_run_held *h = ot_calloc(1, sizeof(*h));
 	ot_arena *arena = ot_arena_new();
-	char pin_origin[600] = "";
 	const char *ops_path = o->ops_list ? o->ops_list : "ops.list";
 	unsigned formats = o->formats ? o->formats : OT_FORMAT_MD | OT_FORMAT_JSON;
 	int jobs = jobs_of(o), status = OT_EXIT_FATAL;
@@ -683,31 +798,13 @@ int ot_run(const ot_run_opts *o)
 	pthread_mutex_init(&r.phase_lock, NULL);
 	pthread_mutex_init(&prog.lock, NULL);
 
-	/* 1. the op list. Without one named, ./ops.list is read when it exists;
-	 * a run that needs no ops from it (--all, --dump-registry,
-	 * --print-version) goes on without it, and --all only takes its pin. */
-	if (o->ops_list_given || access(ops_path, F_OK) == 0 ||
-	    !(o->all || o->dump_registry || o->print_version)) {
-		if (ot_opslist_load(&list, ops_path) < 0) {
-			say("%s", ot_error_last());
-			goto done;
-		}
-		for (size_t i = 0; i < list->diags.len; i++)
-			say("%s", list->diags.items[i].message);
-		list_errors = ot_opslist_error_count(list);
-		if (list->pin)
-			snprintf(pin_origin, sizeof(pin_origin), "ops.list pin (%s:%d)", ops_path,
-				 list->pin_line);
-	}
-
-	/* 2. which release */
-	if (ot_version_detect(&ver, o->torch_version, list ? list->pin : NULL,
-			      list && list->pin ? pin_origin : NULL, o->python) < 0) {
-		say("%s", ot_error_last());
+	/* 1-2. the ops and the release */
+	if (read_ops_and_release(o, &list, &ver, &list_errors) < 0)
 		goto done;
-	}
 	if (o->print_version) {
 		printf("%s\n", ver.release);
+		if (!o->quiet) /* where it was learned, beside the data */
+			say("PyTorch %s, from %s", ver.release, ver.origin);
 		status = OT_EXIT_OK;
 		goto done;
 	}
@@ -765,25 +862,9 @@ int ot_run(const ot_run_opts *o)
 	}
 	trace_ops(&r, (formats & OT_FORMAT_JSON) && !o->check, &prog, tty);
 	check_slugs(&r);
-	for (size_t i = 0; i < r.ops.len; i++) {
-		const ot_trace *tr = r.traces[i];
-		int line = r.ops.items[i].line;
-		missing_layers += ot_trace_missing(tr);
-		if (tr->status == OT_STATUS_NOTFOUND && !o->quiet)
-			say("%s%s%s: not found%s", line ? ops_path : "",
-			    line ? ot_arena_printf(arena, ":%d", line) : "",
-			    line ? ot_arena_printf(arena, ": %s", tr->input) : tr->input,
-			    tr->suggestions.len
-				    ? ot_arena_printf(arena, " (did you mean %s%s%s%s%s?)",
-						      tr->suggestions.items[0],
-						      tr->suggestions.len > 1 ? ", " : "",
-						      tr->suggestions.len > 1 ? tr->suggestions.items[1] : "",
-						      tr->suggestions.len > 2 ? ", " : "",
-						      tr->suggestions.len > 2 ? tr->suggestions.items[2] : "")
-				    : "");
-		else if (tr->status == OT_STATUS_ERROR && !o->quiet)
-			say("%s: %s", tr->input, tr->messages.len ? tr->messages.items[0] : "error");
-	}
+	for (size_t i = 0; i < r.ops.len; i++)
+		missing_layers += ot_trace_missing(r.traces[i]);
+	say_not_found(&r, list ? list->filename : ops_path);
 
 	/* a nightly is named as installed (2.7.0a0+gitabc1234), not as a release */
 	r.rel.version = ver.nightly ? ver.raw : ot_source_version(h->src);
@@ -793,7 +874,8 @@ int ot_run(const ot_run_opts *o)
 	r.rel.base_url = o->base_url ? o->base_url : "https://github.com/pytorch/pytorch/blob";
 
 	if (o->check) {
-		print_summary(&r, missing_layers, NULL);
+		if (!o->quiet)
+			print_summary(&r, missing_layers, NULL);
 		status = run_status(&r, list_errors, missing_layers);
 		goto done;
 	}
@@ -966,4 +1048,69 @@ done:
 	pthread_mutex_destroy(&r.phase_lock);
 	pthread_mutex_destroy(&prog.lock);
 	return rc;
+}
+
+/* ---- one op in the terminal (optrace show) ------------------------------------------------------ */
+
+int ot_run_show(const ot_run_opts *opts, const char *op, bool json, bool color)
+{
+	ot_run_opts o = *opts;
+	ot_opslist *list = NULL;
+	ot_run_traces *t = NULL;
+	ot_version ver;
+	ot_buf text = OT_BUF_INIT, obj = OT_BUF_INIT;
+	const char *one[] = {op};
+	int status = OT_EXIT_FATAL;
+
+	/* the op, as the command line names it; ./ops.list lends only its pin */
+	o.ops = one;
+	o.nops = 1;
+	o.all = false;
+	if (read_ops_and_release(&o, &list, &ver, NULL) < 0)
+		goto done;
+	if (ot_opslist_error_count(list))
+		goto done; /* the name is malformed: said above */
+	if (o.verbose && !o.quiet)
+		say("tracing PyTorch %s (from %s)", ver.release, ver.origin);
+	if (ot_run_trace_release(&t, &o, ver.release, ver.nightly ? ver.commit : NULL, list) < 0) {
+		say("%s", ot_error_last());
+		goto done;
+	}
+	if (!ot_source_verified(t->held->src))
+		say("warning: %s is not a git checkout: its release cannot be proven",
+		    ot_source_path(t->held->src));
+	for (size_t i = 0; i < t->n; i++) {
+		const ot_trace *tr = t->traces[i];
+		bool shown = tr->status == OT_STATUS_TRACED || tr->status == OT_STATUS_WELLKNOWN;
+		if (json) {
+			ot_tj_entries entries = {0};
+			ot_tracejson_select(&entries, t->reg, &tr->aten);
+			ot_tracejson_op(&obj, tr, &entries);
+			/* the object as trace.json holds it, indented as a document of its own */
+			for (const char *l = obj.ptr; *l;) {
+				size_t n = strcspn(l, "\n"), pad = 0;
+				if (l != obj.ptr)
+					while (pad < 4 && l[pad] == ' ')
+						pad++;
+				ot_buf_put(&text, l + pad, n - pad);
+				ot_buf_putc(&text, '\n');
+				l += n + (l[n] == '\n');
+			}
+			ot_buf_clear(&obj);
+			ot_vec_free(&entries);
+		} else if (shown) {
+			ot_show_render(&text, tr, color);
+		}
+		say_op_problem(tr, NULL);
+		status = shown && !ot_trace_missing(tr) ? OT_EXIT_OK
+			 : shown || tr->status == OT_STATUS_NOTFOUND ? OT_EXIT_PARTIAL
+								    : OT_EXIT_FATAL;
+	}
+	fwrite(text.ptr, 1, text.size, stdout);
+done:
+	ot_buf_free(&text);
+	ot_buf_free(&obj);
+	ot_run_traces_free(t);
+	ot_opslist_free(list);
+	return status;
 }

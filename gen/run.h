@@ -31,8 +31,12 @@ enum {
 };
 
 typedef struct {
-	const char *ops_list;      /**< path; NULL = "ops.list" */
+	const char *ops_list;      /**< path, "-" for stdin; NULL = "ops.list" */
 	bool ops_list_given;       /**< named on the command line */
+	const char *const *ops;    /**< ops named on the command line (OP
+				        arguments, --op), in order; with them and
+				        no list named, ./ops.list only lends its pin */
+	size_t nops;
 	const char *source;        /**< --source; NULL = the default cache */
 	const char *source_url;    /**< --source-url; NULL = upstream */
 	bool unverified_source;    /**< --unverified-source */
@@ -70,6 +74,17 @@ char *ot_run_default_source(void);
  * --dump-registry / --print-version) on stdout. Returns an OT_EXIT_* status.
  */
 int ot_run(const ot_run_opts *opts);
+
+/**
+ * optrace show: trace the one op `op` at the release the options name (as
+ * ot_run finds it; ./ops.list only lends its pin) and print it on stdout:
+ * ot_show_render's text (`color`: with ANSI colours), or with `json` the
+ * op's trace.json object. Messages go to stderr. Returns OT_EXIT_OK when
+ * the op and every layer were found, OT_EXIT_PARTIAL when not (the text or
+ * object is still printed for a traced op), OT_EXIT_FATAL when nothing could
+ * be traced.
+ */
+int ot_run_show(const ot_run_opts *opts, const char *op, bool json, bool color);
 
 /** Print "optrace: <message>" and a newline on stderr, as every message of a
  * run; control characters in the message are shown (ot_esc_term), not sent. */

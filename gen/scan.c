@@ -1,9 +1,9 @@
-#include "scan.h"
+#include "scan_re.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "index.h"
+#include "scan.h"
 
 pcre2_code *ot_scan_compile(const char *pattern, int *err, PCRE2_SIZE *off)
 {

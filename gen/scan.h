@@ -1,33 +1,29 @@
 /*
- * scan.h - pcre2 helpers shared by the scanners (cscan.c, pyscan.c).
- *
- * Internal to the scanners: pcre2 is used nowhere else.
+ * scan.h - the scanners: one C/C++/CUDA or Python file's code view in,
+ * its records (records.h) out. Used by the index, the tests and the fuzzers.
  */
 #ifndef OT_SCAN_H
 #define OT_SCAN_H
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
+#include "records.h"
 
 /**
- * Compile `pattern` (UTF-less, multiline) and JIT it. Patterns are
- * constants of this program: a compile error is a bug, so it aborts with
- * the pattern and pcre2's message.
+ * Scan a C/C++/CUDA file. `code` is its code view (ot_lex_code_view), `text`
+ * the original (both `len` bytes, with the same newlines), `lines` their
+ * line table (ot_line_starts, `nlines` lines). Records get file id `file`;
+ * strings and call arrays are allocated in `arena`. Never fails.
  */
-pcre2_code *ot_scan_compile(const char *pattern, int *err, PCRE2_SIZE *off);
+void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const char *text,
+	       size_t len, const uint32_t *lines, uint32_t nlines, uint32_t file);
 
-/**
- * Find the next match of `re` in `subject` at or after `start`, with JIT
- * when available. Returns pcre2's result (> 0 on a match).
- */
-int ot_scan_match(const pcre2_code *re, const char *subject, size_t len, size_t start,
-		  pcre2_match_data *md);
+/** Same for a Python file; `path` selects file-specific anchors (docs files). */
+void ot_scan_python(ot_scan_result *out, ot_arena *arena, const char *code, const char *text,
+		    size_t len, uint32_t file, const char *path);
 
-/**
- * Copy `n` bytes of a (qualified or dotted) name into the arena, dropping
- * the blanks a chain may contain ("at :: native" -> "at::native").
- */
-struct ot_arena;
-const char *ot_scan_copy_name(struct ot_arena *arena, const char *s, size_t n);
+/** Release the vectors of a scan result (not the arena data). */
+void ot_scan_result_free(ot_scan_result *r);
+
+/** "pcre2 X.Y", for --version. Borrowed. */
+const char *ot_scan_library_version(void);
 
 #endif

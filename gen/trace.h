@@ -1,25 +1,39 @@
 /*
- * trace.h - the trace of one op through the layers of SPEC §3.
+ * trace.h - the trace of one op: a typed graph of what its call reaches,
+ * with the path a default call runs marked on it.
  *
- * A tracer combines the registry (native_functions.yaml, derivatives.yaml)
- * and the index of one release. ot_trace_op walks, for one input:
- * Python API -> bridge -> every native_functions.yaml overload reached ->
- * structured delegate -> the C++ function of each dispatch key (meta/impl)
- * -> DispatchStub declarations, definitions and every registered kernel ->
- * the GPU library or kernel that does the work -> the derivatives.yaml
- * entry of the exact overload and its helpers -> decompositions.
+ * Nodes are the places of SPEC §3 (a Python function, a generated binding,
+ * a native_functions.yaml entry, a C++ function, a meta function, a
+ * DispatchStub, a library call, a kernel launch, a derivatives.yaml entry,
+ * a decomposition, or "not found"), each with its file:line, checked when
+ * it was made to contain its symbol. Edges are the relations between them
+ * (a call, a bridge into C++, a dispatch for a key, a delegate, a stub call,
+ * a stub's registration, a launch, a library call, a derivative, a
+ * decomposition), each with where it is written and the condition it is
+ * taken under.
  *
- * Every fact is a step whose (file, line) was checked, when it was made,
- * to contain its symbol. What cannot be found is a step with found=false
- * and a note "not found: <what> in <where>"; nothing is guessed.
+ * Who builds what (one job per file):
+ *   tracer.c        the driver: an input to its roots, the queue of ops
+ *   trace_py.c      nodes and edges of Python code (pyflow.h)
+ *   trace_cpp.c     nodes and edges of entries, C++ bodies, stubs (callkind.h)
+ *   trace_back.c    the backward: derivatives.yaml entries and helpers
+ *   trace_main.c    one marking pass: the main path of a default call with
+ *                   dense float32 tensors on CPU and on CUDA, in the build of
+ *                   a release wheel (cond.h)
+ *   trace_summary.c libraries, backends, selections, key nodes: main edges only
+ *   trace_steps.c   the first-reach view (ot_step), for trace.json's `steps`
+ * Renderers (page, graph, tracejson, diff) read the graph, the main flags and
+ * the summary; none re-derives them.
  *
- * The tracer is read-only after ot_tracer_new: ot_trace_op may run in
- * many threads at once.
+ * The tracer is read-only after ot_tracer_new: ot_trace_op may run in many
+ * threads at once.
  */
 #ifndef OT_TRACE_H
 #define OT_TRACE_H
 
+#include "callkind.h"
 #include "common.h"
+#include "cond.h"
 #include "index.h"
 #include "registry.h"
 #include "resolve.h"
@@ -42,7 +56,147 @@ typedef enum {
 /** "python", "bridge", "yaml", "cpp", "meta", "stub", "kernel", "cuda", "backward", "decomposition". */
 const char *ot_layer_name(ot_layer layer);
 
-/** One fact of a trace. Strings are owned by the trace's arena. */
+/** Bits of the main path: on the path of a default call on that device. */
+#define OT_MAIN_CPU 1u
+#define OT_MAIN_CUDA 2u
+#define OT_MAIN_BIT(dev) ((dev) == OT_DEV_CUDA ? OT_MAIN_CUDA : OT_MAIN_CPU)
+
+/* ---- the graph ----------------------------------------------------------------- */
+
+typedef enum {
+	OT_NODE_PYFUNC,  /**< a Python class, def or module-level assignment */
+	OT_NODE_BINDING, /**< where Python reaches generated C++ (torch/_VF.py, class Tensor,
+			      the re-export of torch/__init__.py) */
+	OT_NODE_ENTRY,   /**< a native_functions.yaml overload */
+	OT_NODE_CFUNC,   /**< a C++ function: composite, kernel or helper */
+	OT_NODE_META,    /**< a structured kernel's meta function */
+	OT_NODE_STUB,    /**< a DispatchStub (at its DECLARE_DISPATCH) */
+	OT_NODE_LIBCALL, /**< a call into a library (cuBLAS, cuDNN, MKL, ...) */
+	OT_NODE_LAUNCH,  /**< a CUDA kernel launch (<<<...>>>, gpu_kernel) */
+	OT_NODE_DERIV,   /**< a derivatives.yaml entry, or a helper or backward op a formula calls,
+			      or the code generator's rule for an op without an entry */
+	OT_NODE_DECOMP,  /**< a registered decomposition */
+	OT_NODE_MISSING, /**< "not found: <what> in <where>" */
+	OT_NODE_KIND_COUNT
+} ot_node_kind;
+
+/** "pyfunc", "binding", "entry", "cfunc", "meta", "stub", "libcall", "launch",
+ * "derivative", "decomposition", "missing". */
+const char *ot_node_kind_name(ot_node_kind k);
+
+/** One node. Strings are the trace's (its arena). */
+typedef struct {
+	uint8_t kind;        /**< ot_node_kind */
+	uint8_t layer;       /**< ot_layer of its step */
+	uint8_t main;        /**< OT_MAIN_* (ot_trace_mark) */
+	bool found;          /**< false for OT_NODE_MISSING */
+	const char *file;    /**< repository-relative; NULL when not found */
+	uint32_t line;       /**< 1-based; 0 when not found */
+	const char *symbol;  /**< text on that line (what was looked for, when missing) */
+	const char *note;    /**< what it is, in a few words; "not found: X in Y" */
+	const char *op;      /**< the aten overload it belongs to (first reached from), or "" */
+	const char *backend; /**< "CPU", "CUDA", "MPS", ... for kernels, or "" */
+	const char *lib;     /**< LIBCALL: the library; LAUNCH: OT_GPU_CUSTOM_KERNEL or
+			          OT_GPU_TI_KERNEL; else NULL */
+	const char *def_file;/**< STUB: its DEFINE_DISPATCH, or NULL */
+	uint32_t def_line;
+	uint8_t depth;       /**< composite branches from the op itself */
+	const void *src;     /**< the index or registry record it came from; NULL
+			          for a trace read from trace.json */
+} ot_node;
+
+typedef enum {
+	OT_EDGE_CALL,       /**< a Python or C++ function calls a function */
+	OT_EDGE_BRIDGE,     /**< Python reaches a generated binding; a binding its entry */
+	OT_EDGE_OP,         /**< C++ calls an aten op through the dispatcher */
+	OT_EDGE_DELEGATE,   /**< structured_delegate */
+	OT_EDGE_DISPATCH,   /**< an entry's kernel for a dispatch key (`key`) */
+	OT_EDGE_META,       /**< an entry's meta function */
+	OT_EDGE_STUB,       /**< C++ calls (or hands over) a DispatchStub */
+	OT_EDGE_REGISTER,   /**< a DispatchStub's kernel for a backend (`key`) */
+	OT_EDGE_LAUNCH,     /**< C++ launches a kernel; a launch its __global__ function */
+	OT_EDGE_LIBCALL,    /**< C++ calls a library */
+	OT_EDGE_DERIVATIVE, /**< an entry's derivative; a formula's helper or backward op */
+	OT_EDGE_DECOMPOSES, /**< an entry's decomposition */
+	OT_EDGE_KIND_COUNT
+} ot_edge_kind;
+
+/** "call", "bridge", "op", "delegate", "dispatch", "meta", "stub", "register",
+ * "launch", "libcall", "derivative", "decomposes". */
+const char *ot_edge_kind_name(ot_edge_kind k);
+
+/** Why an edge is, or is not, taken by a default call. */
+typedef enum {
+	OT_WHEN_ALWAYS,     /**< no condition */
+	OT_WHEN_BUILD,      /**< a preprocessor arm (#if AT_CUDNN_ENABLED()) */
+	OT_WHEN_KEY,        /**< a dispatch key or a stub's backend (SparseCPU, MPS, CUDA) */
+	OT_WHEN_GUARD,      /**< a guard in the code (self.is_sparse(), dtype is None) */
+	OT_WHEN_SELECT,     /**< a run-time selection (cudnn_is_acceptable(...), a size) */
+	OT_WHEN_VALIDATION, /**< made only to validate an argument (TORCH_CHECK) */
+	OT_WHEN_OVERLOAD,   /**< another overload than a default call binds */
+	OT_WHEN_NAME,       /**< matched by name only: the receiver's type is not known */
+	OT_WHEN_KIND_COUNT
+} ot_when_kind;
+
+/** "always", "build", "key", "guard", "select", "validation", "overload", "name". */
+const char *ot_when_kind_name(ot_when_kind k);
+
+/** Why an edge is, or is not, taken on one device. */
+typedef struct {
+	uint8_t kind;     /**< ot_when_kind */
+	const char *text; /**< the condition as written ("not (x)" when the edge is
+			       the else of x), or NULL */
+	uint32_t line;    /**< where it is written (in the edge's when_file), or 0 */
+} ot_cond;
+
+/** Can a default call on a device take an edge? */
+typedef enum { OT_REACH_NEVER = 0, OT_REACH_MAYBE = 1, OT_REACH_YES = 2 } ot_reach;
+
+/** One edge. Strings are the trace's. */
+typedef struct {
+	uint8_t kind;       /**< ot_edge_kind */
+	uint8_t main;       /**< OT_MAIN_*: on that device's main path (ot_trace_mark) */
+	uint8_t when_kind;  /**< ot_when_kind */
+	uint8_t reach[OT_DEV_COUNT]; /**< ot_reach per device, from the condition */
+	ot_cond cond[OT_DEV_COUNT];  /**< the condition per device */
+	bool exact;         /**< resolved by type or scope; false: by name only */
+	uint32_t from, to;  /**< node indices */
+	const char *site_file; /**< where it is written (a call's line), or NULL */
+	uint32_t site_line;
+	const char *site_symbol; /**< the call as written there ("at::_softmax") */
+	const char *site_note;   /**< what the site is ("calls the functional"), or NULL */
+	bool site_step;     /**< the first-reach view shows the site as a step of its own */
+	const char *when;   /**< the condition a reader is shown: for an edge a default
+			         call can take, the run-time selection it depends on;
+			         for another, why it is not taken; or NULL */
+	const char *when_file; /**< where the condition is written, or NULL */
+	uint32_t when_line;
+	const char *key;    /**< DISPATCH: the dispatch keys; REGISTER: the backend */
+} ot_edge;
+
+/* ---- the summary ----------------------------------------------------------------- */
+
+/** A library or kernel kind called on a path. */
+typedef struct {
+	const char *lib;   /**< "cuBLAS", "MKL", OT_GPU_CUSTOM_KERNEL, ... */
+	uint32_t node;     /**< the first call site of it */
+	uint8_t main;      /**< OT_MAIN_*: on those main paths */
+	const char *when;  /**< off the main paths: the condition, else NULL */
+} ot_lib_use;
+
+/** A run-time selection on a main path. */
+typedef struct {
+	const char *symbol; /**< the condition as written ("at::cudnn_is_acceptable(input)") */
+	const char *file;
+	uint32_t line;
+	uint8_t main;       /**< the main paths it is on */
+} ot_selection;
+
+typedef OT_VEC(const char *) ot_strvec;
+
+/* ---- the trace --------------------------------------------------------------------- */
+
+/** One fact of the first-reach view (trace.json's `steps`). */
 typedef struct {
 	ot_layer layer;
 	bool found;
@@ -54,15 +208,10 @@ typedef struct {
 	const char *backend; /**< "CPU", "CUDA", ... for kernels and registrations, or "" */
 	uint8_t depth;       /**< 0: the op itself; n: reached through n composite branches */
 	int parent;          /**< index of the step that led here, -1 for a root */
-	uint8_t main;        /**< OT_MAIN_CPU | OT_MAIN_CUDA: on the main path of a
-				  default call on that device (ot_trace_main) */
+	uint8_t main;        /**< OT_MAIN_CPU | OT_MAIN_CUDA: on that device's main path */
 	const char *when;    /**< the condition under which the step runs, quoted from
 				  the source, or NULL when it always runs on its path */
 } ot_step;
-
-/** Bits of ot_step.main. */
-#define OT_MAIN_CPU 1u
-#define OT_MAIN_CUDA 2u
 
 typedef enum {
 	OT_STATUS_TRACED,
@@ -74,22 +223,9 @@ typedef enum {
 /** "traced", "well-known", "not-found", "error". */
 const char *ot_status_name(ot_status s);
 
-/*
- * Words of the trace that optrace diff reads back from trace.json: the two
- * gpu_libs entries that name no library, and the note of a kernel launch.
- */
-#define OT_GPU_CUSTOM_KERNEL "custom CUDA kernel"
-#define OT_GPU_TI_KERNEL "TensorIterator CUDA kernel"
+/* Words of the trace that optrace diff reads back from trace.json: the note
+ * of a kernel launch. */
 #define OT_NOTE_LAUNCH "launches the CUDA kernel"
-
-typedef OT_VEC(const char *) ot_strvec;
-
-/** A runtime selection point (use_cudnn(...), _fused_sdp_choice, ...). */
-typedef struct {
-	const char *symbol;
-	const char *file;
-	uint32_t line;
-} ot_selection;
 
 typedef struct {
 	ot_arena *arena;
@@ -97,19 +233,36 @@ typedef struct {
 	ot_target target;
 	ot_status status;
 	bool full;          /**< the early exit was bypassed */
+	const char *build;  /**< the build the main path assumes (ot_build_describe) */
+	const char *overload; /**< the overload a default call reaches, or NULL */
 
-	ot_strvec aten;     /**< overloads of the op itself, full names, in order */
-	OT_VEC(ot_step) steps;
+	OT_VEC(ot_node) nodes;
+	OT_VEC(ot_edge) edges;
+	OT_VEC(uint32_t) roots; /**< where the trace starts: the first main_roots are
+				     where a default call starts; the others (the op's
+				     other overloads, asked for by name) are side roots */
+	size_t main_roots;
+	OT_VEC(ot_step) steps; /**< the first-reach view */
+	/* the edges leaving each node (after ot_trace_index): out[out_start[n] ..
+	 * out_start[n + 1]) are edge indices in order of addition */
+	uint32_t *out_start, *out;
 
-	ot_strvec backends; /**< dispatch keys and stub registrations, sorted */
-	ot_strvec gpu_libs; /**< "cuBLAS", "cuDNN", OT_GPU_CUSTOM_KERNEL, ... sorted */
-	OT_VEC(ot_selection) selection;
-	ot_strvec calls;    /**< other aten ops reached (base names), in order */
+	ot_strvec aten;     /**< overloads of the op itself, full names, the one a
+			         default call reaches first */
+	/* the summary (trace_summary.c), from the main paths */
+	ot_strvec backends; /**< dispatch keys and stub backends: CUDA and CPU first */
+	ot_strvec gpu_libs; /**< libraries and kernel kinds on the CUDA main path */
+	ot_strvec cpu_libs; /**< libraries on the CPU main path */
+	OT_VEC(ot_lib_use) libs;     /**< every library call, main or side */
+	OT_VEC(ot_selection) selection; /**< run-time selections on the main paths */
+	uint32_t key[OT_DEV_COUNT][OT_LAYER_COUNT]; /**< the node that stands for a layer
+						       on each main path, +1 (0: none) */
+	ot_strvec calls;    /**< other aten ops on the main paths (base names), in order */
 	ot_strvec messages; /**< warnings and errors about this op */
 	ot_strvec suggestions; /**< "did you mean" for a not-found op */
 
-	/* facts for the performance notes */
-	bool composite_implicit; /**< an overload has no kernel of its own */
+	/* facts of the overload a default call reaches, for the performance notes */
+	bool composite_implicit; /**< it has no kernel of its own */
 	bool composite_explicit;
 	bool structured;         /**< structured kernel (meta + impl) */
 	bool tensor_iterator;    /**< structured_inherits: TensorIteratorBase */
@@ -121,6 +274,31 @@ typedef struct {
 	ot_wellknown_match wellknown;
 } ot_trace;
 
+/* ---- walking the graph --------------------------------------------------------------- */
+
+#define OT_ITEROVER (-31)
+
+/** An iteration over the edges leaving one node, optionally only those of
+ * some kinds (a mask of 1 << ot_edge_kind; 0 for all) or on a main path
+ * (main_only: OT_MAIN_* bits, 0 for any). */
+typedef struct {
+	const ot_trace *tr;
+	uint32_t pos, end;
+	uint32_t kinds;
+	uint8_t main_only;
+} ot_trace_iter;
+
+void ot_trace_edges(ot_trace_iter *it, const ot_trace *tr, uint32_t node, uint32_t kinds,
+		    uint8_t main_only);
+
+/** The next edge (*out borrowed), or OT_ITEROVER at the end. */
+int ot_trace_next(const ot_edge **out, ot_trace_iter *it);
+
+/** Build the edge index the iterator uses (after nodes and edges are added). */
+void ot_trace_index(ot_trace *tr);
+
+/* ---- the tracer ------------------------------------------------------------------------- */
+
 typedef struct ot_tracer ot_tracer;
 
 typedef struct {
@@ -128,6 +306,7 @@ typedef struct {
 				 of ot_tracer_new chooses, optrace's is 3) */
 	int helper_depth;   /**< C++ helper functions followed per kernel (default 3) */
 	bool full;          /**< --full: no well-known early exit for any op */
+	const char *version;/**< the release traced: picks the build profile */
 } ot_tracer_opts;
 
 /**
@@ -142,14 +321,31 @@ void ot_tracer_free(ot_tracer *t);
  * Trace one op. `full` bypasses the well-known early exit for this op
  * (ops.list `!full`); `max_depth` > 0 replaces the tracer's max_depth for
  * this op. Never fails as a whole: an unknown op gives status not-found
- * with suggestions, a malformed name status error with a message. Caller
- * frees with ot_trace_free.
+ * with suggestions, a malformed name status error with a message. The
+ * trace comes back marked, summarised and with its steps. Caller frees
+ * with ot_trace_free.
  */
 ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full, int max_depth);
 
+/** An empty trace with its own arena (for readers of trace.json). */
+ot_trace *ot_trace_new(void);
+
 void ot_trace_free(ot_trace *tr);
 
-/** Number of steps with found == false. */
+/** Number of nodes that were not found. */
 size_t ot_trace_missing(const ot_trace *tr);
+
+/* ---- the passes (trace_main.c, trace_summary.c, trace_steps.c) ----------------------------- */
+
+/** Mark the main paths: from the roots, the edges a default call on each
+ * device takes (OT_REACH_YES or MAYBE, resolved exactly), and the nodes
+ * they reach. */
+void ot_trace_mark(ot_trace *tr);
+
+/** Derive the summary from the marked graph. */
+void ot_trace_summarize(ot_trace *tr);
+
+/** Build the first-reach view from the marked graph. */
+void ot_trace_make_steps(ot_trace *tr);
 
 #endif

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "value.h"
+#include "yamldoc.h"
 
 extern char **environ;
 
@@ -210,6 +212,8 @@ static int read_head(ot_buf *out, const char *path, size_t cap)
 		close(fd);
 		return ot_error_set("%s is not a regular file", path);
 	}
+	if ((size_t)st.st_size < cap)
+		cap = (size_t)st.st_size; /* a file growing meanwhile is read as it was */
 	ot_buf_clear(out);
 	ot_buf_grow_by(out, cap);
 	while (out->size < cap) {
@@ -304,8 +308,9 @@ static int dist_info_cmp(const void *a, const void *b)
 	return strverscmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The newest "torch-<digit>....dist-info" folder in `dir`, or NULL. */
-static char *find_dist_info(const char *dir)
+/* The newest "torch-<digit>...<suffix>" entry in `dir` (".dist-info",
+ * ".egg-info"), or NULL. */
+static char *find_dist_info(const char *dir, const char *suffix)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -317,7 +322,7 @@ static char *find_dist_info(const char *dir)
 		return NULL;
 	while ((e = readdir(d)))
 		if (!strncmp(e->d_name, "torch-", 6) && is_digit(e->d_name[6]) &&
-		    ot_ends_with(e->d_name, ".dist-info"))
+		    ot_ends_with(e->d_name, suffix))
 			ot_vec_push(&names, ot_strdup(e->d_name));
 	closedir(d);
 	/* A stale folder can survive an upgrade; the newest one is the installed. */
@@ -332,18 +337,283 @@ static char *find_dist_info(const char *dir)
 	return best;
 }
 
+/* ---- the package manager that installed torch ----------------------------------- */
+
+/* Bytes of a package database file worth reading (dpkg's status is a few MB). */
+#define DB_BYTES (256u << 20)
+
+/* The value of header `name` ("Version") in one RFC 822 stanza [s, end), or NULL. */
+static char *stanza_field(const char *s, const char *end, const char *name)
+{
+	size_t n = strlen(name);
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		if (len > n && !strncmp(s, name, n) && s[n] == ':') {
+			const char *v = s + n + 1;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			return ot_strndup(v, len - (size_t)(v - s));
+		}
+		s += len + 1;
+	}
+	return NULL;
+}
+
+/* "1:1.13.1+dfsg-4" -> "1.13.1+dfsg": the upstream part of a Debian version. */
+static void debian_upstream(char *out, size_t cap, const char *version)
+{
+	const char *colon = strchr(version, ':'), *dash;
+	const char *s = colon ? colon + 1 : version;
+	size_t n;
+	dash = strrchr(s, '-');
+	n = dash ? (size_t)(dash - s) : strlen(s);
+	snprintf(out, cap, "%.*s", (int)n, s);
+}
+
+/*
+ * The dpkg record of package `pkg` ("python3-torch", or "name:arch") in
+ * `admindir`/status: its Version when it is installed. 0, or OT_ERROR.
+ */
+static int dpkg_version(char *out, size_t cap, const char *admindir, const char *pkg)
+{
+	ot_buf path = OT_BUF_INIT, text = OT_BUF_INIT;
+	char name[256], *arch;
+	const char *s, *end;
+	int rc = OT_ERROR;
+
+	snprintf(name, sizeof(name), "%s", pkg);
+	arch = strchr(name, ':');
+	if (arch)
+		*arch++ = '\0';
+	ot_buf_printf(&path, "%s/status", admindir);
+	if (read_head(&text, path.ptr, DB_BYTES) < 0) {
+		rc = ot_error_set("dpkg: %s lists %s's files, but %s cannot be read", admindir, pkg,
+				  path.ptr);
+		goto done;
+	}
+	for (s = text.ptr, end = text.ptr + text.size; s < end;) {
+		const char *next = strstr(s, "\n\n");
+		const char *stop = next ? next + 1 : end;
+		char *p = stanza_field(s, stop, "Package"), *a = NULL, *st = NULL, *v = NULL;
+		if (p && !strcmp(p, name)) {
+			a = stanza_field(s, stop, "Architecture");
+			st = stanza_field(s, stop, "Status");
+			v = stanza_field(s, stop, "Version");
+		}
+		if (p && !strcmp(p, name) && (!arch || (a && !strcmp(a, arch))) && st &&
+		    ot_ends_with(st, " installed") && v) {
+			snprintf(out, cap, "%s", v);
+			rc = 0;
+		}
+		free(p);
+		free(a);
+		free(st);
+		free(v);
+		if (rc == 0 || !next)
+			break;
+		s = next + 2;
+	}
+	if (rc < 0)
+		rc = ot_error_set("dpkg: %s/info/%s.list lists torch's files, but %s has no installed "
+				  "%s with a Version",
+				  admindir, pkg, path.ptr, pkg);
+done:
+	ot_buf_free(&path);
+	ot_buf_free(&text);
+	return rc;
+}
+
+/* Sorted names in `dir` ending in `suffix` (caller frees with free_names). */
+static char **list_names(const char *dir, const char *suffix, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	OT_VEC(char *) names = {0};
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && ot_ends_with(e->d_name, suffix))
+			ot_vec_push(&names, ot_strdup(e->d_name));
+	closedir(d);
+	if (names.len)
+		qsort(names.items, names.len, sizeof(*names.items), dist_info_cmp);
+	*n = names.len;
+	return names.items;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/*
+ * dpkg (Debian, Ubuntu): the package whose file list (admindir/info/<pkg>.list)
+ * holds `file` (torch/__init__.py, as sys.path spells it or resolved), and
+ * its installed Version, e.g. python3-torch 1.13.1+dfsg-4 -> 1.13.1.
+ */
+static int from_dpkg(ot_version *out, const char *file, const char *dir)
+{
+	const char *admindir = getenv("OPTRACE_DPKG_ADMINDIR");
+	ot_buf info = OT_BUF_INIT, path = OT_BUF_INIT, text = OT_BUF_INIT, needle[2] = {OT_BUF_INIT, OT_BUF_INIT};
+	char *real = realpath(file, NULL), **names;
+	size_t n = 0;
+	int rc = OT_ENOTFOUND;
+
+	if (!admindir || !*admindir)
+		admindir = "/var/lib/dpkg";
+	ot_buf_printf(&info, "%s/info", admindir);
+	ot_buf_printf(&needle[0], "\n%s\n", file);
+	ot_buf_printf(&needle[1], "\n%s\n", real ? real : file);
+	names = list_names(info.ptr, ".list", &n);
+	for (size_t i = 0; i < n && rc == OT_ENOTFOUND; i++) {
+		ot_buf_clear(&path);
+		ot_buf_printf(&path, "%s/%s", info.ptr, names[i]);
+		ot_buf_clear(&text);
+		ot_buf_putc(&text, '\n'); /* so the first line has a newline before it too */
+		{
+			ot_buf body = OT_BUF_INIT;
+			if (read_head(&body, path.ptr, DB_BYTES) == 0)
+				ot_buf_put(&text, body.ptr, body.size);
+			ot_buf_free(&body);
+		}
+		ot_buf_putc(&text, '\n');
+		if (memmem(text.ptr, text.size, needle[0].ptr, needle[0].size) ||
+		    memmem(text.ptr, text.size, needle[1].ptr, needle[1].size)) {
+			char pkg[256], version[128], upstream[128];
+			ot_buf origin = OT_BUF_INIT;
+			snprintf(pkg, sizeof(pkg), "%.*s", (int)(strlen(names[i]) - 5), names[i]);
+			rc = dpkg_version(version, sizeof(version), admindir, pkg);
+			if (rc == 0) {
+				debian_upstream(upstream, sizeof(upstream), version);
+				ot_buf_printf(&origin, "dpkg: %s %s (%s/torch)", pkg, version, dir);
+				rc = ot_version_parse(out, upstream, origin.ptr);
+			}
+			ot_buf_free(&origin);
+		}
+	}
+	free_names(names, n);
+	free(real);
+	ot_buf_free(&info);
+	ot_buf_free(&path);
+	ot_buf_free(&text);
+	ot_buf_free(&needle[0]);
+	ot_buf_free(&needle[1]);
+	return rc;
+}
+
+/*
+ * conda: the environment whose conda-meta/ is in a folder above `dir`, and
+ * the record there (conda-meta/<name>.json) whose "files" hold torch/__init__.py
+ * (relative to the environment): its "name" and "version".
+ */
+static int from_conda(ot_version *out, const char *file)
+{
+	ot_buf prefix = OT_BUF_INIT, meta = OT_BUF_INIT, path = OT_BUF_INIT, text = OT_BUF_INIT,
+	       needle = OT_BUF_INIT, origin = OT_BUF_INIT;
+	char **names = NULL;
+	size_t n = 0, cut;
+	int rc = OT_ENOTFOUND;
+	struct stat st;
+
+	/* the nearest folder above torch/ that holds conda-meta/ */
+	ot_buf_puts(&prefix, file);
+	for (;;) {
+		char *slash = strrchr(prefix.ptr, '/');
+		if (!slash || slash == prefix.ptr)
+			goto done;
+		ot_buf_truncate(&prefix, (size_t)(slash - prefix.ptr));
+		ot_buf_clear(&meta);
+		ot_buf_printf(&meta, "%s/conda-meta", prefix.ptr);
+		if (stat(meta.ptr, &st) == 0 && S_ISDIR(st.st_mode))
+			break;
+	}
+	cut = prefix.size + 1;
+	ot_buf_printf(&needle, "\"%s\"", file + cut);
+	names = list_names(meta.ptr, ".json", &n);
+	for (size_t i = 0; i < n && rc == OT_ENOTFOUND; i++) {
+		ot_arena *arena;
+		ot_value *root = NULL, *files;
+		const char *name, *version;
+		bool owns = false;
+		ot_buf_clear(&path);
+		ot_buf_printf(&path, "%s/%s", meta.ptr, names[i]);
+		if (read_head(&text, path.ptr, DB_BYTES) < 0 ||
+		    !memmem(text.ptr, text.size, needle.ptr, needle.size))
+			continue;
+		arena = ot_arena_new();
+		if (ot_yaml_load(&root, arena, text.ptr, text.size, path.ptr) < 0) {
+			rc = ot_error_wrap("conda");
+			ot_arena_free(arena);
+			break;
+		}
+		files = ot_v_get(root, "files");
+		for (size_t k = 0; files && ot_v_at(files, k); k++) {
+			const char *f = ot_v_cstr(ot_v_at(files, k));
+			if (f && !strcmp(f, file + cut))
+				owns = true;
+		}
+		name = ot_v_cstr(ot_v_get(root, "name"));
+		version = ot_v_cstr(ot_v_get(root, "version"));
+		if (owns && (!name || !version)) {
+			rc = ot_error_set("conda: %s owns %s but has no \"name\" and \"version\"",
+					  path.ptr, file);
+		} else if (owns) {
+			ot_buf_clear(&origin);
+			ot_buf_printf(&origin, "conda: %s %s (%s)", name, version, path.ptr);
+			rc = ot_version_parse(out, version, origin.ptr);
+		}
+		ot_arena_free(arena);
+	}
+done:
+	free_names(names, n);
+	ot_buf_free(&prefix);
+	ot_buf_free(&meta);
+	ot_buf_free(&path);
+	ot_buf_free(&text);
+	ot_buf_free(&needle);
+	ot_buf_free(&origin);
+	return rc;
+}
+
+/* ---- what pip (or setup.py) wrote --------------------------------------------------- */
+
 /* Look in one directory: 0 found, OT_ENOTFOUND, OT_ERROR. */
 static int find_in_dir(ot_version *out, const char *dir)
 {
 	ot_buf path = OT_BUF_INIT, text = OT_BUF_INIT, origin = OT_BUF_INIT;
 	char value[128];
-	char *info = find_dist_info(dir);
+	char *info = NULL;
 	int (*extract)(char *, size_t, const char *);
 	const char *what;
+	struct stat st;
 	int rc;
 
-	if (info) {
+	/* 1. the package manager that installed torch/__init__.py knows its release */
+	ot_buf_printf(&path, "%s/torch/__init__.py", dir);
+	if (stat(path.ptr, &st) == 0) {
+		rc = from_dpkg(out, path.ptr, dir);
+		if (rc == OT_ENOTFOUND)
+			rc = from_conda(out, path.ptr);
+		if (rc != OT_ENOTFOUND)
+			goto done;
+	}
+	ot_buf_clear(&path);
+
+	/* 2. the metadata pip or setup.py wrote beside it; 3. torch/version.py */
+	if ((info = find_dist_info(dir, ".dist-info"))) {
 		ot_buf_printf(&path, "%s/%s/METADATA", dir, info);
+		ot_buf_printf(&origin, "installed torch (%s/%s)", dir, info);
+		extract = metadata_version;
+		what = "\"Version:\" header";
+	} else if ((info = find_dist_info(dir, ".egg-info"))) {
+		/* a folder with PKG-INFO, or the PKG-INFO file itself */
+		ot_buf_printf(&path, "%s/%s", dir, info);
+		if (stat(path.ptr, &st) == 0 && S_ISDIR(st.st_mode))
+			ot_buf_puts(&path, "/PKG-INFO");
 		ot_buf_printf(&origin, "installed torch (%s/%s)", dir, info);
 		extract = metadata_version;
 		what = "\"Version:\" header";
@@ -360,6 +630,7 @@ static int find_in_dir(ot_version *out, const char *dir)
 		rc = ot_error_set("installed torch: %s has no usable %s", path.ptr, what);
 	if (rc == 0)
 		rc = ot_version_parse(out, value, origin.ptr);
+done:
 	free(info);
 	ot_buf_free(&path);
 	ot_buf_free(&text);
@@ -492,7 +763,7 @@ void ot_version_free_dirs(char **dirs)
 /* ---- precedence ----------------------------------------------------------------- */
 
 int ot_version_detect(ot_version *out, const char *cli, const char *pin,
-		      const char *pin_origin, const char *python)
+		      const char *pin_origin, const char *list_name, const char *python)
 {
 	char **dirs = NULL;
 	ot_buf tried = OT_BUF_INIT;
@@ -528,9 +799,14 @@ int ot_version_detect(ot_version *out, const char *cli, const char *pin,
 		rc = ot_version_parse(out, pin, pin_origin ? pin_origin : "ops.list pin");
 		goto done;
 	}
-	rc = ot_error_set("cannot tell which PyTorch release to trace: no --torch-version; %s; "
-			  "no '# torch-version:' pin in ops.list. Pass --torch-version X.Y.Z",
-			  tried.ptr);
+	if (list_name)
+		rc = ot_error_set("cannot tell which PyTorch release to trace: no --torch-version; %s; "
+				  "no '# torch-version:' pin in %s. Pass --torch-version X.Y.Z",
+				  tried.ptr, list_name);
+	else
+		rc = ot_error_set("cannot tell which PyTorch release to trace: no --torch-version; %s; "
+				  "no ops list to pin one. Pass --torch-version X.Y.Z",
+				  tried.ptr);
 done:
 	ot_buf_free(&tried);
 	return rc;

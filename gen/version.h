@@ -2,9 +2,25 @@
  * version.h - which PyTorch release to trace (SPEC §4).
  *
  * Order of precedence: --torch-version, else the torch installed for
- * `python3` (found by reading torch-*.dist-info/METADATA or torch/version.py
- * in the directories of its sys.path, never by importing torch), else the
- * `# torch-version:` pin of ops.list, else an error.
+ * `python3` (found in the directories of its sys.path, never by importing
+ * torch), else the `# torch-version:` pin of ops.list, else an error.
+ *
+ * In one sys.path directory that holds torch/__init__.py, the release is
+ * read from, in this order (the first that knows it wins; one that is
+ * found but cannot be read or parsed is an error, never skipped):
+ *   1. the package manager that installed that file: dpkg (the package
+ *      whose info/<pkg>.list lists it, and its installed Version in
+ *      status: python3-torch 1.13.1+dfsg-4 -> 1.13.1), else conda (the
+ *      conda-meta/<name>.json record, in the nearest folder above, whose
+ *      "files" list it: its "version");
+ *   2. torch-*.dist-info/METADATA, else torch-*.egg-info (a folder's
+ *      PKG-INFO, or the file itself): the "Version:" header;
+ *   3. torch/version.py: `__version__ = '...'`.
+ * Debian's own build says 1.13.0a0 in 2 and 3: a pre-release without a
+ * commit, refused; its dpkg record names the release.
+ *
+ * dpkg's database is read from $OPTRACE_DPKG_ADMINDIR (for tests: a fake
+ * database), default /var/lib/dpkg.
  */
 #ifndef OT_VERSION_H
 #define OT_VERSION_H
@@ -18,7 +34,9 @@ typedef struct {
 	bool nightly;      /**< a pre-release (a0/dev) that names a commit */
 	char origin[512];  /**< where it came from, for messages:
 				"--torch-version", "ops.list pin (ops.list:3)",
-				"installed torch (/usr/lib/python3/dist-packages/torch-2.6.0.dist-info)" */
+				"installed torch (/usr/lib/python3/dist-packages/torch-2.6.0.dist-info)",
+				"dpkg: python3-torch 1.13.1+dfsg-4 (/usr/lib/python3/dist-packages/torch)",
+				"conda: pytorch 2.6.0 (/opt/conda/conda-meta/pytorch-2.6.0-....json)" */
 } ot_version;
 
 /**
@@ -31,8 +49,7 @@ int ot_version_parse(ot_version *out, const char *raw, const char *origin);
 
 /**
  * Look for an installed torch in `dirs` (NULL-terminated, in sys.path
- * order; the first hit wins): "torch-*.dist-info/METADATA" (its "Version:"
- * header) or "torch/version.py" (its `__version__ = '...'`).
+ * order; the first directory that has one wins), each read as above.
  * Returns 0 and fills *out, OT_ENOTFOUND when none, OT_ERROR for a found
  * but unreadable/unparseable file.
  */
@@ -49,10 +66,11 @@ void ot_version_free_dirs(char **dirs);
 
 /**
  * Apply the precedence above. `cli` (--torch-version) and `pin` (with its
- * origin text) may be NULL; `python` may be NULL (= "python3").
+ * origin text) may be NULL; `list_name` names the ops list that was read
+ * for a pin (NULL: none was); `python` may be NULL (= "python3").
  * On failure the message lists what was tried.
  */
 int ot_version_detect(ot_version *out, const char *cli, const char *pin,
-		      const char *pin_origin, const char *python);
+		      const char *pin_origin, const char *list_name, const char *python);
 
 #endif

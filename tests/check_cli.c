@@ -22,6 +22,8 @@
 
 #define MAX_ARGS 32
 
+typedef OT_VEC(char *) strvec_t;
+
 /* ---- helpers -------------------------------------------------------------------- */
 
 static bool exists(const char *path)
@@ -79,12 +81,21 @@ static void result_free(struct result *r)
 	ot_buf_free(&r->err);
 }
 
+/* The binary, as an absolute path: a test may run it from another folder. */
+static const char *binary(void)
+{
+	static char *bin;
+	if (!bin) /* a missing binary fails the test that runs it */
+		bin = realpath(tu_optrace(), NULL);
+	return bin ? bin : tu_optrace();
+}
+
 static struct result run(const char *const *args)
 {
 	const char *argv[MAX_ARGS + 2];
 	struct result r = {0, OT_BUF_INIT, OT_BUF_INIT};
 	size_t n = 0;
-	argv[n++] = tu_optrace();
+	argv[n++] = binary();
 	while (*args) {
 		ck_assert(n < MAX_ARGS);
 		argv[n++] = *args++;
@@ -304,7 +315,8 @@ START_TEST(data_options_print_only_data)
 
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_str_eq(r.out.ptr, "1.0.0\n");
-	ck_assert_msg(r.err.size == 0, "--print-version wrote on stderr: %s", r.err.ptr);
+	/* where the release was learned is a message, beside the data */
+	ck_assert_str_eq(r.err.ptr, "optrace: PyTorch 1.0.0, from --torch-version\n");
 	result_free(&r);
 
 	r = run(dump);
@@ -345,8 +357,10 @@ END_TEST
 
 /* ---- progress: only on a terminal ---------------------------------------------------- */
 
-/* Run with stderr on a pseudo-terminal (stdout captured, stdin /dev/null). */
-static struct result run_on_tty(const char *const *args)
+/* Run with stderr (tty_fd 2) or stdout (1) on a pseudo-terminal, the other
+ * captured through a pipe, stdin /dev/null; what the terminal showed goes
+ * to r.err or r.out as that stream's. */
+static struct result run_tty(const char *const *args, int tty_fd)
 {
 	const char *argv[MAX_ARGS + 2];
 	struct result r = {0, OT_BUF_INIT, OT_BUF_INIT};
@@ -354,7 +368,7 @@ static struct result run_on_tty(const char *const *args)
 	size_t n = 0;
 	pid_t pid;
 
-	argv[n++] = tu_optrace();
+	argv[n++] = binary();
 	while (*args)
 		argv[n++] = *args++;
 	argv[n] = NULL;
@@ -365,8 +379,8 @@ static struct result run_on_tty(const char *const *args)
 	if (pid == 0) {
 		int devnull = open("/dev/null", O_RDONLY);
 		dup2(devnull, 0);
-		dup2(outpipe[1], 1);
-		dup2(slave, 2);
+		dup2(tty_fd == 1 ? slave : outpipe[1], 1);
+		dup2(tty_fd == 1 ? outpipe[1] : slave, 2);
 		close(master);
 		close(outpipe[0]);
 		execv(argv[0], (char *const *)argv);
@@ -384,14 +398,14 @@ static struct result run_on_tty(const char *const *args)
 		if (master >= 0 && fds[0].revents) {
 			got = read(master, chunk, sizeof(chunk));
 			if (got > 0)
-				ot_buf_put(&r.err, chunk, (size_t)got);
+				ot_buf_put(tty_fd == 1 ? &r.out : &r.err, chunk, (size_t)got);
 			else
 				close(master), master = -1;
 		}
 		if (outpipe[0] >= 0 && fds[1].revents) {
 			got = read(outpipe[0], chunk, sizeof(chunk));
 			if (got > 0)
-				ot_buf_put(&r.out, chunk, (size_t)got);
+				ot_buf_put(tty_fd == 1 ? &r.err : &r.out, chunk, (size_t)got);
 			else
 				close(outpipe[0]), outpipe[0] = -1;
 		}
@@ -403,6 +417,11 @@ static struct result run_on_tty(const char *const *args)
 	ck_assert(waitpid(pid, &status, 0) == pid);
 	r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	return r;
+}
+
+static struct result run_on_tty(const char *const *args)
+{
+	return run_tty(args, 2);
 }
 
 static bool has_progress(const ot_buf *err)
@@ -474,7 +493,7 @@ START_TEST(exit_statuses)
 	char *missing_layer = put(dir, "layer.list", "aten::max_pool2d_with_indices\n");
 	char *empty = put(dir, "empty.list", "# nothing\n");
 	const char *fx = tu_fixture_repo();
-	static const char *const outs[] = {"o0", "o1", "o2", "o3", "o4", "o5", "o6", "o7"};
+	static const char *const outs[] = {"o0", "o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8"};
 	struct {
 		int status;
 		bool writes;
@@ -487,7 +506,9 @@ START_TEST(exit_statuses)
 		{2, false, {"-t", "9.9.9", "-s", fx, good, NULL}},
 		{2, false, {"-t", "2.0.0", "-s", fx, empty, NULL}},
 		{2, false, {"-t", "2.0.0", "-s", fx, "--format", "docx", good, NULL}},
-		{2, false, {"-t", "2.0.0", "-s", fx, good, "extra", NULL}},
+		/* an argument that is not a list is an op (here one that is not found) */
+		{1, true, {"-t", "2.0.0", "-s", fx, good, "extra", NULL}},
+		{2, false, {"-t", "2.0.0", "-s", fx, good, "second.list", NULL}},
 	};
 	for (size_t i = 0; i < OT_ARRAY_LEN(cases); i++) {
 		char *out = tu_path(dir, outs[i]);
@@ -842,6 +863,437 @@ START_TEST(report_flow_on_the_fixture)
 }
 END_TEST
 
+/* ---- ops on the command line and on stdin ------------------------------------------------------ */
+
+/* The inputs of trace.json in `out`, space-separated, in file order. */
+static char *inputs_of(const char *out)
+{
+	char *json = tu_path(out, "trace.json"), *text = tu_read_file(json, NULL);
+	ot_buf b = OT_BUF_INIT;
+	for (const char *s = text; (s = strstr(s, "\"input\": \"")); ) {
+		s += strlen("\"input\": \"");
+		ot_buf_printf(&b, "%s%.*s", b.size ? " " : "", (int)strcspn(s, "\""), s);
+	}
+	free(json);
+	free(text);
+	return ot_buf_detach(&b);
+}
+
+START_TEST(ops_as_arguments)
+{
+	struct scene sc = scene("cli-args", "# torch-version: 2.0.0\ntorch.matmul\n");
+	char *fx = tu_absolute(tu_fixture_repo());
+	/* a python3 that has no torch: the release comes from the pin, whatever is installed */
+	char *py = put(sc.dir, "python3", "#!/bin/sh\nprintf '%s\\0' /nonexistent/site-packages\n");
+	/* OP arguments and --op; ./ops.list (the scene's) lends only its pin */
+	const char *args[] = {"--python", py, "-s", fx, "-o", sc.out, "F.linear", "--op", "nn.LSTM", NULL};
+	struct result r;
+	char *cwd = tu_absolute("."), *got;
+
+	ck_assert(chmod(py, 0755) == 0);
+
+	ck_assert(chdir(sc.dir) == 0);
+	r = run(args);
+	ck_assert(chdir(cwd) == 0);
+	ck_assert_msg(r.status == 0, "status %d: %s", r.status, r.err.ptr);
+	got = inputs_of(sc.out);
+	ck_assert_str_eq(got, "F.linear nn.LSTM");
+	free(got);
+	result_free(&r);
+
+	/* with a list named, both */
+	{
+		const char *both[] = {"-t", "2.0.0", "-s", fx, "-o", sc.out, sc.list, "nn.LSTM", NULL};
+		r = run(both);
+		ck_assert_msg(r.status == 0, "status %d: %s", r.status, r.err.ptr);
+		got = inputs_of(sc.out);
+		ck_assert_str_eq(got, "nn.LSTM torch.matmul");
+		free(got);
+		result_free(&r);
+	}
+	/* a malformed name is reported where it stands, like a list's line */
+	{
+		const char *bad[] = {"-t", "2.0.0", "-s", fx, "-o", sc.out, "F.linear", "F.linear(x)", NULL};
+		r = run(bad);
+		ck_assert_msg(r.status == 1, "status %d: %s", r.status, r.err.ptr);
+		ck_assert_msg(strstr(r.err.ptr, "optrace: command line:2:"), "%s", r.err.ptr);
+		result_free(&r);
+	}
+	free(cwd);
+	free(fx);
+	free(py);
+	scene_free(&sc);
+}
+END_TEST
+
+START_TEST(ops_list_on_stdin)
+{
+	char *dir = scratch("cli-stdin"), *out = tu_path(dir, "out"), *got;
+	ot_buf cmd = OT_BUF_INIT, err = OT_BUF_INIT;
+	int status;
+	ot_buf_printf(&cmd, "printf 'F.linear\\nF.linear(x)\\nnn.LSTM\\n' | '%s' -t 2.0.0 -s '%s' -o '%s' -",
+		      binary(), tu_fixture_repo(), out);
+	status = tu_run((const char *[]){"sh", "-c", cmd.ptr, NULL}, NULL, &err);
+	ck_assert_msg(status == 1, "status %d: %s", status, err.ptr);
+	ck_assert_msg(strstr(err.ptr, "optrace: <stdin>:2:"), "%s", err.ptr);
+	got = inputs_of(out);
+	ck_assert_str_eq(got, "F.linear nn.LSTM");
+	free(got);
+	ot_buf_free(&cmd);
+	ot_buf_free(&err);
+	free(out);
+	free(dir);
+}
+END_TEST
+
+/* -o - cannot mean stdout for a folder: refused, and no folder "-" appears */
+START_TEST(out_dash_is_refused)
+{
+	char *dir = scratch("cli-dash"), *cwd = tu_absolute("."), *dash = tu_path(dir, "-");
+	const char *args[] = {"-t", "2.0.0", "-s", tu_fixture_repo(), "-o", "-", "F.linear", NULL};
+	struct result r;
+	ck_assert(chdir(dir) == 0);
+	r = run(args);
+	ck_assert(chdir(cwd) == 0);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_msg(strstr(r.err.ptr, "optrace: -o names the output folder") &&
+			      strstr(r.err.ptr, "optrace show OP"),
+		      "%s", r.err.ptr);
+	ck_assert(!exists(dash));
+	result_free(&r);
+	free(dash);
+	free(cwd);
+	free(dir);
+}
+END_TEST
+
+/* What was not found is said with -q too, in the order of the list's lines. */
+START_TEST(not_found_in_list_order_even_quiet)
+{
+	struct scene sc = scene("cli-order", "nn.Zzzz\nF.linear\nF.aaaa_nothing\n");
+	const char *args[] = {"-q", "-t", "2.0.0", "-s", tu_fixture_repo(), "-o", sc.out, sc.list, NULL};
+	struct result r = run(args);
+	const char *z, *a;
+	ck_assert_int_eq(r.status, 1);
+	z = strstr(r.err.ptr, ":1: nn.Zzzz: not found");
+	a = strstr(r.err.ptr, ":3: F.aaaa_nothing: not found");
+	ck_assert_msg(z && a && z < a, "not in list order:\n%s", r.err.ptr);
+	ck_assert_msg(!strstr(r.err.ptr, " ops: "), "-q printed the summary:\n%s", r.err.ptr);
+	assert_messages_prefixed(&r.err, "-q");
+	result_free(&r);
+	scene_free(&sc);
+}
+END_TEST
+
+START_TEST(usage_errors_point_to_their_command)
+{
+	static const struct {
+		const char *args[4];
+		const char *message, *hint;
+	} runs[] = {
+		{{"--verison", NULL}, "unknown option '--verison' (did you mean '--version'?)",
+		 "Try 'optrace --help'."},
+		{{"--fromat=md", NULL}, "unknown option '--fromat=md' (did you mean '--format'?)",
+		 "Try 'optrace --help'."},
+		{{"diff", "--jsn", "x", NULL}, "unknown option '--jsn' (did you mean '--json'?)",
+		 "Try 'optrace diff --help'."},
+		{{"diff", "1.0.0", NULL}, "diff needs two releases", "Try 'optrace diff --help'."},
+		{{"show", "--bogus", NULL}, "unknown option '--bogus'\n", "Try 'optrace show --help'."},
+		{{"show", NULL}, "show needs the op to show", "Try 'optrace show --help'."},
+		{{"show", "nn.LSTM", "F.linear", NULL}, "show shows one op", "Try 'optrace show --help'."},
+	};
+	for (size_t i = 0; i < OT_ARRAY_LEN(runs); i++) {
+		struct result r = run(runs[i].args);
+		ck_assert_msg(r.status == 2, "%s: status %d", shown(runs[i].args), r.status);
+		ck_assert_msg(strstr(r.err.ptr, runs[i].message), "%s: %s", shown(runs[i].args), r.err.ptr);
+		ck_assert_msg(ot_ends_with(r.err.ptr, runs[i].hint) || strstr(r.err.ptr, runs[i].hint),
+			      "%s: %s", shown(runs[i].args), r.err.ptr);
+		result_free(&r);
+	}
+}
+END_TEST
+
+/* ---- optrace show ------------------------------------------------------------------------------- */
+
+START_TEST(show_prints_one_op)
+{
+	const char *fx = tu_fixture_repo();
+	const char *args[] = {"show", "-t", "2.0.0", "-s", fx, "nn.LSTM", NULL};
+	struct result r = run(args);
+	ck_assert_msg(r.status <= 1, "status %d: %s", r.status, r.err.ptr);
+	ck_assert_msg(ot_starts_with(r.out.ptr, "nn.LSTM  (module, traced)\n"), "%s", r.out.ptr);
+	{
+		const char *cpu = strstr(r.out.ptr, "\nCPU main path\n"),
+			   *cuda = strstr(r.out.ptr, "\nCUDA main path\n");
+		ck_assert_msg(cpu && cuda && cpu < cuda, "%s", r.out.ptr);
+	}
+	ck_assert_msg(strstr(r.out.ptr, "(torch/nn/modules/rnn.py:"), "no file:line: %s", r.out.ptr);
+	ck_assert_msg(!strchr(r.out.ptr, '\033'), "colour on a pipe");
+	result_free(&r);
+
+	/* an unknown op: said on stderr, nothing on stdout */
+	{
+		const char *unknown[] = {"show", "-t", "2.0.0", "-s", fx, "nn.LSTMM", NULL};
+		r = run(unknown);
+		ck_assert_int_eq(r.status, 1);
+		ck_assert_str_eq(r.out.ptr, "");
+		ck_assert_msg(strstr(r.err.ptr, "optrace: nn.LSTMM: not found (did you mean nn.LSTM"),
+			      "%s", r.err.ptr);
+		result_free(&r);
+	}
+}
+END_TEST
+
+START_TEST(show_colours_only_a_terminal_without_no_color)
+{
+	const char *args[] = {"show", "-t", "2.0.0", "-s", tu_fixture_repo(), "nn.LSTM", NULL};
+	struct result r;
+	unsetenv("NO_COLOR");
+	r = run_tty(args, 1);
+	ck_assert_msg(r.status <= 1, "status %d: %s", r.status, r.err.ptr);
+	ck_assert_msg(strstr(r.out.ptr, "\033[1mCPU main path\033[0m"), "no colour on a terminal:\n%s",
+		      r.out.ptr);
+	result_free(&r);
+	setenv("NO_COLOR", "1", 1);
+	r = run_tty(args, 1);
+	unsetenv("NO_COLOR");
+	ck_assert_msg(r.status <= 1, "status %d: %s", r.status, r.err.ptr);
+	ck_assert_msg(strstr(r.out.ptr, "CPU main path") && !strchr(r.out.ptr, '\033'),
+		      "colour with NO_COLOR:\n%s", r.out.ptr);
+	result_free(&r);
+}
+END_TEST
+
+/* Every line of `text` without its leading blanks. */
+static char *unindented(const char *text)
+{
+	ot_buf b = OT_BUF_INIT;
+	for (const char *l = text; *l;) {
+		size_t n;
+		while (*l == ' ')
+			l++;
+		n = strcspn(l, "\n");
+		ot_buf_put(&b, l, n);
+		ot_buf_putc(&b, '\n');
+		l += n + (l[n] == '\n');
+	}
+	return ot_buf_detach(&b);
+}
+
+/* --json: the op's object of trace.json, as a run writes it there */
+START_TEST(show_json_is_the_trace_json_object)
+{
+	struct scene sc = scene("cli-show-json", "nn.LSTM\n");
+	const char *fx = tu_fixture_repo();
+	const char *show[] = {"show", "--json", "-t", "2.0.0", "-s", fx, "nn.LSTM", NULL};
+	const char *write[] = {"-t", "2.0.0", "-s", fx, "-o", sc.out, "--format", "json", sc.list, NULL};
+	struct result r = run(show), w = run(write);
+	char *json = tu_path(sc.out, "trace.json"), *file, *a, *b;
+	ck_assert_msg(r.status <= 1 && w.status <= 1, "%d %d: %s %s", r.status, w.status, r.err.ptr,
+		      w.err.ptr);
+	ck_assert_msg(json_valid(r.out.ptr, r.out.size), "not JSON:\n%s", r.out.ptr);
+	ck_assert(ot_starts_with(r.out.ptr, "{\n  \"input\": \"nn.LSTM\",\n"));
+	file = tu_read_file(json, NULL);
+	a = unindented(r.out.ptr);
+	b = unindented(file);
+	ck_assert_msg(strstr(b, a), "the object differs from trace.json's");
+	free(a);
+	free(b);
+	free(file);
+	free(json);
+	result_free(&r);
+	result_free(&w);
+	scene_free(&sc);
+}
+END_TEST
+
+/* ---- man pages and bash completion --------------------------------------------------------------- */
+
+/* The long options of `optrace [cmd] --help`: the first "--name" of each
+ * option row (rows start "  -x, --" or "      --"), space-separated. */
+static strvec_t help_options(const char *cmd)
+{
+	const char *args[] = {cmd, "--help", NULL}, *noargs[] = {"--help", NULL};
+	struct result r = run(cmd ? args : noargs);
+	strvec_t v = {0};
+	ck_assert_int_eq(r.status, 0);
+	for (const char *l = r.out.ptr; *l;) {
+		size_t n = strcspn(l, "\n");
+		const char *o = NULL;
+		if (!strncmp(l, "      --", 8))
+			o = l + 6;
+		else if (l[0] == ' ' && l[1] == ' ' && l[2] == '-' && l[3] != '-' && !strncmp(l + 4, ", --", 4))
+			o = l + 6;
+		if (o)
+			ot_vec_push(&v, ot_strndup(o, strspn(o, "-abcdefghijklmnopqrstuvwxyz")));
+		l += n + (l[n] == '\n');
+	}
+	ck_assert_msg(v.len > 8, "--help of %s lists %zu options", cmd ? cmd : "optrace", v.len);
+	result_free(&r);
+	return v;
+}
+
+static void strvec_t_free(strvec_t *v)
+{
+	for (size_t i = 0; i < v->len; i++)
+		free(v->items[i]);
+	ot_vec_free(v);
+}
+
+/* build/man/NAME or build/NAME: beside the binary */
+static char *beside_binary(const char *rel)
+{
+	char *dir = ot_strdup(binary()), *slash = strrchr(dir, '/'), *p;
+	if (slash)
+		*slash = '\0';
+	p = tu_path(slash ? dir : ".", rel);
+	free(dir);
+	return p;
+}
+
+/* Each man page renders with man -l and names every option of its --help. */
+START_TEST(man_pages_render)
+{
+	static const struct {
+		const char *page, *cmd, *title;
+	} pages[] = {{"man/optrace.1", NULL, "OPTRACE(1)"},
+		     {"man/optrace-diff.1", "diff", "OPTRACE-DIFF(1)"},
+		     {"man/optrace-show.1", "show", "OPTRACE-SHOW(1)"}};
+	setenv("MANWIDTH", "100", 1);
+	setenv("LC_ALL", "C", 1);
+	setenv("MANPAGER", "cat", 1);
+	for (size_t i = 0; i < OT_ARRAY_LEN(pages); i++) {
+		char *page = beside_binary(pages[i].page);
+		const char *argv[] = {"man", "-l", page, NULL};
+		ot_buf out = OT_BUF_INIT, err = OT_BUF_INIT;
+		strvec_t opts = help_options(pages[i].cmd);
+		ck_assert_msg(exists(page), "%s is missing: `make docs` makes it", page);
+		ck_assert_msg(tu_run(argv, &out, &err) == 0, "man -l %s failed: %s", page, err.ptr);
+		ck_assert_msg(ot_starts_with(out.ptr, pages[i].title), "%s:\n%.300s", page, out.ptr);
+		ck_assert_msg(strstr(out.ptr, "SYNOPSIS") && strstr(out.ptr, "SEE ALSO"), "%s", page);
+		for (size_t k = 0; k < opts.len; k++) {
+			ot_buf row = OT_BUF_INIT;
+			ot_buf_printf(&row, "%s", opts.items[k]);
+			ck_assert_msg(strstr(out.ptr, row.ptr), "%s does not name %s", page, row.ptr);
+			ot_buf_free(&row);
+		}
+		strvec_t_free(&opts);
+		ot_buf_free(&out);
+		ot_buf_free(&err);
+		free(page);
+	}
+}
+END_TEST
+
+/* The completion offers every option of each command's --help, and what
+ * an option's argument is. */
+START_TEST(completion_lists_every_option)
+{
+	static const char *const cmds[] = {NULL, "diff", "show"};
+	char *file = beside_binary("optrace.bash-completion");
+	ck_assert_msg(exists(file), "%s is missing: `make docs` makes it", file);
+	for (size_t i = 0; i < OT_ARRAY_LEN(cmds); i++) {
+		ot_buf script = OT_BUF_INIT, out = OT_BUF_INIT, err = OT_BUF_INIT;
+		strvec_t opts = help_options(cmds[i]);
+		ot_buf_printf(&script,
+			      "source '%s'; COMP_WORDS=(optrace %s --); COMP_CWORD=%d; _optrace; "
+			      "printf '%%s\\n' \"${COMPREPLY[@]}\"",
+			      file, cmds[i] ? cmds[i] : "", cmds[i] ? 2 : 1);
+		ck_assert_msg(tu_run((const char *[]){"bash", "-c", script.ptr, NULL}, &out, &err) == 0,
+			      "%s", err.ptr);
+		for (size_t k = 0; k < opts.len; k++) {
+			ot_buf line = OT_BUF_INIT;
+			ot_buf_printf(&line, "\n%s\n", opts.items[k]);
+			ck_assert_msg(strstr(out.ptr, line.ptr + 1) == out.ptr ||
+					      strstr(out.ptr, line.ptr),
+				      "the completion of 'optrace %s' lacks %s:\n%s",
+				      cmds[i] ? cmds[i] : "", opts.items[k], out.ptr);
+			ot_buf_free(&line);
+		}
+		strvec_t_free(&opts);
+		ot_buf_free(&script);
+		ot_buf_free(&out);
+		ot_buf_free(&err);
+	}
+	{
+		/* an option's argument: --format's words, a folder for --source */
+		ot_buf script = OT_BUF_INIT, out = OT_BUF_INIT;
+		ot_buf_printf(&script, "source '%s'; COMP_WORDS=(optrace --format m); COMP_CWORD=2; "
+				       "_optrace; printf '%%s\\n' \"${COMPREPLY[@]}\"", file);
+		ck_assert(tu_run((const char *[]){"bash", "-c", script.ptr, NULL}, &out, NULL) == 0);
+		ck_assert_str_eq(out.ptr, "md\nmd,json\nmd,json,html\n");
+		ot_buf_free(&script);
+		ot_buf_free(&out);
+	}
+	free(file);
+}
+END_TEST
+
+/* make install puts the binary, the templates, the man pages and the completion in place. */
+START_TEST(install_puts_docs_in_place)
+{
+	char *dir = scratch("cli-install"), *cwd = tu_absolute(".");
+	ot_buf dest = OT_BUF_INIT, err = OT_BUF_INIT, build = OT_BUF_INIT;
+	char *bindir = ot_strdup(binary()), *slash = strrchr(bindir, '/');
+	static const char *const files[] = {"/usr/bin/optrace", "/usr/share/man/man1/optrace.1",
+					    "/usr/share/man/man1/optrace-diff.1",
+					    "/usr/share/man/man1/optrace-show.1",
+					    "/usr/share/bash-completion/completions/optrace",
+					    "/usr/share/optrace/templates/page.md.mustache"};
+	*slash = '\0';
+	ot_buf_printf(&dest, "DESTDIR=%s", dir);
+	/* BUILD: the folder of the binary under test, relative to the checkout */
+	ot_buf_printf(&build, "BUILD=%s", ot_starts_with(bindir, cwd) ? bindir + strlen(cwd) + 1 : bindir);
+	ck_assert_msg(tu_run((const char *[]){"make", "-s", "--no-print-directory", build.ptr, "PREFIX=/usr",
+					      dest.ptr, "install", NULL},
+			     NULL, &err) == 0,
+		      "make install: %s", err.ptr);
+	for (size_t i = 0; i < OT_ARRAY_LEN(files); i++) {
+		char *p = tu_path(dir, files[i] + 1);
+		ck_assert_msg(exists(p), "make install left out %s", files[i]);
+		free(p);
+	}
+	ot_buf_free(&dest);
+	ot_buf_free(&err);
+	ot_buf_free(&build);
+	free(bindir);
+	free(cwd);
+	free(dir);
+}
+END_TEST
+
+/* ---- the torch Debian ships ------------------------------------------------------------------ */
+
+/*
+ * python3-torch (installed by `make deps`) is seen by /usr/bin/python3, and
+ * its own files say 1.13.0a0: the release comes from dpkg's record.
+ */
+START_TEST(debian_python3_torch)
+{
+	const char *query[] = {"dpkg-query", "-W", "-f=${Status} ${Version}", "python3-torch", NULL};
+	const char *args[] = {"--print-version", "--python", "/usr/bin/python3", NULL};
+	ot_buf q = OT_BUF_INIT, want = OT_BUF_INIT;
+	const char *version;
+	struct result r;
+
+	ck_assert_msg(tu_run(query, &q, NULL) == 0 && ot_starts_with(q.ptr, "install ok installed "),
+		      "python3-torch is not installed: `make deps` installs it (%s)", q.ptr);
+	version = q.ptr + strlen("install ok installed ");
+	unsetenv("OPTRACE_DPKG_ADMINDIR");
+	unsetenv("PYTHONPATH");
+	r = run(args);
+	ck_assert_msg(r.status == 0, "status %d: %s", r.status, r.err.ptr);
+	/* Debian's 1.13.1+dfsg-4: the upstream part, without the repack suffix */
+	ck_assert_msg(ot_starts_with(version, "1.13.1+"), "python3-torch is %s, not 1.13.1", version);
+	ck_assert_str_eq(r.out.ptr, "1.13.1\n");
+	ot_buf_printf(&want, "optrace: PyTorch 1.13.1, from dpkg: python3-torch %s (", version);
+	ck_assert_msg(ot_starts_with(r.err.ptr, want.ptr), "stderr: %s, not %s...", r.err.ptr, want.ptr);
+	result_free(&r);
+	ot_buf_free(&q);
+	ot_buf_free(&want);
+}
+END_TEST
+
 /* ---- --help, --version, usage errors --------------------------------------------------------- */
 
 START_TEST(help_goes_to_stdout)
@@ -953,6 +1405,7 @@ int main(void)
 {
 	Suite *s = suite_create("cli");
 	TCase *tc = tcase_create("cli");
+	binary(); /* resolved before any test changes its folder */
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, json_checker_checks);
 	tcase_add_test(tc, normal_run_prints_nothing_on_stdout);
@@ -971,6 +1424,18 @@ int main(void)
 	tcase_add_test(tc, help_goes_to_stdout);
 	tcase_add_test(tc, version_names_the_libraries);
 	tcase_add_test(tc, usage_errors);
+	tcase_add_test(tc, debian_python3_torch);
+	tcase_add_test(tc, ops_as_arguments);
+	tcase_add_test(tc, ops_list_on_stdin);
+	tcase_add_test(tc, out_dash_is_refused);
+	tcase_add_test(tc, not_found_in_list_order_even_quiet);
+	tcase_add_test(tc, usage_errors_point_to_their_command);
+	tcase_add_test(tc, show_prints_one_op);
+	tcase_add_test(tc, show_colours_only_a_terminal_without_no_color);
+	tcase_add_test(tc, show_json_is_the_trace_json_object);
+	tcase_add_test(tc, man_pages_render);
+	tcase_add_test(tc, completion_lists_every_option);
+	tcase_add_test(tc, install_puts_docs_in_place);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -738,7 +738,7 @@ START_TEST(cli_usage_errors)
 		int rc = optrace(&out, &err, cases[i].args);
 		ck_assert_msg(rc == 2, "case %zu: status %d", i, rc);
 		ck_assert_msg(strstr(err.ptr, cases[i].message), "case %zu: %s", i, err.ptr);
-		ck_assert_msg(strstr(err.ptr, "Try 'optrace --help'."), "case %zu: %s", i, err.ptr);
+		ck_assert_msg(strstr(err.ptr, "Try 'optrace diff --help'."), "case %zu: %s", i, err.ptr);
 		ck_assert_str_eq(out.ptr, "");
 		ot_buf_free(&out);
 		ot_buf_free(&err);

@@ -1,5 +1,6 @@
 /* Tests of gen/opslist.c: the ops.list reader and its diagnostics. */
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <time.h>
 
@@ -373,10 +374,39 @@ START_TEST(load_files)
 	ot_buf_printf(&path, ".missing");
 	ck_assert_int_eq(ot_opslist_load(&l, path.ptr), OT_ERROR);
 	ck_assert(strstr(ot_error_last(), path.ptr) != NULL);
-	ck_assert(strstr(ot_error_last(), "No such file") != NULL);
+	ck_assert(strstr(ot_error_last(), strerror(ENOENT)) != NULL);
 	ot_opslist_free(NULL);
 	ot_buf_free(&path);
 	free(dir);
+}
+END_TEST
+
+/* Ops named on a command line join a list, checked as its lines are. */
+START_TEST(args_join_a_list)
+{
+	const char *names[] = {"nn.LSTM", "F.relu !full", "F.linear(x)", "torch.mm", "nn.LSTM"};
+	ot_opslist *l = ot_opslist_parse("torch.mm\n", 9, "x.list");
+	ot_opslist_add_args(l, names, 5, "command line");
+	ck_assert_uint_eq(l->ops.len, 3);
+	ck_assert_str_eq(l->ops.items[0].name, "torch.mm");
+	ck_assert_int_eq(l->ops.items[0].line, 1);
+	ck_assert_int_eq(l->ops.items[0].arg, 0);
+	ck_assert_str_eq(l->ops.items[1].name, "nn.LSTM");
+	ck_assert_int_eq(l->ops.items[1].line, 0);
+	ck_assert_int_eq(l->ops.items[1].arg, 1);
+	ck_assert_str_eq(l->ops.items[2].name, "F.relu");
+	ck_assert(l->ops.items[2].full);
+	ck_assert_int_eq(l->ops.items[2].arg, 2);
+	ck_assert_uint_eq(ot_opslist_error_count(l), 1);
+	ck_assert_msg(ot_starts_with(l->diags.items[0].message, "command line:3:"), "%s",
+		      l->diags.items[0].message);
+	ck_assert_uint_eq(l->diags.len, 3);
+	for (size_t i = 1; i < 3; i++)
+		ck_assert_msg(strstr(l->diags.items[i].message, "command line:4:1: warning: duplicate op 'torch.mm'") ||
+				      strstr(l->diags.items[i].message,
+					     "command line:5:1: warning: duplicate op 'nn.LSTM'"),
+			      "%s", l->diags.items[i].message);
+	ot_opslist_free(l);
 }
 END_TEST
 
@@ -397,6 +427,7 @@ int main(void)
 	tcase_add_test(tc, bad_lines_do_not_stop_the_rest);
 	tcase_add_test(tc, long_lines_are_fast);
 	tcase_add_test(tc, load_files);
+	tcase_add_test(tc, args_join_a_list);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -30,7 +30,8 @@ static void expect_error(const char *native, const char *deriv, const char *mess
 				  deriv ? strlen(deriv) : 0, "deriv");
 	ck_assert_int_lt(rc, 0);
 	ck_assert_ptr_null(reg);
-	ck_assert_str_eq(ot_error_last(), message);
+	ck_assert_msg(tu_match(message, ot_error_last()), "'%s' does not match '%s'", ot_error_last(),
+		      message);
 }
 
 static void native_error(const char *native, const char *message)
@@ -247,7 +248,8 @@ static void schema_error(const char *text, const char *message)
 	ot_arena *arena = ot_arena_new();
 	ot_reg_schema s;
 	ck_assert_msg(ot_reg_schema_parse(&s, arena, text) < 0, "parsed: %s", text);
-	ck_assert_str_eq(ot_error_last(), message);
+	ck_assert_msg(tu_match(message, ot_error_last()), "'%s' does not match '%s'", ot_error_last(),
+		      message);
 	ck_assert_ptr_null(s.name);
 	ot_arena_free(arena);
 }
@@ -468,8 +470,7 @@ END_TEST
 START_TEST(native_errors)
 {
 	native_error("- func: mm(Tensor self) -> Tensor\n  dispatch: [a\n",
-		     "native:3:1: did not find expected ',' or ']' (while parsing a flow "
-		     "sequence at line 2)");
+		     "native:3:1: " TU_ANY " (" TU_ANY " at line 2)");
 	native_error("func: mm() -> Tensor\n", "native:1:1: top level is not a list");
 	native_error("", "native:1:1: top level is not a list");
 	native_error("# only a comment\n", "native:1:1: top level is not a list");
@@ -699,8 +700,7 @@ START_TEST(deriv_errors)
 {
 	const char *nat = "- func: mm(Tensor self, Tensor mat2) -> Tensor\n";
 	expect_error(nat, "- name: mm(Tensor self) -> Tensor\n  self: \"grad\n",
-		     "deriv:3:1: found unexpected end of stream (while scanning a quoted "
-		     "scalar at line 2)");
+		     "deriv:3:1: " TU_ANY " (" TU_ANY " at line 2)");
 	expect_error(nat, "name: mm(Tensor self) -> Tensor\n", "deriv:1:1: top level is not a list");
 	expect_error(nat, "", "deriv:1:1: top level is not a list");
 	expect_error(nat, "- 42\n", "deriv:1:3: entry is not a mapping");

@@ -41,6 +41,25 @@ START_TEST(run_reports_exit_status)
 }
 END_TEST
 
+/* @ANY stands for a library's words, never for optrace's */
+START_TEST(match_compares_all_but_any)
+{
+	const char *pat = "optrace: cannot clone X into Y: " TU_ANY;
+	ck_assert(tu_match(pat, "optrace: cannot clone X into Y: could not find repository"));
+	ck_assert(tu_match(pat, "optrace: cannot clone X into Y: failed to resolve path"));
+	ck_assert(tu_match(pat, "optrace: cannot clone X into Y: "));
+	ck_assert(!tu_match(pat, "optrace: could not clone X into Y: whatever"));
+	ck_assert(!tu_match(pat, "optrace: cannot clone X into Y: a\nsecond line"));
+	ck_assert(tu_match("f:3:1: " TU_ANY " (" TU_ANY " at line 2)",
+			   "f:3:1: did not find expected ',' (while parsing a flow at line 2)"));
+	ck_assert(!tu_match("f:3:1: " TU_ANY " (" TU_ANY " at line 2)",
+			    "f:3:1: did not find expected ',' (while parsing at line 3)"));
+	ck_assert(tu_match("exact", "exact"));
+	ck_assert(!tu_match("exact", "exactly"));
+	ck_assert(tu_match("a\n" TU_ANY "\nb\n", "a\nxyz\nb\n"));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("testutil");
@@ -48,6 +67,7 @@ int main(void)
 	tcase_add_test(tc, fixture_repo_has_work_tree_at_first_release);
 	tcase_add_test(tc, fixture_repo_has_both_tags);
 	tcase_add_test(tc, run_reports_exit_status);
+	tcase_add_test(tc, match_compares_all_but_any);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

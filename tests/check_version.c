@@ -291,6 +291,183 @@ START_TEST(installed_unreadable)
 }
 END_TEST
 
+/* ---- the package manager's record ------------------------------------------------- */
+
+/*
+ * Debian's python3-torch, as dpkg installs it: torch/ with a version.py and
+ * an egg-info that both say 1.13.0a0 (Debian's build), in `dir`; and a fake
+ * dpkg database in `admin` whose package `pkg` lists torch/__init__.py,
+ * with a status stanza of `status_stanza` (printf'd with pkg).
+ */
+static void debian_torch(const char *dir, const char *admin, const char *pkg,
+			 const char *stanza)
+{
+	ot_buf list = OT_BUF_INIT, rel = OT_BUF_INIT, status = OT_BUF_INIT;
+	put(dir, "torch/__init__.py", "");
+	put(dir, "torch/version.py", "__version__ = '1.13.0a0'\n");
+	put(dir, "torch-1.13.0a0+gitunknown.egg-info/PKG-INFO", metadata("1.13.0a0+gitunknown"));
+	ot_buf_printf(&list, "/.\n/usr\n%s\n%s/torch\n%s/torch/__init__.py\n%s/torch/version.py\n",
+		      dir, dir, dir, dir);
+	ot_buf_printf(&rel, "info/%s.list", pkg);
+	put(admin, rel.ptr, list.ptr);
+	put(admin, "info/zlib1g:amd64.list", "/.\n/usr/lib/x86_64-linux-gnu/libz.so.1\n");
+	ot_buf_printf(&status,
+		      "Package: zlib1g\nStatus: install ok installed\nArchitecture: amd64\n"
+		      "Version: 1:1.2.13.dfsg-1\n\n%s\n",
+		      stanza);
+	put(admin, "status", status.ptr);
+	ot_buf_free(&list);
+	ot_buf_free(&rel);
+	ot_buf_free(&status);
+}
+
+START_TEST(installed_by_dpkg)
+{
+	char *dir = site("deb-site"), *admin = site("deb-admin"), *empty = site("deb-empty");
+	char *stale;
+	const char *dirs[] = {dir, NULL};
+	ot_version v;
+	ot_buf origin = OT_BUF_INIT;
+
+	/* without its dpkg record (an empty database), what Debian's own files
+	 * say is refused: a pre-release without a commit */
+	debian_torch(dir, admin, "python3-torch", "");
+	ck_assert_int_eq(setenv("OPTRACE_DPKG_ADMINDIR", empty, 1), 0);
+	ck_assert_int_eq(ot_version_find_installed(&v, dirs), OT_ERROR);
+	ck_assert_has(ot_error_last(), "'1.13.0a0+gitunknown'");
+	ck_assert_has(ot_error_last(), "torch-1.13.0a0+gitunknown.egg-info");
+	ck_assert_has(ot_error_last(), "pre-release without a commit");
+
+	/* dpkg's record of the package that owns torch/__init__.py names the release */
+	debian_torch(dir, admin, "python3-torch",
+		     "Package: python3-torch\nStatus: install ok installed\nPriority: optional\n"
+		     "Architecture: amd64\nSource: pytorch\nVersion: 1.13.1+dfsg-4\n"
+		     "Depends: libtorch1.13 (= 1.13.1+dfsg-4)\nDescription: Tensors\n more text\n");
+	ck_assert_int_eq(setenv("OPTRACE_DPKG_ADMINDIR", admin, 1), 0);
+	ck_assert_msg(ot_version_find_installed(&v, dirs) == 0, "%s", ot_error_last());
+	ck_assert_str_eq(v.release, "1.13.1");
+	ck_assert_str_eq(v.raw, "1.13.1+dfsg");
+	ot_buf_printf(&origin, "dpkg: python3-torch 1.13.1+dfsg-4 (%s/torch)", dir);
+	ck_assert_str_eq(v.origin, origin.ptr);
+
+	/* a multiarch record (pkg:arch.list) and an epoch */
+	debian_torch(dir, admin, "python3-torch:amd64",
+		     "Package: python3-torch\nStatus: install ok installed\nArchitecture: i386\n"
+		     "Version: 9.9.9-1\n\nPackage: python3-torch\nStatus: install ok installed\n"
+		     "Architecture: amd64\nVersion: 1:2.6.0+dfsg-7\n");
+	stale = tu_path(admin, "info/python3-torch.list");
+	unlink(stale);
+	free(stale);
+	ck_assert_msg(ot_version_find_installed(&v, dirs) == 0, "%s", ot_error_last());
+	ck_assert_str_eq(v.release, "2.6.0");
+	ck_assert_has(v.origin, "dpkg: python3-torch:amd64 1:2.6.0+dfsg-7");
+
+	ot_buf_free(&origin);
+	unsetenv("OPTRACE_DPKG_ADMINDIR");
+	free(dir);
+	free(admin);
+	free(empty);
+}
+END_TEST
+
+START_TEST(dpkg_record_that_proves_nothing)
+{
+	char *dir = site("deb-bad"), *admin = site("deb-bad-admin");
+	const char *dirs[] = {dir, NULL};
+	ot_version v;
+
+	ck_assert_int_eq(setenv("OPTRACE_DPKG_ADMINDIR", admin, 1), 0);
+	/* the file list names it, but no installed record says which version */
+	debian_torch(dir, admin, "python3-torch",
+		     "Package: python3-torch\nStatus: deinstall ok config-files\nVersion: 1.13.1+dfsg-4\n");
+	ck_assert_int_eq(ot_version_find_installed(&v, dirs), OT_ERROR);
+	ck_assert_has(ot_error_last(), "has no installed python3-torch");
+	/* a Debian version that is not a release */
+	debian_torch(dir, admin, "python3-torch",
+		     "Package: python3-torch\nStatus: install ok installed\nVersion: 2.0.0~rc1-1\n");
+	ck_assert_int_eq(ot_version_find_installed(&v, dirs), OT_ERROR);
+	ck_assert_has(ot_error_last(), "'2.0.0~rc1'");
+	ck_assert_has(ot_error_last(), "dpkg: python3-torch 2.0.0~rc1-1");
+	ck_assert_has(ot_error_last(), "is not a PyTorch version");
+	unsetenv("OPTRACE_DPKG_ADMINDIR");
+	free(dir);
+	free(admin);
+}
+END_TEST
+
+/* A conda environment in `prefix` whose record `json` (in conda-meta/) is given. */
+static void conda_env(const char *prefix, const char *json_name, const char *json)
+{
+	ot_buf rel = OT_BUF_INIT;
+	put(prefix, "lib/python3.11/site-packages/torch/__init__.py", "");
+	put(prefix, "lib/python3.11/site-packages/torch/version.py", "__version__ = '2.6.0a0'\n");
+	put(prefix, "conda-meta/numpy-1.26.4-py311.json",
+	    "{\"name\": \"numpy\", \"version\": \"1.26.4\", \"files\": "
+	    "[\"lib/python3.11/site-packages/numpy/__init__.py\"]}\n");
+	ot_buf_printf(&rel, "conda-meta/%s", json_name);
+	put(prefix, rel.ptr, json);
+	ot_buf_free(&rel);
+}
+
+START_TEST(installed_by_conda)
+{
+	char *env = site("conda-env"), *bad = site("conda-bad");
+	ot_buf sp = OT_BUF_INIT, spbad = OT_BUF_INIT, origin = OT_BUF_INIT;
+	const char *dirs[2] = {NULL, NULL};
+	ot_version v;
+
+	conda_env(env, "pytorch-2.6.0-py3.11_cuda12.4_cudnn9.1.0_0.json",
+		  "{\n  \"build\": \"py3.11_cuda12.4_cudnn9.1.0_0\",\n  \"files\": [\n"
+		  "    \"bin/torchrun\",\n    \"lib/python3.11/site-packages/torch/__init__.py\",\n"
+		  "    \"lib/python3.11/site-packages/torch/version.py\"\n  ],\n"
+		  "  \"name\": \"pytorch\",\n  \"version\": \"2.6.0\"\n}\n");
+	ot_buf_printf(&sp, "%s/lib/python3.11/site-packages", env);
+	dirs[0] = sp.ptr;
+	ck_assert_msg(ot_version_find_installed(&v, dirs) == 0, "%s", ot_error_last());
+	ck_assert_str_eq(v.release, "2.6.0");
+	ot_buf_printf(&origin, "conda: pytorch 2.6.0 (%s/conda-meta/"
+			       "pytorch-2.6.0-py3.11_cuda12.4_cudnn9.1.0_0.json)", env);
+	ck_assert_str_eq(v.origin, origin.ptr);
+
+	/* a nightly record names no commit: refused, not passed over */
+	conda_env(bad, "pytorch-2.7.0.dev20250101-py3.11_0.json",
+		  "{\"name\": \"pytorch\", \"version\": \"2.7.0.dev20250101\", \"files\": "
+		  "[\"lib/python3.11/site-packages/torch/__init__.py\"]}\n");
+	ot_buf_printf(&spbad, "%s/lib/python3.11/site-packages", bad);
+	dirs[0] = spbad.ptr;
+	ck_assert_int_eq(ot_version_find_installed(&v, dirs), OT_ERROR);
+	ck_assert_has(ot_error_last(), "conda: pytorch 2.7.0.dev20250101");
+	ck_assert_has(ot_error_last(), "pre-release without a commit");
+	ot_buf_free(&sp);
+	ot_buf_free(&spbad);
+	ot_buf_free(&origin);
+	free(env);
+	free(bad);
+}
+END_TEST
+
+START_TEST(installed_egg_info)
+{
+	char *a = site("egg-dir"), *b = site("egg-file");
+	const char *da[] = {a, NULL}, *db[] = {b, NULL};
+	ot_version v;
+	ot_buf origin = OT_BUF_INIT;
+	put(a, "torch-2.6.0.egg-info/PKG-INFO", metadata("2.6.0"));
+	put(a, "torch/version.py", "__version__ = '9.9.9'\n");
+	ck_assert_msg(ot_version_find_installed(&v, da) == 0, "%s", ot_error_last());
+	ck_assert_str_eq(v.release, "2.6.0");
+	ot_buf_printf(&origin, "installed torch (%s/torch-2.6.0.egg-info)", a);
+	ck_assert_str_eq(v.origin, origin.ptr);
+	/* an egg-info may be the PKG-INFO file itself */
+	put(b, "torch-1.13.1-py3.11.egg-info", metadata("1.13.1"));
+	ck_assert_msg(ot_version_find_installed(&v, db) == 0, "%s", ot_error_last());
+	ck_assert_str_eq(v.release, "1.13.1");
+	ot_buf_free(&origin);
+	free(a);
+	free(b);
+}
+END_TEST
+
 /* ---- python's sys.path, end to end -------------------------------------------- */
 
 START_TEST(real_python_with_pythonpath)
@@ -324,7 +501,7 @@ START_TEST(real_python_with_pythonpath)
 	ot_version_free_dirs(dirs);
 
 	/* The whole precedence: installed beats the pin. */
-	ck_assert_int_eq(ot_version_detect(&v, NULL, "1.13.1", "ops.list pin (ops.list:1)", NULL), 0);
+	ck_assert_int_eq(ot_version_detect(&v, NULL, "1.13.1", "ops.list pin (ops.list:1)", "ops.list", NULL), 0);
 	ck_assert_str_eq(v.release, "2.6.0");
 	ck_assert_has(v.origin, "installed torch (");
 	ck_assert_msg(access(marker, F_OK) != 0, "torch was imported");
@@ -379,36 +556,37 @@ START_TEST(detect_precedence)
 	py_nothing = fake_python(body.ptr);
 
 	/* --torch-version beats everything, and a bad one is not passed over. */
-	ck_assert_int_eq(ot_version_detect(&v, "1.13.1", "2.0.0", "pin", py_installed), 0);
+	ck_assert_int_eq(ot_version_detect(&v, "1.13.1", "2.0.0", "pin", "ops.list", py_installed), 0);
 	ck_assert_str_eq(v.release, "1.13.1");
 	ck_assert_str_eq(v.origin, "--torch-version");
-	ck_assert_int_eq(ot_version_detect(&v, "x.y", "2.0.0", "pin", py_installed), OT_ERROR);
+	ck_assert_int_eq(ot_version_detect(&v, "x.y", "2.0.0", "pin", "ops.list", py_installed), OT_ERROR);
 	ck_assert_has(ot_error_last(), "'x.y' (from --torch-version) is not a PyTorch version");
 
 	/* The installed torch beats the pin. */
-	ck_assert_int_eq(ot_version_detect(&v, NULL, "2.0.0", "pin", py_installed), 0);
+	ck_assert_int_eq(ot_version_detect(&v, NULL, "2.0.0", "pin", "ops.list", py_installed), 0);
 	ck_assert_str_eq(v.release, "2.6.0");
 	ck_assert_has(v.origin, "torch/version.py");
 
 	/* Nothing installed: the pin, with its origin. */
 	ck_assert_int_eq(ot_version_detect(&v, NULL, "2.0.0", "ops.list pin (ops.list:3)",
-					   py_nothing),
+					   "ops.list", py_nothing),
 			 0);
 	ck_assert_str_eq(v.release, "2.0.0");
 	ck_assert_str_eq(v.origin, "ops.list pin (ops.list:3)");
 
 	/* No python at all: the pin still works. */
-	ck_assert_int_eq(ot_version_detect(&v, NULL, "2.0.0", NULL, "/nonexistent/python3"), 0);
+	ck_assert_int_eq(ot_version_detect(&v, NULL, "2.0.0", NULL, "ops.list", "/nonexistent/python3"), 0);
 	ck_assert_str_eq(v.origin, "ops.list pin");
 
 	/* Nothing anywhere: the message lists what was tried. */
-	ck_assert_int_eq(ot_version_detect(&v, NULL, NULL, NULL, py_nothing), OT_ERROR);
+	ck_assert_int_eq(ot_version_detect(&v, NULL, NULL, NULL, "my/x.list", py_nothing), OT_ERROR);
 	ck_assert_has(ot_error_last(), "cannot tell which PyTorch release to trace");
 	ck_assert_has(ot_error_last(), "no --torch-version");
 	ck_assert_has(ot_error_last(), nothing);
 	ck_assert_has(ot_error_last(), "/nonexistent/site");
-	ck_assert_has(ot_error_last(), "no '# torch-version:' pin");
-	ck_assert_int_eq(ot_version_detect(&v, NULL, NULL, NULL, "/nonexistent/python3"), OT_ERROR);
+	ck_assert_has(ot_error_last(), "no '# torch-version:' pin in my/x.list");
+	ck_assert_int_eq(ot_version_detect(&v, NULL, NULL, NULL, NULL, "/nonexistent/python3"), OT_ERROR);
+	ck_assert_has(ot_error_last(), "no ops list to pin one");
 	ck_assert_has(ot_error_last(), "cannot run /nonexistent/python3");
 	ck_assert_has(ot_error_last(), "Pass --torch-version X.Y.Z");
 
@@ -431,7 +609,7 @@ START_TEST(detect_installed_but_unusable)
 	ot_buf_printf(&body, "printf '%%s\\0' '%s'", dir);
 	py = fake_python(body.ptr);
 	/* A pip nightly has no commit: refuse rather than fall back to the pin. */
-	ck_assert_int_eq(ot_version_detect(&v, NULL, "2.6.0", "pin", py), OT_ERROR);
+	ck_assert_int_eq(ot_version_detect(&v, NULL, "2.6.0", "pin", "ops.list", py), OT_ERROR);
 	ck_assert_has(ot_error_last(), "is a pre-release without a commit");
 	ck_assert_has(ot_error_last(), "installed torch (");
 	ot_buf_free(&body);
@@ -454,6 +632,10 @@ int main(void)
 	tcase_add_test(tc, installed_version_py);
 	tcase_add_test(tc, installed_first_dir_wins);
 	tcase_add_test(tc, installed_unreadable);
+	tcase_add_test(tc, installed_by_dpkg);
+	tcase_add_test(tc, dpkg_record_that_proves_nothing);
+	tcase_add_test(tc, installed_by_conda);
+	tcase_add_test(tc, installed_egg_info);
 	tcase_add_test(tc, real_python_with_pythonpath);
 	tcase_add_test(tc, python_that_cannot_run);
 	tcase_add_test(tc, python_output_is_split_on_nul);

@@ -43,7 +43,8 @@ static void expect_error(const char *text, const char *message)
 	int rc = ot_wellknown_load(&wk, text, strlen(text), "t.yaml");
 	ck_assert_int_lt(rc, 0);
 	ck_assert_ptr_null(wk);
-	ck_assert_str_eq(ot_error_last(), message);
+	ck_assert_msg(tu_match(message, ot_error_last()), "'%s' does not match '%s'", ot_error_last(),
+		      message);
 }
 
 static const char *str_at(const ot_value *map, const char *key)
@@ -632,10 +633,9 @@ struct bad_doc {
 
 static const struct bad_doc bad_docs[] = {
 	/* malformed YAML, reported by the YAML reader */
-	{"groups: [\n", "t.yaml:2:1: did not find expected node content "
-			"(while parsing a flow node at line 2)"},
+	{"groups: [\n", "t.yaml:2:1: " TU_ANY " (" TU_ANY " at line 2)"},
 	{"ops:\n  a: 1\n a: 2\n",
-	 "t.yaml:3:2: did not find expected key (while parsing a block mapping at line 1)"},
+	 "t.yaml:3:2: " TU_ANY " (" TU_ANY " at line 1)"},
 	/* an op listed twice */
 	{GROUPS "ops:\n  foo:\n    group: g\n" OP_BODY "    aten: foo\n"
 		"  foo:\n    group: g\n" OP_BODY "    aten: foo\n",

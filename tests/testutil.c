@@ -219,6 +219,24 @@ int tu_run(const char *const *argv, ot_buf *out, ot_buf *err)
 	return WEXITSTATUS(status);
 }
 
+bool tu_match(const char *pattern, const char *text)
+{
+	const char *any = strstr(pattern, TU_ANY);
+	size_t lit = any ? (size_t)(any - pattern) : strlen(pattern);
+	if (strncmp(pattern, text, lit))
+		return false;
+	if (!any)
+		return !text[lit];
+	pattern = any + strlen(TU_ANY);
+	/* TU_ANY takes as little as it can, then one more character at a time */
+	for (text += lit;; text++) {
+		if (tu_match(pattern, text))
+			return true;
+		if (!*text || *text == '\n')
+			return false;
+	}
+}
+
 int tu_run_suite(Suite *s)
 {
 	SRunner *sr = srunner_create(s);

@@ -7,6 +7,8 @@
 
 #include "fuzz.h"
 #include "index.h"
+#include "lines.h"
+#include "scan.h"
 
 #include "fuzz_scan.h"
 

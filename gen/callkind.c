@@ -1,0 +1,1437 @@
+/*
+ * callkind.c - classify the calls of C++ bodies (see callkind.h).
+ *
+ * Everything here reads the code view of the calling file around one call:
+ * the receiver before a '.' or '->', the argument list after the name, and
+ * the declarations of the names involved (the function's parameters, and
+ * locals declared in its body before the call). Types are judged from the
+ * declarations as written; nothing is guessed from a name alone.
+ */
+#include "callkind.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "buf.h"
+
+/* Facts of a called name, worked out once per tracer. */
+struct name_info {
+	const char *op;  /* the registry name it calls (at::_foo_symint -> _foo), or NULL */
+	bool op_method;  /* that op has a Tensor method variant */
+	bool stub;       /* a DispatchStub of that name exists */
+};
+
+struct ot_callkinds {
+	const ot_index *ix;
+	const ot_registry *reg;
+	ot_map *names;        /* call name -> struct name_info */
+	ot_map *kernel_names; /* C++ function named by some dispatch entry -> its entry */
+	ot_arena *arena;
+};
+
+/* Metadata queries: ops in the registry, but they say nothing about how a
+ * computation is done, and none dispatches to a kernel worth following.
+ * contiguous() is here too: the Tensor method returns the tensor itself,
+ * without dispatching, when it is contiguous already (a default tensor is). */
+static const char *const metadata[] = {
+	"size",	       "sizes",		"sym_size",	 "sym_sizes",	"dim",	      "ndimension",
+	"numel",       "stride",	"strides",	 "sym_stride",	"options",    "dtype",
+	"device",      "scalar_type",	"is_contiguous", "data_ptr",	"contiguous", "defined",
+	"layout",      "is_cuda",	"is_cpu",	 "is_mps",	"is_sparse",  "is_nested",
+	"is_complex",  "is_floating_point", "requires_grad", "storage_offset", "sym_numel",
+	"get_device",  "is_same_size",	"nelement",	 "is_conj",	"is_neg",     "is_leaf",
+	"output_nr",   "_version",	"data",		 "has_names",	"names",      "is_quantized",
+	"is_meta",     "qscheme",	"element_size",	 "is_signed",	"is_set_to",  "tolist",
+	"type",	       "suggest_memory_format", "is_non_overlapping_and_dense", "retain_grad",
+	"requires_grad_", "is_inference", "is_pinned",	 "sym_storage_offset", "is_same", "_base",
+	"_fw_grad",    "is_coalesced",	"dense_dim",	 "sparse_dim",	"_nnz",	      "q_scale",
+	"q_zero_point", "is_vulkan",	"is_xpu",	 "is_mkldnn",	"_is_zerotensor"};
+
+bool ot_callkind_is_metadata(const char *name)
+{
+	for (size_t i = 0; i < OT_ARRAY_LEN(metadata); i++)
+		if (!strcmp(metadata[i], name))
+			return true;
+	return false;
+}
+
+static bool has_variant(const ot_registry *reg, const char *name, bool method)
+{
+	size_t n;
+	const ot_reg_func *const *ov = ot_registry_overloads(reg, name, &n);
+	for (size_t i = 0; i < n; i++)
+		if (method ? ov[i]->variant_method : ov[i]->variant_function)
+			return true;
+	return false;
+}
+
+/* The registry name a C++ API name calls: itself, or without the _symint
+ * suffix torchgen adds, or (for x_out / x_outf) x. */
+static const char *op_of_name(const ot_registry *reg, ot_arena *a, const char *name, bool *out)
+{
+	size_t n = strlen(name), k;
+	*out = false;
+	if (ot_registry_overloads(reg, name, &k))
+		return name;
+	if (ot_ends_with(name, "_symint") &&
+	    ot_registry_overloads(reg, ot_arena_strndup(a, name, n - 7), &k))
+		return ot_arena_strndup(a, name, n - 7);
+	if (ot_ends_with(name, "_symint_out") || ot_ends_with(name, "_symint_outf")) {
+		size_t cut = ot_ends_with(name, "_outf") ? 12 : 11;
+		const char *b = ot_arena_strndup(a, name, n - cut);
+		if (ot_registry_overloads(reg, b, &k)) {
+			*out = true;
+			return b;
+		}
+	}
+	if (ot_ends_with(name, "_outf") || ot_ends_with(name, "_out")) {
+		size_t cut = ot_ends_with(name, "_outf") ? 5 : 4;
+		const char *b = ot_arena_strndup(a, name, n - cut);
+		if (ot_registry_overloads(reg, b, &k)) {
+			*out = true;
+			return b;
+		}
+	}
+	return NULL;
+}
+
+ot_callkinds *ot_callkinds_new(const ot_index *ix, const ot_registry *reg)
+{
+	ot_callkinds *ck = ot_calloc(1, sizeof(*ck));
+	size_t n = ot_index_call_name_count(ix);
+	struct name_info *infos;
+	ck->ix = ix;
+	ck->reg = reg;
+	ck->arena = ot_arena_new();
+	ck->names = ot_map_new();
+	ck->kernel_names = ot_map_new();
+	infos = ot_arena_alloc(ck->arena, (n ? n : 1) * sizeof(*infos));
+	for (size_t i = 0; i < n; i++) {
+		const char *name = ot_index_call_name_at(ix, i);
+		struct name_info *ni = &infos[i];
+		bool out;
+		const char *op = op_of_name(reg, ck->arena, name, &out);
+		memset(ni, 0, sizeof(*ni));
+		ni->stub = ot_index_stubs(ix, name) != NULL;
+		if (op && !ot_callkind_is_metadata(op)) {
+			ni->op = op;
+			ni->op_method = has_variant(reg, op, true);
+		}
+		ot_map_put(ck->names, name, ni);
+	}
+	for (size_t i = 0; i < ot_registry_func_count(reg); i++) {
+		const ot_reg_func *f = ot_registry_func_at(reg, i);
+		for (size_t k = 0; k < f->ndispatch; k++)
+			if (!ot_map_get(ck->kernel_names, f->dispatch[k].kernel))
+				ot_map_put(ck->kernel_names, f->dispatch[k].kernel, (void *)f);
+		if (!f->has_dispatch && !f->delegate && !ot_map_get(ck->kernel_names, f->schema.name))
+			ot_map_put(ck->kernel_names, f->schema.name, (void *)f);
+	}
+	return ck;
+}
+
+void ot_callkinds_free(ot_callkinds *ck)
+{
+	if (!ck)
+		return;
+	ot_map_free(ck->names);
+	ot_map_free(ck->kernel_names);
+	ot_arena_free(ck->arena);
+	free(ck);
+}
+
+bool ot_callkind_is_selection(const char *n)
+{
+	return !strcmp(n, "cudnn_is_acceptable") || ot_starts_with(n, "use_") ||
+	       ot_starts_with(n, "_use_") || ot_starts_with(n, "should_use") ||
+	       ot_starts_with(n, "can_use_") || strstr(n, "_sdp_choice") ||
+	       !strcmp(n, "select_sdp_backend") || !strcmp(n, "userEnabledCuDNN") ||
+	       !strcmp(n, "userEnabledMkldnn") || !strcmp(n, "linalgPreferredBackend");
+}
+
+/* ---- reading the code view ------------------------------------------------------- */
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static size_t skip_ws(const char *c, size_t i, size_t end)
+{
+	while (i < end && is_space(c[i]))
+		i++;
+	return i;
+}
+
+/* The last non-blank offset before `i` (exclusive), not below `lo`; lo when none. */
+static size_t back_ws(const char *c, size_t lo, size_t i)
+{
+	while (i > lo && is_space(c[i - 1]))
+		i--;
+	return i;
+}
+
+/* Offset of the bracket matching the one at `i`, looking forwards for an
+ * opening one and backwards for a closing one; (size_t)-1 when none within
+ * `limit` bytes. */
+static size_t match_bracket(const char *c, size_t lo, size_t hi, size_t i)
+{
+	char open = c[i];
+	int dir = open == '(' || open == '[' || open == '{' || open == '<' ? 1 : -1;
+	char o = dir > 0 ? open : open == ')' ? '(' : open == ']' ? '[' : open == '}' ? '{' : '<';
+	char cl = o == '(' ? ')' : o == '[' ? ']' : o == '{' ? '}' : '>';
+	int depth = 0;
+	size_t steps = 0;
+	for (size_t k = i; k >= lo && k < hi && steps < 65536; k += (size_t)(long)dir, steps++) {
+		if (c[k] == o)
+			depth += dir;
+		else if (c[k] == cl)
+			depth -= dir;
+		if (depth == 0)
+			return k;
+		if (k == lo && dir < 0)
+			break;
+	}
+	return (size_t)-1;
+}
+
+/* [s, e) with every run of blanks one space, in the arena. */
+static const char *span(ot_arena *a, const char *c, size_t s, size_t e)
+{
+	char *out, *o;
+	bool blank = false;
+	while (s < e && is_space(c[s]))
+		s++;
+	while (e > s && is_space(c[e - 1]))
+		e--;
+	if (e - s > 240)
+		e = s + 240;
+	out = o = ot_arena_alloc(a, e - s + 1);
+	for (size_t i = s; i < e; i++) {
+		if (is_space(c[i])) {
+			blank = true;
+			continue;
+		}
+		if (blank)
+			*o++ = ' ';
+		blank = false;
+		*o++ = c[i];
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Split the arguments of the call whose '(' is at `open` (code view `c`,
+ * up to `hi`) into `out`. Returns the count (0 for "()"), or -1 when the
+ * list does not close. */
+static int split_args(const char **out, size_t max, ot_arena *a, const char *c, size_t open,
+		      size_t hi)
+{
+	size_t close = match_bracket(c, open, hi, open), start = open + 1;
+	int depth = 0, n = 0;
+	if (close == (size_t)-1)
+		return -1;
+	if (skip_ws(c, open + 1, close) == close)
+		return 0;
+	for (size_t i = open + 1; i <= close; i++) {
+		char ch = c[i];
+		if (ch == '(' || ch == '[' || ch == '{')
+			depth++;
+		else if ((ch == ')' || ch == ']' || ch == '}') && i < close)
+			depth--;
+		else if (ch == '<' && i + 1 < close && c[i + 1] != '<' && c[i - 1] != '<' &&
+			 (isalpha((unsigned char)c[i + 1]) || c[i + 1] == ':')) {
+			/* template arguments in an argument (std::vector<int64_t>{...}) */
+			size_t m = match_bracket(c, i, close, i);
+			if (m != (size_t)-1 && m < close)
+				i = m;
+			continue;
+		}
+		if ((ch == ',' && depth == 0) || i == close) {
+			if ((size_t)n < max)
+				out[n] = span(a, c, start, i);
+			n++;
+			start = i + 1;
+		}
+	}
+	return n;
+}
+
+/* ---- declarations ----------------------------------------------------------------------- */
+
+/* Strip cv-qualifiers, references, namespaces at::, c10::, std::, ::. */
+static void normalize_type(char *out, size_t n, const char *type)
+{
+	size_t k = 0;
+	const char *p = type;
+	while (*p && k + 1 < n) {
+		if (isspace((unsigned char)*p) || *p == '&') {
+			p++;
+			continue;
+		}
+		if (!strncmp(p, "const", 5) && !ot_is_ident_char(p[5]) &&
+		    (p == type || !ot_is_ident_char(p[-1]))) {
+			p += 5;
+			continue;
+		}
+		if (!strncmp(p, "volatile", 8) && !ot_is_ident_char(p[8])) {
+			p += 8;
+			continue;
+		}
+		if ((p == type || !ot_is_ident_char(p[-1])) &&
+		    (!strncmp(p, "at::", 4) || !strncmp(p, "c10::", 5) || !strncmp(p, "std::", 5))) {
+			p += p[0] == 'a' ? 4 : 5;
+			continue;
+		}
+		if (p[0] == ':' && p[1] == ':' && (p == type || !ot_is_ident_char(p[-1]))) {
+			p += 2;
+			continue;
+		}
+		out[k++] = *p++;
+	}
+	out[k] = '\0';
+}
+
+ot_ty ot_callkind_type(const char *type)
+{
+	char t[256];
+	static const char *const tensors[] = {"Tensor", "TensorBase", "OptionalTensorRef",
+					      "TensorRef"};
+	static const char *const ptrs[] = {"Tensor*", "TensorBase*", "MaybeOwned<Tensor>",
+					   "MaybeOwned<TensorBase>", "optional<Tensor>",
+					   "ExclusivelyOwned<Tensor>", "MaybeOwned<Tensor>*",
+					   "optional<TensorBase>", "OptionalTensorRef*"};
+	static const char *const lists[] = {"TensorList", "ITensorListRef", "vector<Tensor>",
+					    "ArrayRef<Tensor>", "IListRef<Tensor>",
+					    "MaterializedITensorListRef", "List<Tensor>",
+					    "TensorList*", "IOptTensorListRef", "List<optional<Tensor>>"};
+	normalize_type(t, sizeof(t), type);
+	if (!*t)
+		return OT_TY_UNKNOWN;
+	if (!strcmp(t, "auto") || !strcmp(t, "auto*") || !strcmp(t, "decltype(auto)"))
+		return OT_TY_AUTO;
+	for (size_t i = 0; i < OT_ARRAY_LEN(tensors); i++)
+		if (!strcmp(t, tensors[i]))
+			return OT_TY_TENSOR;
+	for (size_t i = 0; i < OT_ARRAY_LEN(ptrs); i++)
+		if (!strcmp(t, ptrs[i]))
+			return OT_TY_TENSOR_PTR;
+	for (size_t i = 0; i < OT_ARRAY_LEN(lists); i++)
+		if (!strcmp(t, lists[i]))
+			return OT_TY_TENSOR_LIST;
+	if (ot_starts_with(t, "SmallVector<Tensor,") || ot_starts_with(t, "array<Tensor,"))
+		return OT_TY_TENSOR_LIST;
+	return OT_TY_OTHER;
+}
+
+/* The offset of the '(' opening definition d's parameter list, or -1. */
+static size_t params_open(const ot_ix_file *f, const ot_ix_cdef *d)
+{
+	const char *c = f->code;
+	size_t i = f->line_off[d->line - 1], end = d->body ? d->body : f->len;
+	size_t n = strlen(d->name);
+	if (d->gen || d->kind == OT_CDEF_MACRO)
+		return (size_t)-1;
+	for (; i + n < end; i++) {
+		if (memcmp(c + i, d->name, n) || (i && ot_is_ident_char(c[i - 1])) ||
+		    ot_is_ident_char(c[i + n]))
+			continue;
+		i = skip_ws(c, i + n, end);
+		if (d->kind == OT_CDEF_IMPL) {
+			/* TORCH_IMPL_FUNC(name)(params): past the macro's ')' */
+			if (i >= end || c[i] != ')')
+				continue;
+			i = skip_ws(c, i + 1, end);
+			return i < end && c[i] == '(' ? i : (size_t)-1;
+		}
+		if (i < end && c[i] == '<') { /* a specialisation: name<T>(...) */
+			size_t m = match_bracket(c, i, end, i);
+			if (m == (size_t)-1)
+				return (size_t)-1;
+			i = skip_ws(c, m + 1, end);
+		}
+		if (i >= end || c[i] != '(')
+			continue;
+		return i;
+	}
+	return (size_t)-1;
+}
+
+/* Split one declaration "const Tensor& self = {}" into its name and type. */
+static bool split_decl(ot_arena *a, const char *decl, const char **name, const char **type)
+{
+	size_t n = strlen(decl), e, s;
+	int depth = 0;
+	/* drop a default value */
+	for (size_t i = 0; i < n; i++) {
+		char ch = decl[i];
+		if (ch == '<' || ch == '(' || ch == '[' || ch == '{')
+			depth++;
+		else if (ch == '>' || ch == ')' || ch == ']' || ch == '}')
+			depth--;
+		else if (ch == '=' && depth == 0) {
+			n = i;
+			break;
+		}
+	}
+	e = n;
+	while (e > 0 && (isspace((unsigned char)decl[e - 1]) || decl[e - 1] == ']' || decl[e - 1] == '['))
+		e--;
+	s = e;
+	while (s > 0 && ot_is_ident_char(decl[s - 1]))
+		s--;
+	if (s == e || s == 0)
+		return false; /* no name, or no type before it */
+	*name = ot_arena_strndup(a, decl + s, e - s);
+	*type = ot_arena_strndup(a, decl, s);
+	return true;
+}
+
+size_t ot_callkind_params(const ot_index *ix, const ot_ix_cdef *d, const char **names,
+			  const char **types, size_t max, ot_arena *arena)
+{
+	const ot_ix_file *f = ot_index_file(ix, d->file);
+	const char *args[OT_CK_MAX_ARGS];
+	size_t open, k = 0;
+	int n;
+	if (!f || (open = params_open(f, d)) == (size_t)-1)
+		return 0;
+	n = split_args(args, OT_CK_MAX_ARGS, arena, f->code, open, d->body ? d->body : f->len);
+	for (int i = 0; i < n && i < (int)OT_CK_MAX_ARGS && k < max; i++)
+		if (split_decl(arena, args[i], &names[k], &types[k]))
+			k++;
+	return k;
+}
+
+static bool word_before_is(const char *c, size_t lo, size_t at, const char *w)
+{
+	size_t e = back_ws(c, lo, at), n = strlen(w);
+	return e >= lo + n && !memcmp(c + e - n, w, n) && (e - n == lo || !ot_is_ident_char(c[e - n - 1]));
+}
+
+/*
+ * The type of the local `name` declared in d's body before offset `at`
+ * (the closest declaration), as written; for `auto`, the initializer into
+ * *init; for a range-for variable, the range into *range. NULL when none.
+ */
+static const char *local_type(ot_arena *a, const char *c, const ot_ix_cdef *d, size_t at,
+			      const char *name, const char **init, const char **range)
+{
+	size_t n = strlen(name), lo = d->body + 1, best = 0;
+	const char *best_type = NULL, *best_init = NULL, *best_range = NULL;
+	*init = *range = NULL;
+	for (size_t i = lo; i + n <= at; i++) {
+		size_t after, tend, ts;
+		char nx;
+		if (c[i] != name[0] || memcmp(c + i, name, n) || ot_is_ident_char(c[i - 1]) ||
+		    ot_is_ident_char(c[i + n]) || c[i - 1] == '.' || (c[i - 1] == '>' && c[i - 2] == '-') ||
+		    (c[i - 1] == ':' && c[i - 2] == ':'))
+			continue;
+		after = skip_ws(c, i + n, at);
+		nx = after < at ? c[after] : ';';
+		if (!(nx == '=' || nx == ';' || nx == '(' || nx == '{' || nx == ',' || nx == ')' ||
+		      nx == '[' || (nx == ':' && c[after + 1] != ':')))
+			continue;
+		if (nx == '=' && c[after + 1] == '=')
+			continue;
+		/* the type: back over '&', '*', '>' groups and names to the statement start */
+		tend = back_ws(c, lo, i);
+		if (tend == lo)
+			continue;
+		{
+			char p = c[tend - 1];
+			if (!(ot_is_ident_char(p) || p == '&' || p == '*' || p == '>' || p == ','))
+				continue;
+			if (word_before_is(c, lo, i, "return") || word_before_is(c, lo, i, "case") ||
+			    word_before_is(c, lo, i, "else") || word_before_is(c, lo, i, "new") ||
+			    word_before_is(c, lo, i, "delete") || word_before_is(c, lo, i, "throw") ||
+			    word_before_is(c, lo, i, "goto") || word_before_is(c, lo, i, "sizeof"))
+				continue;
+			if (p == ',') {
+				/* Tensor a, b: the type of the statement's first declarator */
+				size_t j = tend - 1;
+				int depth = 0;
+				while (j > lo) {
+					char ch = c[j - 1];
+					if (ch == ')' || ch == ']' || ch == '}' || ch == '>')
+						depth++;
+					else if (ch == '(' || ch == '[' || ch == '{' || ch == '<') {
+						if (!depth)
+							break;
+						depth--;
+					} else if ((ch == ';') && !depth)
+						break;
+					j--;
+				}
+				if (j > lo && (c[j - 1] == '(' || c[j - 1] == '{'))
+					continue; /* an argument list, not a declaration */
+				ts = skip_ws(c, j, tend);
+				/* first declarator: the last name before the first =,({ at depth 0 */
+				{
+					size_t k = ts, last_s = 0;
+					int dd = 0;
+					for (; k < tend; k++) {
+						char ch = c[k];
+						if (ch == '<')
+							dd++;
+						else if (ch == '>')
+							dd--;
+						else if (!dd && (ch == '=' || ch == ',' || ch == '(' || ch == '{'))
+							break;
+						if (ot_is_ident_start(ch) && (k == ts || !ot_is_ident_char(c[k - 1])))
+							last_s = k;
+					}
+					if (!last_s || last_s <= ts)
+						continue;
+					tend = last_s;
+				}
+			} else {
+				size_t j = tend;
+				int depth = 0;
+				while (j > lo) {
+					char ch = c[j - 1];
+					if (ch == '>' ) {
+						depth++;
+					} else if (ch == '<') {
+						if (!depth)
+							break;
+						depth--;
+					} else if (!depth && !(ot_is_ident_char(ch) || ch == ':' || ch == '&' ||
+								 ch == '*' || is_space(ch) || ch == ','))
+						break;
+					else if (depth == 0 && ch == ',')
+						break;
+					j--;
+				}
+				ts = skip_ws(c, j, tend);
+				/* a statement start must precede the type: ; { } ( or the body */
+				{
+					size_t b = back_ws(c, lo, ts);
+					char pc = b > lo ? c[b - 1] : '{';
+					if (!(pc == ';' || pc == '{' || pc == '}' || pc == '(' || pc == ',' ||
+					      pc == ')' || pc == ':'))
+						continue;
+					if (pc == ',' || pc == '(') {
+						/* a lambda's or a for's parameter: fine; a call's
+						 * argument (f(a, b)) has no type before the name */
+					}
+				}
+			}
+			if (ts >= tend)
+				continue;
+			if (i > best || !best) {
+				best = i;
+				best_type = span(a, c, ts, tend);
+				best_init = NULL;
+				best_range = NULL;
+				if (nx == '=') {
+					size_t e = after + 1;
+					int depth = 0;
+					for (; e < at; e++) {
+						char ch = c[e];
+						if (ch == '(' || ch == '[' || ch == '{')
+							depth++;
+						else if (ch == ')' || ch == ']' || ch == '}')
+							depth--;
+						if ((ch == ';' || ch == ',') && depth <= 0)
+							break;
+						if (depth < 0)
+							break;
+					}
+					best_init = span(a, c, after + 1, e);
+				} else if (nx == '(' || nx == '{') {
+					size_t m = match_bracket(c, after, at, after);
+					if (m != (size_t)-1)
+						best_init = span(a, c, after + 1, m);
+				} else if (nx == ':') {
+					size_t e = after + 1;
+					int depth = 0;
+					for (; e < at; e++) {
+						if (c[e] == '(')
+							depth++;
+						else if (c[e] == ')' && --depth < 0)
+							break;
+					}
+					best_range = span(a, c, after + 1, e);
+				}
+			}
+		}
+	}
+	*init = best_init;
+	*range = best_range;
+	return best_type;
+}
+
+/* ---- types of expressions ----------------------------------------------------------------- */
+
+struct ck_ctx {
+	const ot_callkinds *ck;
+	const ot_ix_cdef *d;
+	const ot_ix_file *f;
+	ot_arena *a;
+	size_t at; /* the call's offset: declarations before it count */
+	int depth;
+	/* the function's parameters, read once */
+	bool params_read;
+	const char *pnames[OT_CK_MAX_ARGS], *ptypes[OT_CK_MAX_ARGS];
+	size_t nparams;
+};
+
+static ot_ty expr_type(struct ck_ctx *x, const char *e);
+
+/* Does op `name`'s first functional overload return exactly one Tensor? */
+static bool op_returns_tensor(const ot_registry *reg, const char *name)
+{
+	size_t n;
+	const ot_reg_func *const *ov = ot_registry_overloads(reg, name, &n);
+	for (size_t i = 0; i < n; i++) {
+		const ot_reg_schema *s = &ov[i]->schema;
+		if (s->is_out)
+			continue;
+		return s->nreturns == 1 && !strcmp(s->returns[0].type, "Tensor");
+	}
+	return false;
+}
+
+static ot_ty name_type(struct ck_ctx *x, const char *name)
+{
+	const char *init, *range, *type;
+	if (!strcmp(name, "this"))
+		return OT_TY_OTHER;
+	type = local_type(x->a, x->f->code, x->d, x->at, name, &init, &range);
+	if (!type && !x->params_read) {
+		x->nparams = ot_callkind_params(x->ck->ix, x->d, x->pnames, x->ptypes,
+						OT_CK_MAX_ARGS, x->a);
+		x->params_read = true;
+	}
+	if (!type)
+		for (size_t i = 0; i < x->nparams; i++)
+			if (!strcmp(x->pnames[i], name))
+				return ot_callkind_type(x->ptypes[i]);
+	if (!type)
+		return OT_TY_UNKNOWN;
+	{
+		ot_ty t = ot_callkind_type(type);
+		if (t != OT_TY_AUTO || x->depth > 4)
+			return t == OT_TY_AUTO ? OT_TY_UNKNOWN : t;
+		x->depth++;
+		if (range) {
+			ot_ty r = expr_type(x, range);
+			t = r == OT_TY_TENSOR_LIST ? OT_TY_TENSOR : r == OT_TY_UNKNOWN ? OT_TY_UNKNOWN : OT_TY_OTHER;
+		} else if (init) {
+			t = expr_type(x, init);
+			/* auto& x = *ptr */
+		} else {
+			t = OT_TY_UNKNOWN;
+		}
+		x->depth--;
+		return t;
+	}
+}
+
+/* The type of the expression `e` as written. */
+static ot_ty expr_type(struct ck_ctx *x, const char *e)
+{
+	size_t n = strlen(e);
+	while (n && isspace((unsigned char)e[n - 1]))
+		n--;
+	while (n && isspace((unsigned char)*e)) {
+		e++;
+		n--;
+	}
+	if (!n || x->depth > 6)
+		return OT_TY_UNKNOWN;
+	if (ot_starts_with(e, "std::move(") && e[n - 1] == ')') {
+		char *in = ot_arena_strndup(x->a, e + 10, n - 11);
+		return expr_type(x, in);
+	}
+	if (e[0] == '*' || e[0] == '&') {
+		ot_ty t = expr_type(x, ot_arena_strndup(x->a, e + 1, n - 1));
+		if (e[0] == '&')
+			return t == OT_TY_TENSOR ? OT_TY_TENSOR_PTR : OT_TY_UNKNOWN;
+		return t == OT_TY_TENSOR_PTR ? OT_TY_TENSOR : t == OT_TY_UNKNOWN ? OT_TY_UNKNOWN : OT_TY_OTHER;
+	}
+	if (e[0] == '(') {
+		size_t m = match_bracket(e, 0, n, 0);
+		if (m == n - 1)
+			return expr_type(x, ot_arena_strndup(x->a, e + 1, n - 2));
+	}
+	if (e[n - 1] == ')' || e[n - 1] == ']') {
+		size_t open = match_bracket(e, 0, n, n - 1);
+		size_t ce;
+		const char *callee;
+		if (open == (size_t)-1 || open == 0)
+			return OT_TY_UNKNOWN;
+		ce = back_ws(e, 0, open);
+		if (ce && e[ce - 1] == '>') { /* templated: f<T>(...) */
+			size_t t = match_bracket(e, 0, ce, ce - 1);
+			if (t == (size_t)-1)
+				return OT_TY_UNKNOWN;
+			ce = back_ws(e, 0, t);
+		}
+		callee = ot_arena_strndup(x->a, e, ce);
+		if (e[n - 1] == ']')
+			return expr_type(x, callee) == OT_TY_TENSOR_LIST ? OT_TY_TENSOR : OT_TY_UNKNOWN;
+		{
+			/* base.method(...) / base->method(...) / ns::f(...) */
+			size_t k = strlen(callee), ms;
+			const char *method;
+			bool arrow = false;
+			ms = k;
+			while (ms && ot_is_ident_char(callee[ms - 1]))
+				ms--;
+			if (ms == k)
+				return OT_TY_UNKNOWN;
+			method = callee + ms;
+			if (ms >= 1 && callee[ms - 1] == '.') {
+				ot_ty bt = expr_type(x, ot_arena_strndup(x->a, callee, ms - 1));
+				if (bt == OT_TY_TENSOR_PTR && (!strcmp(method, "value") || !strcmp(method, "get")))
+					return OT_TY_TENSOR;
+				if (bt != OT_TY_TENSOR)
+					return bt == OT_TY_UNKNOWN ? OT_TY_UNKNOWN : OT_TY_OTHER;
+			} else if (ms >= 2 && callee[ms - 1] == '>' && callee[ms - 2] == '-') {
+				ot_ty bt = expr_type(x, ot_arena_strndup(x->a, callee, ms - 2));
+				arrow = true;
+				if (bt != OT_TY_TENSOR_PTR)
+					return bt == OT_TY_UNKNOWN ? OT_TY_UNKNOWN : OT_TY_OTHER;
+			} else {
+				/* a free function: at::x, at::native::x, x */
+				const char *q = ot_arena_strndup(x->a, callee, ms);
+				if (strstr(callee, "MaybeOwned") && (!strcmp(method, "borrowed") || !strcmp(method, "owned")))
+					return OT_TY_TENSOR_PTR;
+				if (!*q || !strcmp(q, "at::") || !strcmp(q, "::at::") || !strcmp(q, "at::native::") ||
+				    !strcmp(q, "native::")) {
+					bool out_call;
+					const char *op = op_of_name(x->ck->reg, x->a, method, &out_call);
+					if (op && (out_call || op_returns_tensor(x->ck->reg, op)))
+						return OT_TY_TENSOR;
+				}
+				if (!strcmp(method, "expect_contiguous") || !strcmp(method, "borrow_from_optional_tensor"))
+					return OT_TY_TENSOR_PTR;
+				return OT_TY_UNKNOWN;
+			}
+			(void)arrow;
+			if (!strcmp(method, "expect_contiguous") || !strcmp(method, "expect_resolved_conj"))
+				return OT_TY_TENSOR_PTR;
+			if (op_returns_tensor(x->ck->reg, method) && has_variant(x->ck->reg, method, true))
+				return OT_TY_TENSOR;
+			return OT_TY_OTHER;
+		}
+	}
+	/* a name, possibly qualified or a member: a, this->a, a.b */
+	{
+		size_t s = n;
+		while (s && ot_is_ident_char(e[s - 1]))
+			s--;
+		if (s == 0)
+			return name_type(x, ot_arena_strndup(x->a, e, n));
+		if (s >= 6 && !strncmp(e, "this->", 6) && s == 6)
+			return OT_TY_UNKNOWN; /* a member: its declaration is elsewhere */
+		return OT_TY_UNKNOWN;
+	}
+}
+
+/* ---- the receiver of a member call ------------------------------------------------------------ */
+
+/* The receiver expression before the '.' or '->' that precedes the name at
+ * `at`: [*rs, *re). Returns false when there is none. */
+static bool receiver(const char *c, size_t lo, size_t at, size_t *rs, size_t *re, bool *arrow)
+{
+	size_t e = back_ws(c, lo, at), i;
+	if (e >= lo + 1 && c[e - 1] == '.') {
+		*arrow = false;
+		e--;
+	} else if (e >= lo + 2 && c[e - 1] == '>' && c[e - 2] == '-') {
+		*arrow = true;
+		e -= 2;
+	} else {
+		return false;
+	}
+	*re = e = back_ws(c, lo, e);
+	i = e;
+	for (;;) {
+		i = back_ws(c, lo, i);
+		if (i <= lo)
+			break;
+		if (c[i - 1] == ')' || c[i - 1] == ']') {
+			size_t m = match_bracket(c, lo, at, i - 1);
+			if (m == (size_t)-1)
+				return false;
+			i = m;
+			/* (expr) alone, or a call/index: the name before goes on */
+			if (back_ws(c, lo, i) > lo && ot_is_ident_char(c[back_ws(c, lo, i) - 1])) {
+				i = back_ws(c, lo, i);
+				continue;
+			}
+			if (back_ws(c, lo, i) > lo && c[back_ws(c, lo, i) - 1] == '>') {
+				/* f<T>(...) */
+				size_t t = match_bracket(c, lo, at, back_ws(c, lo, i) - 1);
+				if (t != (size_t)-1) {
+					i = t;
+					continue;
+				}
+			}
+			break;
+		}
+		if (ot_is_ident_char(c[i - 1])) {
+			while (i > lo && ot_is_ident_char(c[i - 1]))
+				i--;
+			{
+				size_t b = back_ws(c, lo, i);
+				if (b >= lo + 2 && c[b - 1] == ':' && c[b - 2] == ':') {
+					i = b - 2;
+					continue;
+				}
+				if (b >= lo + 1 && c[b - 1] == '.') {
+					i = b - 1;
+					continue;
+				}
+				if (b >= lo + 2 && c[b - 1] == '>' && c[b - 2] == '-') {
+					i = b - 2;
+					continue;
+				}
+			}
+			break;
+		}
+		break;
+	}
+	*rs = i;
+	return *rs < *re;
+}
+
+/* ---- argument categories, for overloads ----------------------------------------------------------- */
+
+enum cat { C_UNKNOWN, C_TENSOR, C_TLIST, C_INT, C_FLOAT, C_BOOL, C_LIST, C_DIMNAME, C_OTHER };
+
+static enum cat schema_cat(const char *type)
+{
+	if (!strcmp(type, "Tensor") || !strcmp(type, "Tensor?"))
+		return C_TENSOR;
+	if (ot_starts_with(type, "Tensor") && strchr(type, '['))
+		return C_TLIST;
+	if (!strcmp(type, "int") || !strcmp(type, "SymInt") || !strcmp(type, "int?") ||
+	    !strcmp(type, "SymInt?"))
+		return C_INT;
+	if (!strcmp(type, "float") || !strcmp(type, "float?"))
+		return C_FLOAT;
+	if (!strcmp(type, "bool") || !strcmp(type, "bool?"))
+		return C_BOOL;
+	if (ot_starts_with(type, "int[") || ot_starts_with(type, "SymInt[") ||
+	    ot_starts_with(type, "float["))
+		return C_LIST;
+	if (ot_starts_with(type, "Dimname"))
+		return C_DIMNAME;
+	if (!strcmp(type, "Scalar") || !strcmp(type, "Scalar?"))
+		return C_FLOAT; /* takes ints and floats alike */
+	return C_OTHER;
+}
+
+static enum cat arg_cat(struct ck_ctx *x, const char *arg)
+{
+	char t[128];
+	if (!*arg)
+		return C_UNKNOWN;
+	if (!strcmp(arg, "true") || !strcmp(arg, "false"))
+		return C_BOOL;
+	if (arg[0] == '{')
+		return C_LIST;
+	if (isdigit((unsigned char)arg[0]) || (arg[0] == '-' && isdigit((unsigned char)arg[1])))
+		return strpbrk(arg, ".eE") && !strpbrk(arg, "xX") ? C_FLOAT : C_INT;
+	switch (expr_type(x, arg)) {
+	case OT_TY_TENSOR:
+		return C_TENSOR;
+	case OT_TY_TENSOR_LIST:
+		return C_TLIST;
+	case OT_TY_UNKNOWN:
+	case OT_TY_AUTO:
+		return C_UNKNOWN;
+	default:
+		break;
+	}
+	/* a declared scalar: int64_t, double, bool, IntArrayRef, Dimname */
+	{
+		const char *init, *range, *type = NULL;
+		size_t n = strlen(arg);
+		for (size_t i = 0; i < n; i++)
+			if (!ot_is_ident_char(arg[i]))
+				return C_UNKNOWN;
+		type = local_type(x->a, x->f->code, x->d, x->at, arg, &init, &range);
+		if (!type)
+			for (size_t i = 0; i < x->nparams; i++)
+				if (!strcmp(x->pnames[i], arg))
+					type = x->ptypes[i];
+		if (!type)
+			return C_UNKNOWN;
+		normalize_type(t, sizeof(t), type);
+		if (!strcmp(t, "int64_t") || !strcmp(t, "int") || !strcmp(t, "SymInt") ||
+		    !strcmp(t, "size_t"))
+			return C_INT;
+		if (!strcmp(t, "double") || !strcmp(t, "float") || !strcmp(t, "Scalar"))
+			return C_FLOAT;
+		if (!strcmp(t, "bool"))
+			return C_BOOL;
+		if (strstr(t, "IntArrayRef") || strstr(t, "SymIntArrayRef") || strstr(t, "vector<int64_t>") ||
+		    strstr(t, "DimVector"))
+			return C_LIST;
+		if (strstr(t, "Dimname"))
+			return C_DIMNAME;
+		return C_OTHER;
+	}
+}
+
+static int cat_score(enum cat a, enum cat s)
+{
+	if (a == C_UNKNOWN)
+		return 0;
+	if (a == s)
+		return 2;
+	if ((a == C_INT && (s == C_FLOAT || s == C_BOOL)) || (a == C_BOOL && s == C_INT) ||
+	    (a == C_LIST && s == C_INT) /* {d} for int[1] */)
+		return 1;
+	if (s == C_OTHER || a == C_OTHER)
+		return 0;
+	return -5;
+}
+
+/* The overload of `op` a C++ call with these arguments binds: out= ones for
+ * x_out/x_outf, self as the first argument for a method call. */
+static const ot_reg_func *fit_overload(struct ck_ctx *x, const char *op, bool out_call,
+				       const char *const *args, size_t nargs, bool method)
+{
+	size_t n, total = nargs + (method ? 1 : 0);
+	const ot_reg_func *const *ov = ot_registry_overloads(x->ck->reg, op, &n);
+	const ot_reg_func *best = NULL;
+	int best_score = -1000;
+	enum cat cats[OT_CK_MAX_ARGS + 1];
+	bool cats_done = false;
+	for (size_t i = 0; i < n; i++) {
+		const ot_reg_schema *s = &ov[i]->schema;
+		size_t required = 0;
+		int score = 0;
+		if (s->is_out != out_call)
+			continue;
+		if (method && !ov[i]->variant_method)
+			continue;
+		for (size_t k = 0; k < s->nargs; k++)
+			if (!s->args[k].def)
+				required = k + 1;
+		if (total < required || total > s->nargs)
+			continue;
+		if (!out_call) {
+			if (!cats_done) {
+				cats[0] = C_TENSOR;
+				for (size_t k = 0; k < nargs && k < OT_CK_MAX_ARGS; k++)
+					cats[k + (method ? 1 : 0)] = arg_cat(x, args[k]);
+				cats_done = true;
+			}
+			for (size_t k = method ? 1 : 0; k < total && k < OT_CK_MAX_ARGS; k++)
+				score += cat_score(cats[k], schema_cat(s->args[k].type));
+		}
+		if (!*s->overload)
+			score += 1; /* the default overload when nothing else decides */
+		if (score > best_score) {
+			best_score = score;
+			best = ov[i];
+		}
+	}
+	return best;
+}
+
+/* ---- libraries ------------------------------------------------------------------------------------- */
+
+/* Is `n` a name of the C API whose functions start with `prefix` and go on
+ * in camelCase? */
+static bool api_prefix(const char *n, const char *prefix)
+{
+	size_t k = strlen(prefix);
+	return !strncmp(n, prefix, k) && isupper((unsigned char)n[k]);
+}
+
+/* LAPACK's and BLAS's Fortran entry points: sgetrf_, dgemm_, cheev_ ... */
+static bool fortran_name(const char *n)
+{
+	size_t k = strlen(n);
+	if (k < 4 || k > 9 || n[k - 1] != '_' || !strchr("sdcz", n[0]))
+		return false;
+	for (size_t i = 1; i + 1 < k; i++)
+		if (!islower((unsigned char)n[i]))
+			return false;
+	return true;
+}
+
+static const char *const thrust_algorithms[] = {
+	"sort", "sort_by_key", "stable_sort", "stable_sort_by_key", "unique", "unique_by_key",
+	"unique_copy", "copy", "copy_if", "transform", "inclusive_scan", "exclusive_scan",
+	"inclusive_scan_by_key", "exclusive_scan_by_key", "reduce", "reduce_by_key", "fill",
+	"sequence", "gather", "scatter", "for_each", "count", "count_if", "adjacent_difference",
+	"lower_bound", "upper_bound", "binary_search", "remove_if", "partition", "transform_reduce",
+	"tabulate", "uninitialized_fill", "max_element", "min_element", "equal", "find_if"};
+
+/* The library a plain call's (qualifier, name) is an API of, or NULL. */
+static const char *library_of(const char *q, const char *n, const char *const *args, size_t nargs)
+{
+	switch (n[0]) {
+	case 'c':
+		if (api_prefix(n, "cudnn"))
+			return "cuDNN";
+		if (api_prefix(n, "cublasLt"))
+			return "cuBLASLt";
+		if (api_prefix(n, "cublas"))
+			return "cuBLAS";
+		if (api_prefix(n, "cufft"))
+			return "cuFFT";
+		if (api_prefix(n, "cusolver"))
+			return "cuSOLVER";
+		if (api_prefix(n, "cusparseLt"))
+			return "cuSPARSELt";
+		if (api_prefix(n, "cusparse"))
+			return "cuSPARSE";
+		if (api_prefix(n, "curand"))
+			return "cuRAND";
+		if (ot_starts_with(n, "cblas_"))
+			return "BLAS";
+		break;
+	case 'm':
+		/* MAGMA's API is snake_case (magma_sgetrf_gpu); magma_int_cast is
+		 * PyTorch's own */
+		if (ot_starts_with(n, "magma_") && strcmp(n, "magma_int_cast") != 0 &&
+		    !ot_starts_with(n, "magma_queue"))
+			return "MAGMA";
+		if (api_prefix(n, "miopen"))
+			return "MIOpen";
+		if (ot_starts_with(n, "mkl_") || ot_starts_with(n, "MKL_"))
+			return "MKL";
+		break;
+	case 'D':
+		if (ot_starts_with(n, "Dfti"))
+			return "MKL";
+		break;
+	case 'n':
+		if (ot_starts_with(n, "nnp_"))
+			return "NNPACK";
+		break;
+	case 'x':
+		if (ot_starts_with(n, "xnn_"))
+			return "XNNPACK";
+		break;
+	case 'v':
+		if (ot_starts_with(n, "vsl") || ot_starts_with(n, "vs") || ot_starts_with(n, "vd"))
+			if (isupper((unsigned char)n[2]) || isupper((unsigned char)n[3]))
+				return "MKL";
+		break;
+	}
+	if (!*q && fortran_name(n))
+		return "LAPACK/BLAS";
+	if (!*q)
+		return NULL;
+	if (strstr(q, "cuda::blas"))
+		return "cuBLAS";
+	if (strstr(q, "cuda::solver"))
+		return "cuSOLVER";
+	if (strstr(q, "cudnn_frontend"))
+		return "cuDNN";
+	if (ot_starts_with(q, "thrust")) {
+		bool algorithm = false;
+		for (size_t i = 0; i < OT_ARRAY_LEN(thrust_algorithms); i++)
+			if (!strcmp(n, thrust_algorithms[i]))
+				algorithm = true;
+		/* a host policy runs on the CPU */
+		if (algorithm && !(nargs && strstr(args[0], "thrust::host")))
+			return "Thrust";
+		return NULL;
+	}
+	if (!strcmp(q, "cub") || ot_ends_with(q, "::cub") || ot_starts_with(q, "cub::") ||
+	    strstr(q, "::cub::"))
+		return "CUB";
+	if (ot_starts_with(q, "ideep") || ot_starts_with(q, "dnnl") || strstr(q, "::ideep") ||
+	    ot_starts_with(q, "mkldnn::"))
+		return "oneDNN";
+	if (ot_starts_with(q, "fbgemm"))
+		return "FBGEMM";
+	if (ot_starts_with(q, "pocketfft"))
+		return "PocketFFT";
+	if (ot_starts_with(q, "cutlass") || strstr(q, "::cutlass"))
+		return "CUTLASS";
+	if (strstr(q, "pytorch_flash") || strstr(q, "flash::"))
+		return "FlashAttention";
+	if (ot_starts_with(q, "cufft"))
+		return "cuFFT";
+	return NULL;
+}
+
+static bool is_ti_loop(const char *n)
+{
+	return !strcmp(n, "gpu_kernel") || !strcmp(n, "gpu_kernel_with_scalars") ||
+	       !strcmp(n, "opmath_gpu_kernel_with_scalars") ||
+	       !strcmp(n, "opmath_symmetric_gpu_kernel_with_scalars") ||
+	       !strcmp(n, "jitted_gpu_kernel") || !strcmp(n, "gpu_reduce_kernel") ||
+	       !strcmp(n, "gpu_kernel_multiple_outputs") || !strcmp(n, "opmath_jitted_gpu_kernel_with_scalars");
+}
+
+/* ---- resolution by scope ------------------------------------------------------------------------------- */
+
+static const char *fpath(const ot_callkinds *ck, uint32_t file)
+{
+	return ot_index_file(ck->ix, file)->path;
+}
+
+/* Is namespace `outer` ("at::native") `inner` or one enclosing it
+ * ("at::native::(anonymous)")? */
+static bool ns_encloses(const char *outer, const char *inner)
+{
+	size_t n = strlen(outer);
+	return !strncmp(outer, inner, n) && (inner[n] == '\0' || (inner[n] == ':' && n > 0));
+}
+
+/* `ns` without its "::(anonymous)" parts: where its names are seen from
+ * inside the same file. */
+static void without_anonymous(char *out, size_t n, const char *ns)
+{
+	size_t k = 0;
+	for (const char *p = ns; *p && k + 1 < n;) {
+		if (!strncmp(p, "::(anonymous)", 13)) {
+			p += 13;
+			continue;
+		}
+		if (!strncmp(p, "(anonymous)", 11)) {
+			p += 11;
+			if (*p == ':')
+				p += 2;
+			continue;
+		}
+		out[k++] = *p++;
+	}
+	out[k] = '\0';
+}
+
+/* The namespace a definition lives in, its written qualifier included. */
+static void full_ns(char *out, size_t n, const ot_ix_cdef *d)
+{
+	snprintf(out, n, "%s%s%s", d->ns, *d->ns && *d->qual ? "::" : "", d->qual);
+}
+
+/* Does `d` live where qualifier `qual` points, seen from namespace `from`? */
+static bool qual_matches(const ot_ix_cdef *d, const char *qual)
+{
+	char full[600];
+	size_t n, m;
+	if (qual[0] == ':' && qual[1] == ':')
+		qual += 2;
+	full_ns(full, sizeof(full), d);
+	n = strlen(full);
+	m = strlen(qual);
+	return m <= n && !strcmp(full + n - m, qual) && (m == n || full[n - m - 1] == ':');
+}
+
+static bool followable(const ot_callkinds *ck, const ot_ix_cdef *d)
+{
+	const char *p = fpath(ck, d->file);
+	if (d->kind != OT_CDEF_FUNC && d->kind != OT_CDEF_IMPL)
+		return false;
+	return ot_starts_with(p, "aten/src/ATen/") || ot_starts_with(p, "torch/csrc/autograd/");
+}
+
+/* The parameters a definition takes: (required, total); total is SIZE_MAX
+ * for a variadic one. */
+static void param_range(struct ck_ctx *x, const ot_ix_cdef *d, size_t *required, size_t *total)
+{
+	const char *names[OT_CK_MAX_ARGS], *types[OT_CK_MAX_ARGS];
+	const ot_ix_file *f = ot_index_file(x->ck->ix, d->file);
+	const char *args[OT_CK_MAX_ARGS];
+	size_t open;
+	int n;
+	(void)names;
+	(void)types;
+	*required = 0;
+	*total = SIZE_MAX;
+	if (!f || (open = params_open(f, d)) == (size_t)-1)
+		return;
+	n = split_args(args, OT_CK_MAX_ARGS, x->a, f->code, open, d->body ? d->body : f->len);
+	if (n < 0)
+		return;
+	*total = (size_t)n;
+	for (int i = 0; i < n && i < (int)OT_CK_MAX_ARGS; i++) {
+		if (strstr(args[i], "...")) {
+			*total = SIZE_MAX;
+			return;
+		}
+		if (!strchr(args[i], '='))
+			*required = (size_t)i + 1;
+	}
+	if (n == 1 && !strcmp(args[0], "void"))
+		*total = *required = 0;
+}
+
+/* Keep the candidates whose parameters take `nargs` arguments. */
+static size_t fit_helpers(struct ck_ctx *x, const ot_ix_cdef **cand, size_t n, size_t nargs)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t req, tot;
+		param_range(x, cand[i], &req, &tot);
+		if (nargs >= req && nargs <= tot)
+			cand[kept++] = cand[i];
+	}
+	return kept;
+}
+
+/* Helpers named `name` seen from d: in its file first, then in the
+ * namespaces enclosing it (or, for a qualified call, where the qualifier
+ * points). A __device__-only or __global__ function never answers a call
+ * made from host code. */
+static size_t find_helpers(struct ck_ctx *x, const char *qual, const char *name,
+			   const ot_ix_cdef **out, size_t max)
+{
+	const ot_ix_cdef *d = x->d;
+	size_t n = 0;
+	for (int pass = 0; pass < 2 && !n; pass++) {
+		for (const ot_ix_cdef *h = ot_index_cdefs(x->ck->ix, name); h && n < max; h = h->next) {
+			char hns[600];
+			if (h == d || h->in_class || !followable(x->ck, h) || h->global)
+				continue;
+			full_ns(hns, sizeof(hns), h);
+			if (*qual) {
+				if (!qual_matches(h, qual))
+					continue;
+				if (pass == 0 && h->file != d->file)
+					continue;
+			} else if (pass == 0) {
+				/* the file: its own statics and anonymous namespaces (whose
+				 * names the enclosing namespace sees), and functions of the
+				 * namespaces the caller is in */
+				char visible[600];
+				without_anonymous(visible, sizeof(visible), hns);
+				if (h->file != d->file || !ns_encloses(visible, d->ns))
+					continue;
+			} else if (!ns_encloses(hns, d->ns) || !*hns) {
+				continue;
+			} else if (strstr(hns, "(anonymous)")) {
+				continue; /* another file's anonymous namespace */
+			}
+			out[n++] = h;
+		}
+	}
+	return n;
+}
+
+/* The at::native definitions of kernel `name` (what native::name binds). */
+static size_t native_defs(struct ck_ctx *x, const char *name, const ot_ix_cdef **out, size_t max)
+{
+	size_t n = 0;
+	for (int symint = 0; symint < 2 && !n; symint++) {
+		const char *nm = symint ? ot_arena_printf(x->a, "%s_symint", name) : name;
+		for (const ot_ix_cdef *h = ot_index_cdefs(x->ck->ix, nm); h && n < max; h = h->next) {
+			char hns[600];
+			if (h->in_class || !followable(x->ck, h))
+				continue;
+			full_ns(hns, sizeof(hns), h);
+			if (strcmp(hns, "at::native") && strcmp(hns, "::at::native"))
+				continue;
+			out[n++] = h;
+		}
+	}
+	return n;
+}
+
+/* The first DECLARE_DISPATCH-family site of stub `name` visible from d
+ * (its namespace encloses d's, or the qualifier names it). */
+static const ot_ix_stub *find_stub(struct ck_ctx *x, const char *qual, const char *name)
+{
+	const ot_ix_stub *first = ot_index_stubs(x->ck->ix, name);
+	for (const ot_ix_stub *s = first; s; s = s->next) {
+		if (s->kind != OT_STUB_DECLARE && s->kind != OT_STUB_DEFINE)
+			continue;
+		if (*qual) {
+			char q[300];
+			size_t m, k;
+			snprintf(q, sizeof(q), "%s", qual[0] == ':' ? qual + 2 : qual);
+			m = strlen(q);
+			k = strlen(s->ns);
+			if (m <= k && !strcmp(s->ns + k - m, q) && (m == k || s->ns[k - m - 1] == ':'))
+				return first;
+			continue;
+		}
+		if (ns_encloses(s->ns, x->d->ns) || !*s->ns)
+			return first;
+	}
+	return NULL;
+}
+
+size_t ot_callkind_helpers(const ot_callkinds *ck, const ot_ix_cdef *from, const char *qual,
+			   const char *name, size_t nargs, const ot_ix_cdef **out, size_t max,
+			   ot_arena *arena)
+{
+	struct ck_ctx x = {ck, from, ot_index_file(ck->ix, from->file), arena, from->body, 0, false, {0}, {0}, 0};
+	size_t n = find_helpers(&x, qual, name, out, max);
+	if (n > 1)
+		n = fit_helpers(&x, out, n, nargs);
+	return n;
+}
+
+/* ---- the classifier ------------------------------------------------------------------------------------ */
+
+void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *d,
+		    const ot_ix_call *c, ot_arena *arena)
+{
+	struct ck_ctx x = {ck, d, ot_index_file(ck->ix, d->file), arena, c->off, 0, false, {0}, {0}, 0};
+	const struct name_info *ni = ot_map_get(ck->names, c->name);
+	const char *code = x.f->code;
+	size_t hi = d->body_end ? d->body_end : x.f->len, open;
+	int nargs;
+
+	memset(out, 0, sizeof(*out));
+	out->exact = true;
+	if (c->kind == OT_CALL_RETURN)
+		return; /* not a call */
+	out->text = *c->qual ? ot_arena_printf(arena, "%s::%s", c->qual, c->name) : c->name;
+	if (c->kind == OT_CALL_LAUNCH || c->kind == OT_CALL_MACRO_LAUNCH) {
+		out->kind = OT_CK_LAUNCH;
+		out->lib = OT_GPU_CUSTOM_KERNEL;
+		if (c->kind == OT_CALL_MACRO_LAUNCH)
+			out->text = c->qual;
+		return;
+	}
+	/* the arguments */
+	open = skip_ws(code, c->off + strlen(c->name), hi);
+	if (open < hi && code[open] == '<') {
+		size_t m = match_bracket(code, open, hi, open);
+		open = m == (size_t)-1 ? hi : skip_ws(code, m + 1, hi);
+	}
+	nargs = open < hi && code[open] == '(' ? split_args(out->args, OT_CK_MAX_ARGS, arena, code, open, hi) : 0;
+	out->nargs = nargs < 0 ? 0 : (size_t)nargs > OT_CK_MAX_ARGS ? OT_CK_MAX_ARGS : (size_t)nargs;
+
+	if (c->kind == OT_CALL_REF) {
+		const ot_ix_stub *s = ni && ni->stub ? find_stub(&x, c->qual, c->name) : NULL;
+		if (s) {
+			out->kind = OT_CK_STUB;
+			out->stub = s;
+		}
+		return;
+	}
+	if (c->kind == OT_CALL_MEMBER) {
+		size_t rs, re;
+		bool arrow;
+		ot_ty t;
+		if (!ni || !ni->op || !ni->op_method)
+			return; /* no op of that name: Vectorized::exp, IntArrayRef::size... */
+		if (!receiver(code, d->body, c->off, &rs, &re, &arrow)) {
+			out->kind = OT_CK_OP;
+			out->op = ni->op;
+			out->exact = false;
+			out->why = "the receiver could not be read";
+			return;
+		}
+		t = expr_type(&x, span(arena, code, rs, re));
+		if ((!arrow && t == OT_TY_TENSOR) || (arrow && t == OT_TY_TENSOR_PTR)) {
+			out->kind = OT_CK_OP;
+			out->op = ni->op;
+			out->receiver_tensor = true;
+			out->overload = fit_overload(&x, ni->op, false, out->args, out->nargs, true);
+			return;
+		}
+		if (t == OT_TY_UNKNOWN || t == OT_TY_AUTO) {
+			out->kind = OT_CK_OP;
+			out->op = ni->op;
+			out->exact = false;
+			out->why = ot_arena_printf(arena, "the type of `%s` is not known",
+						   span(arena, code, rs, re));
+			return;
+		}
+		return; /* a method of something that is not a Tensor */
+	}
+
+	/* plain calls */
+	if (is_ti_loop(c->name)) {
+		out->kind = OT_CK_LAUNCH;
+		out->lib = OT_GPU_TI_KERNEL;
+		return;
+	}
+	if ((out->lib = library_of(c->qual, c->name, out->args, out->nargs))) {
+		out->kind = OT_CK_LIB;
+		return;
+	}
+	{
+		const char *q = c->qual[0] == ':' && c->qual[1] == ':' ? c->qual + 2 : c->qual;
+		bool out_call = false;
+		const char *op;
+		if (!strcmp(q, "at") && ni && ni->op) {
+			op = op_of_name(ck->reg, arena, c->name, &out_call);
+			out->kind = OT_CK_OP;
+			out->op = op;
+			out->overload = fit_overload(&x, op, out_call, out->args, out->nargs, false);
+			return;
+		}
+		if (ot_starts_with(q, "at::_ops::") && (!strcmp(c->name, "call") || !strcmp(c->name, "redispatch"))) {
+			/* at::_ops::mm::call(...): the op's handle, named after the overload */
+			const char *opn = q + 10;
+			char base[200];
+			const ot_reg_func *f;
+			size_t k = strcspn(opn, ":");
+			snprintf(base, sizeof(base), "%.*s", (int)k, opn);
+			f = ot_registry_find(ck->reg, base);
+			if (!f) {
+				/* mm_out -> mm.out: the last '_' separates the overload */
+				char *us = strrchr(base, '_');
+				if (us) {
+					*us = '.';
+					f = ot_registry_find(ck->reg, base);
+				}
+			}
+			if (f) {
+				out->kind = OT_CK_OP;
+				out->op = f->schema.name;
+				out->overload = f;
+			}
+			return;
+		}
+		if (!strcmp(q, "at::native") || !strcmp(q, "native")) {
+			out->ndefs = native_defs(&x, c->name, out->defs, OT_CK_MAX_DEFS);
+			if (out->ndefs > 1)
+				out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->nargs);
+			if (out->ndefs)
+				out->kind = OT_CK_NATIVE;
+			return;
+		}
+		if (ni && ni->stub) {
+			const ot_ix_stub *s = find_stub(&x, c->qual, c->name);
+			const ot_ix_cdef *local[1];
+			/* a function of that name in the file is what the call means */
+			if (s && !find_helpers(&x, c->qual, c->name, local, 1)) {
+				out->kind = OT_CK_STUB;
+				out->stub = s;
+				return;
+			}
+		}
+		out->ndefs = find_helpers(&x, c->qual, c->name, out->defs, OT_CK_MAX_DEFS);
+		if (out->ndefs > 1)
+			out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->nargs);
+		if (out->ndefs) {
+			out->kind = OT_CK_HELPER;
+			return;
+		}
+		if (!*q && ni && ni->op) {
+			/* inside at::native an unqualified kernel name is the native
+			 * function itself; elsewhere argument-dependent lookup finds
+			 * at::x for Tensor arguments */
+			if (ns_encloses("at::native", d->ns) && ot_map_get(ck->kernel_names, c->name)) {
+				out->ndefs = native_defs(&x, c->name, out->defs, OT_CK_MAX_DEFS);
+				if (out->ndefs > 1)
+					out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->nargs);
+				if (out->ndefs) {
+					out->kind = OT_CK_NATIVE;
+					return;
+				}
+			}
+			if (ns_encloses("at", d->ns) && !ni->stub) {
+				op = op_of_name(ck->reg, arena, c->name, &out_call);
+				out->kind = OT_CK_OP;
+				out->op = op;
+				out->overload = fit_overload(&x, op, out_call, out->args, out->nargs, false);
+				out->exact = out->overload != NULL;
+				if (!out->exact)
+					out->why = "no overload takes these arguments";
+			}
+		}
+	}
+}

@@ -1,0 +1,105 @@
+/*
+ * callkind.h - what a call in a C++ body is: an aten op through the
+ * dispatcher, a direct call of a native kernel, a DispatchStub, a helper
+ * function, a library's API, a CUDA kernel launch, or nothing the trace
+ * follows (a method of Vectorized, IntArrayRef, Device, Scalar...).
+ *
+ * Calls are told apart by what C++ would resolve them to, not by their
+ * bare name: a member call names an op only when its receiver is a Tensor
+ * (a parameter, local or element declared Tensor, TensorBase,
+ * MaybeOwned<Tensor> through -> or *, the result of an ATen call); an
+ * unqualified call is looked up in the file, then in the enclosing
+ * namespaces, then among the ops (argument-dependent lookup finds at::x
+ * for Tensor arguments); `thrust::pair` is a type, `cpublas::copy_stub` is
+ * not `at::native::copy_stub`. When the receiver's type cannot be told, the
+ * answer says so (exact = false), and the trace never puts such a call on
+ * the main path.
+ *
+ * The receiver, the arguments and the declarations are read from the code
+ * view of the calling function at the call's offset, when the call is
+ * classified: the scanner keeps only where the call is.
+ */
+#ifndef OT_CALLKIND_H
+#define OT_CALLKIND_H
+
+#include "index.h"
+#include "registry.h"
+
+typedef enum {
+	OT_CK_NONE,   /**< nothing to follow */
+	OT_CK_OP,     /**< an aten op through the dispatcher: at::x, x.method() on a Tensor */
+	OT_CK_NATIVE, /**< at::native::x / native::x / x inside at::native: the kernel function itself */
+	OT_CK_STUB,   /**< a DispatchStub called (or handed to a helper) */
+	OT_CK_HELPER, /**< a C++ function of ATen */
+	OT_CK_LIB,    /**< a library's API (cuBLAS, cuDNN, MKL, LAPACK, oneDNN, ...) */
+	OT_CK_LAUNCH  /**< a CUDA kernel launch, or a TensorIterator GPU loop */
+} ot_ck_kind;
+
+#define OT_CK_MAX_DEFS 4
+#define OT_CK_MAX_ARGS 24
+
+/** What one call is. Strings are in the arena given to ot_callkind_of. */
+typedef struct {
+	ot_ck_kind kind;
+	bool exact;                   /**< resolved by type or scope; false: by name only */
+	const char *why;              /**< for !exact: what could not be told */
+	const char *op;               /**< OP: the registry name ("mm", "add_") */
+	const ot_reg_func *overload;  /**< OP: the overload the arguments fit, or NULL */
+	const ot_ix_stub *stub;       /**< STUB: the first site of the stub called */
+	const ot_ix_cdef *defs[OT_CK_MAX_DEFS]; /**< HELPER, NATIVE: the definitions it binds */
+	size_t ndefs;
+	const char *lib;              /**< LIB: "cuBLAS", "cuDNN", "MKL", ...; LAUNCH:
+				           OT_GPU_CUSTOM_KERNEL or OT_GPU_TI_KERNEL */
+	const char *text;             /**< the call as written ("at::cuda::blas::gemm") */
+	const char *args[OT_CK_MAX_ARGS]; /**< the arguments as written, blanks collapsed */
+	size_t nargs;
+	bool receiver_tensor;         /**< a member call on a Tensor: self is args[-1] */
+} ot_callkind;
+
+/* Library labels that name no library. */
+#define OT_GPU_CUSTOM_KERNEL "custom CUDA kernel"
+#define OT_GPU_TI_KERNEL "TensorIterator CUDA kernel"
+
+typedef struct ot_callkinds ot_callkinds;
+
+/** Per-name facts worked out once for a tracer (read-only afterwards). */
+ot_callkinds *ot_callkinds_new(const ot_index *ix, const ot_registry *reg);
+void ot_callkinds_free(ot_callkinds *ck);
+
+/** Classify call `c` of definition `d`. Never fails; `out->kind` is
+ * OT_CK_NONE for what the trace does not follow. */
+void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *d,
+		    const ot_ix_call *c, ot_arena *arena);
+
+/** The definitions an unqualified or qualified call `qual::name(...)` with
+ * `nargs` arguments made from definition `from` binds (as OT_CK_HELPER
+ * would find them). Returns the count (at most `max`). */
+size_t ot_callkind_helpers(const ot_callkinds *ck, const ot_ix_cdef *from, const char *qual,
+			   const char *name, size_t nargs, const ot_ix_cdef **out, size_t max,
+			   ot_arena *arena);
+
+/** Is `name` a metadata query (size, dim, numel, dtype...): an op in the
+ * registry, but no computation worth following? */
+bool ot_callkind_is_metadata(const char *name);
+
+/** Is `name` (a call's name) a runtime selection point (use_cudnn, ...)? */
+bool ot_callkind_is_selection(const char *name);
+
+/** The parameters of definition `d` as written: names into `names`, their
+ * types into `types` (at most `max`). Returns the count. */
+size_t ot_callkind_params(const ot_index *ix, const ot_ix_cdef *d, const char **names,
+			  const char **types, size_t max, ot_arena *arena);
+
+/** Is `type` (a declaration's type as written) a Tensor, a MaybeOwned or
+ * optional Tensor (through -> or *), or a list of Tensors? */
+typedef enum {
+	OT_TY_UNKNOWN,     /**< not known (a member, a macro argument, ...) */
+	OT_TY_OTHER,       /**< known, and not a Tensor */
+	OT_TY_TENSOR,      /**< Tensor, TensorBase, const at::Tensor& */
+	OT_TY_TENSOR_PTR,  /**< MaybeOwned<Tensor>, optional<Tensor>, Tensor*: -> or * gives a Tensor */
+	OT_TY_TENSOR_LIST, /**< TensorList, ITensorListRef, std::vector<Tensor>: [i] gives one */
+	OT_TY_AUTO         /**< auto: the initializer tells */
+} ot_ty;
+ot_ty ot_callkind_type(const char *type);
+
+#endif

@@ -1,0 +1,1483 @@
+/*
+ * cond.c - evaluate the conditions code runs under, for a default call on
+ * one device in the build of a release wheel (see cond.h).
+ *
+ * Three small evaluators share one tokenizer: the preprocessor's integer
+ * expressions, C++ guard expressions, and Python conditions. Each reads a
+ * condition as a tree of || / && / ! / comparisons over "terms" (a name
+ * chain such as `input.is_cuda()` or `at::globalContext().userEnabledCuDNN()`)
+ * and judges each term by what it asks: a Tensor property the default call
+ * fixes (dense, strided, float32, on this device), a build flag, a setting
+ * whose default is known, a run-time selection, or something unknowable.
+ */
+#include "cond.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "index.h"
+
+const char *ot_device_name(ot_device d)
+{
+	return d == OT_DEV_CUDA ? "CUDA" : "CPU";
+}
+
+/* ---- verdicts ------------------------------------------------------------------ */
+
+ot_verdict ot_verdict_true(void)
+{
+	return (ot_verdict){OT_TRI_TRUE, false, false, NULL, false, 0};
+}
+
+static ot_verdict verdict(ot_tri v, const char *text)
+{
+	return (ot_verdict){v, false, false, text, false, 0};
+}
+
+ot_verdict ot_verdict_and(ot_verdict a, ot_verdict b)
+{
+	ot_verdict r;
+	if (a.value == OT_TRI_FALSE || a.validation)
+		return a;
+	if (b.value == OT_TRI_FALSE || b.validation)
+		return b;
+	if (a.value == OT_TRI_UNKNOWN)
+		r = a;
+	else if (b.value == OT_TRI_UNKNOWN)
+		r = b;
+	else
+		r = a.select || !b.select ? a : b;
+	r.select = a.select || b.select;
+	return r;
+}
+
+static ot_tri tri_not(ot_tri v)
+{
+	return v == OT_TRI_TRUE ? OT_TRI_FALSE : v == OT_TRI_FALSE ? OT_TRI_TRUE : OT_TRI_UNKNOWN;
+}
+
+static ot_tri tri_and(ot_tri a, ot_tri b)
+{
+	if (a == OT_TRI_FALSE || b == OT_TRI_FALSE)
+		return OT_TRI_FALSE;
+	return a == OT_TRI_TRUE && b == OT_TRI_TRUE ? OT_TRI_TRUE : OT_TRI_UNKNOWN;
+}
+
+static ot_tri tri_or(ot_tri a, ot_tri b)
+{
+	if (a == OT_TRI_TRUE || b == OT_TRI_TRUE)
+		return OT_TRI_TRUE;
+	return a == OT_TRI_FALSE && b == OT_TRI_FALSE ? OT_TRI_FALSE : OT_TRI_UNKNOWN;
+}
+
+/* ---- the build of a release wheel ------------------------------------------------ */
+
+struct macro {
+	const char *name; /* "USE_ROCM", or "AT_CUDNN_ENABLED()" for a function-like one */
+	long value;       /* its value; a defined flag without a value is 1 */
+	bool defined;
+};
+
+struct ot_build {
+	const char *version; /* the first release the profile applies to */
+	const char *describe;
+	const struct macro *own; /* release-specific values (CUDA_VERSION, ...) */
+	size_t nown;
+};
+
+/* What every release wheel for Linux x86-64 with CUDA is built with (the
+ * macros of aten/src/ATen/Config.h.in and cuda/CUDAConfig.h.in, and the
+ * definitions CMake passes on the command line). */
+static const struct macro wheel[] = {
+	{"AT_CUDNN_ENABLED()", 1, true},	{"AT_ROCM_ENABLED()", 0, true},
+	{"AT_MKL_ENABLED()", 1, true},		{"AT_MKL_SEQUENTIAL()", 0, true},
+	{"AT_MKLDNN_ENABLED()", 1, true},	{"AT_MKLDNN_ACL_ENABLED()", 0, true},
+	{"AT_POCKETFFT_ENABLED()", 0, true},	{"AT_NNPACK_ENABLED()", 1, true},
+	{"AT_MAGMA_ENABLED()", 1, true},	{"AT_BUILD_WITH_BLAS()", 1, true},
+	{"AT_BUILD_WITH_LAPACK()", 1, true},	{"AT_BLAS_F2C()", 0, true},
+	{"AT_BLAS_USE_CBLAS_DOT()", 1, true},	{"AT_USE_MKL_SPARSE()", 1, true},
+	{"AT_USE_JITERATOR()", 1, true},	{"AT_CUSPARSELT_ENABLED()", 1, true},
+	{"AT_USE_CUSPARSE_GENERIC_API()", 1, true},
+	{"AT_USE_HIPSPARSE_GENERIC_API()", 0, true},
+	{"AT_USE_HIPSPARSE_TRIANGULAR_SOLVE()", 0, true},
+	{"IS_CUSPARSE11_AVAILABLE()", 1, true}, {"CUB_SUPPORTS_SCAN_BY_KEY()", 1, true},
+	{"CUB_SUPPORTS_UNIQUE_BY_KEY()", 1, true}, {"HAS_WARP_MERGE_SORT()", 1, true},
+	{"AT_PARALLEL_OPENMP", 1, true},	{"AT_PARALLEL_NATIVE", 0, true},
+	{"USE_CUDA", 1, true},			{"USE_CUDNN", 1, true},
+	{"USE_ROCM", 0, false},			{"USE_FBGEMM", 1, true},
+	{"USE_XNNPACK", 1, true},		{"USE_PYTORCH_QNNPACK", 1, true},
+	{"USE_VULKAN_API", 0, false},		{"USE_VULKAN", 0, false},
+	{"USE_MPS", 0, false},			{"USE_XPU", 0, false},
+	{"USE_LINALG_SOLVER", 1, true},		{"USE_CUSOLVER_64_BIT", 1, true},
+	{"USE_FLASH_ATTENTION", 1, true},	{"USE_MEM_EFF_ATTENTION", 1, true},
+	{"USE_CUDSS", 0, false},		{"USE_MAGMA", 1, true},
+	{"BUILD_LAZY_CUDA_LINALG", 1, true},	{"AT_PER_OPERATOR_HEADERS", 1, true},
+	{"C10_MOBILE", 0, false},		{"C10_IOS", 0, false},
+	{"C10_ANDROID", 0, false},		{"FBCODE_CAFFE2", 0, false},
+	{"CAFFE2_IS_XPLAT_BUILD", 0, false},	{"STRIP_ERROR_MESSAGES", 0, false},
+	{"COMPILING_FOR_MIN_SIZE", 0, false},	{"NDEBUG", 1, true},
+	{"DEBUG", 0, false},			{"_MSC_VER", 0, false},
+	{"_WIN32", 0, false},			{"_WIN64", 0, false},
+	{"__APPLE__", 0, false},		{"__MACH__", 0, false},
+	{"__ANDROID__", 0, false},		{"__aarch64__", 0, false},
+	{"__arm__", 0, false},			{"__ARM_NEON__", 0, false},
+	{"__ARM_NEON", 0, false},		{"__ARM_FEATURE_SVE", 0, false},
+	{"__s390x__", 0, false},		{"__powerpc__", 0, false},
+	{"__VSX__", 0, false},			{"__i386__", 0, false},
+	{"_M_X64", 0, false},			{"_M_ARM", 0, false},
+	{"__x86_64__", 1, true},		{"__linux__", 1, true},
+	{"__GNUC__", 11, true},			{"__clang__", 0, false},
+	{"__HIPCC__", 0, false},		{"__HIP_PLATFORM_AMD__", 0, false},
+	{"__HIP_PLATFORM_HCC__", 0, false},	{"__HIP_ARCH__", 0, false},
+	{"ROCM_VERSION", 0, false},		{"HIP_VERSION", 0, false},
+	{"CPUINFO_ARCH_X86_64", 1, true},	{"CPUINFO_ARCH_X86", 0, true},
+	{"CPUINFO_ARCH_ARM64", 0, true},	{"CPUINFO_ARCH_ARM", 0, true},
+	{"HAVE_AVX2_CPU_DEFINITION", 1, true},	{"HAVE_AVX512_CPU_DEFINITION", 1, true},
+	{"HAVE_VSX_CPU_DEFINITION", 0, false},	{"HAVE_ZVECTOR_CPU_DEFINITION", 0, false},
+	{"HAVE_SVE_CPU_DEFINITION", 0, false},	{"HAVE_SVE256_CPU_DEFINITION", 0, false},
+	{"CPU_CAPABILITY_SVE", 0, false},	{"CPU_CAPABILITY_SVE256", 0, false},
+	{"CPU_CAPABILITY_VSX", 0, false},	{"CPU_CAPABILITY_ZVECTOR", 0, false},
+	{"CPU_CAPABILITY_NEON", 0, false},	{"ATEN_CPU_STATIC_DISPATCH", 0, false},
+};
+
+static const struct macro cuda117[] = {
+	{"CUDA_VERSION", 11070, true},	{"CUDART_VERSION", 11070, true},
+	{"CUDNN_VERSION", 8500, true},	{"CUDNN_MAJOR", 8, true},
+	{"CUSPARSE_VERSION", 11704, true}, {"CUSOLVER_VERSION", 11400, true},
+};
+
+static const struct macro cuda124[] = {
+	{"CUDA_VERSION", 12040, true},	{"CUDART_VERSION", 12040, true},
+	{"CUDNN_VERSION", 90100, true}, {"CUDNN_MAJOR", 9, true},
+	{"CUSPARSE_VERSION", 12303, true}, {"CUSOLVER_VERSION", 11600, true},
+	{"CUSPARSELT_VERSION", 600, true},
+};
+
+/* Oldest first; a release takes the newest profile not newer than it. */
+static const ot_build builds[] = {
+	{"0", "the Linux x86-64 release wheel with CUDA 11.7 and cuDNN 8.5 (cuBLAS, cuSOLVER, "
+	      "cuFFT, MAGMA), and MKL, oneDNN and FBGEMM on the CPU; not ROCm, not a mobile build",
+	 cuda117, OT_ARRAY_LEN(cuda117)},
+	{"2.0.0", "the Linux x86-64 release wheel with CUDA 12.4 and cuDNN 9.1 (cuBLAS, cuBLASLt, "
+		  "cuSOLVER, cuFFT, MAGMA), and MKL, oneDNN and FBGEMM on the CPU; not ROCm, not a "
+		  "mobile build",
+	 cuda124, OT_ARRAY_LEN(cuda124)},
+};
+
+static int version_cmp(const char *a, const char *b)
+{
+	for (int k = 0; k < 3; k++) {
+		long x = strtol(a, (char **)&a, 10), y = strtol(b, (char **)&b, 10);
+		if (x != y)
+			return x < y ? -1 : 1;
+		if (*a == '.')
+			a++;
+		if (*b == '.')
+			b++;
+	}
+	return 0;
+}
+
+const ot_build *ot_build_for(const char *version)
+{
+	const ot_build *best = &builds[0];
+	for (size_t i = 0; i < OT_ARRAY_LEN(builds); i++)
+		if (version && version_cmp(builds[i].version, version) <= 0)
+			best = &builds[i];
+	return best;
+}
+
+const char *ot_build_describe(const ot_build *b)
+{
+	return b->describe;
+}
+
+static const struct macro *build_macro(const ot_build *b, const char *name, size_t n)
+{
+	for (size_t i = 0; i < b->nown; i++)
+		if (strlen(b->own[i].name) == n && !memcmp(b->own[i].name, name, n))
+			return &b->own[i];
+	for (size_t i = 0; i < OT_ARRAY_LEN(wheel); i++)
+		if (strlen(wheel[i].name) == n && !memcmp(wheel[i].name, name, n))
+			return &wheel[i];
+	return NULL;
+}
+
+/* ---- tokens ---------------------------------------------------------------------- */
+
+enum tk { TK_END, TK_NAME, TK_NUM, TK_STR, TK_OP };
+
+struct tok {
+	enum tk kind;
+	const char *s;
+	size_t n;
+};
+
+#define MAX_TOKS 256
+
+struct toks {
+	struct tok t[MAX_TOKS];
+	size_t n, at;
+	bool overflow;
+	bool python;
+};
+
+static bool op_is(const struct tok *t, const char *op)
+{
+	return t->kind == TK_OP && strlen(op) == t->n && !memcmp(t->s, op, t->n);
+}
+
+static bool name_is(const struct tok *t, const char *w)
+{
+	return t->kind == TK_NAME && strlen(w) == t->n && !memcmp(t->s, w, t->n);
+}
+
+static void tokenize(struct toks *tk, const char *s, bool python)
+{
+	static const char *const ops[] = {"::", "->", "&&", "||", "==", "!=", "<=", ">=", "<<",
+					  ">>", "**", "//"};
+	tk->n = tk->at = 0;
+	tk->overflow = false;
+	tk->python = python;
+	while (*s) {
+		struct tok t = {TK_OP, s, 1};
+		if (isspace((unsigned char)*s)) {
+			s++;
+			continue;
+		}
+		if (python && *s == '#')
+			break; /* a comment */
+		if (ot_is_ident_start(*s)) {
+			while (ot_is_ident_char(s[t.n]))
+				t.n++;
+			t.kind = TK_NAME;
+		} else if (isdigit((unsigned char)*s)) {
+			while (isalnum((unsigned char)s[t.n]) || s[t.n] == '.' || s[t.n] == '\'')
+				t.n++;
+			t.kind = TK_NUM;
+		} else if (*s == '"' || *s == '\'') {
+			char q = *s;
+			while (s[t.n] && !(t.n > 0 && s[t.n] == q && s[t.n - 1] != '\\'))
+				t.n++;
+			t.n += s[t.n] == q;
+			t.kind = TK_STR;
+		} else {
+			for (size_t k = 0; k < OT_ARRAY_LEN(ops); k++)
+				if (!strncmp(s, ops[k], 2))
+					t.n = 2;
+		}
+		if (tk->n == MAX_TOKS) {
+			tk->overflow = true;
+			return;
+		}
+		tk->t[tk->n++] = t;
+		s += t.n;
+	}
+}
+
+static const struct tok *peek(const struct toks *tk)
+{
+	static const struct tok end = {TK_END, "", 0};
+	return tk->at < tk->n ? &tk->t[tk->at] : &end;
+}
+
+/* ---- values ------------------------------------------------------------------------ */
+
+/* What a term stands for: a truth value, a number, or a symbol the default
+ * call fixes ("Float", "CUDA", "Strided"), or "nonzero" for a count that is
+ * not zero (numel() of a default tensor). */
+typedef struct {
+	ot_tri truth;
+	bool has_num, has_sym;
+	long num;
+	const char *sym; /* symn bytes; a quoted string keeps its quotes */
+	size_t symn;
+	bool select;
+	bool known; /* anything known at all */
+	bool empty; /* None, nullopt, nullptr, an undefined Tensor */
+} value;
+
+static value v_truth(ot_tri t)
+{
+	return (value){t, false, false, 0, NULL, 0, false, t != OT_TRI_UNKNOWN, false};
+}
+
+static value v_empty(void)
+{
+	value v = v_truth(OT_TRI_FALSE);
+	v.empty = true;
+	return v;
+}
+
+static value v_unknown(void)
+{
+	return v_truth(OT_TRI_UNKNOWN);
+}
+
+static value v_num(long n)
+{
+	return (value){n ? OT_TRI_TRUE : OT_TRI_FALSE, true, false, n, NULL, 0, false, true, false};
+}
+
+static value v_symn(const char *sym, size_t n)
+{
+	return (value){OT_TRI_UNKNOWN, false, true, 0, sym, n, false, true, false};
+}
+
+static value v_sym(const char *sym)
+{
+	return v_symn(sym, strlen(sym));
+}
+
+static value v_select(ot_tri t)
+{
+	value v = v_truth(t);
+	v.select = true;
+	return v;
+}
+
+/* ---- what the default call fixes ------------------------------------------------------- */
+
+/* The symbol a constant names: kFloat, ScalarType::Float, at::kCUDA,
+ * DeviceType::CUDA, c10::kStrided, Layout::Sparse... (the last segment,
+ * with a leading k dropped). */
+static const char *constant_symbol(const char *s, size_t n)
+{
+	static const char *const known[] = {
+		"Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool",
+		"ComplexFloat", "ComplexDouble", "ComplexHalf", "QInt8", "QUInt8", "QInt32",
+		"Float8_e4m3fn", "Float8_e5m2", "CPU", "CUDA", "MPS", "XPU", "Meta", "HIP", "XLA",
+		"Lazy", "Strided", "Sparse", "SparseCsr", "SparseCsc", "SparseBsr", "SparseBsc",
+		"Mkldnn", "Jagged", "ChannelsLast", "Contiguous", "Preserve", "ChannelsLast3d"};
+	const char *last = s;
+	size_t ln;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (s[i] == ':' && s[i + 1] == ':')
+			last = s + i + 2;
+	ln = n - (size_t)(last - s);
+	if (ln > 1 && last[0] == 'k' && isupper((unsigned char)last[1])) {
+		last++;
+		ln--;
+	}
+	for (size_t i = 0; i < OT_ARRAY_LEN(known); i++)
+		if (strlen(known[i]) == ln && !memcmp(known[i], last, ln))
+			return known[i];
+	/* MemoryFormat::Contiguous and the like: a symbol, not known to the call */
+	return NULL;
+}
+
+static bool word_in(const char *s, size_t n, const char *const *words, size_t nw)
+{
+	for (size_t i = 0; i < nw; i++)
+		if (strlen(words[i]) == n && !memcmp(words[i], s, n))
+			return true;
+	return false;
+}
+
+#define WORD_IN(s, n, list) word_in(s, n, list, OT_ARRAY_LEN(list))
+
+/* Tensor properties a dense, strided float32 tensor does not have. */
+static const char *const false_props[] = {
+	"is_sparse", "is_sparse_csr", "is_nested", "is_quantized", "is_mkldnn", "is_mps",
+	"is_xpu", "is_meta", "is_vulkan", "is_metal", "is_ipu", "is_hpu", "is_xla", "is_lazy",
+	"is_ort", "is_ve", "is_mtia", "is_maia", "is_privateuseone", "is_complex", "is_conj",
+	"is_neg", "_is_zerotensor", "is_zerotensor", "has_names", "is_inference",
+	"isTensorSubclassLike", "areAnyTensorSubclassLike", "isComplexType", "isIntegralType",
+	"isReducedFloatingType", "isQIntType", "isFloat8Type", "isBitsType", "isBarebonesUnsignedType",
+	"is_nested_int", "is_functional_tensor", "isFunctionalTensor", "is_python_dispatch",
+	"has_symbolic_sizes_strides", "is_quantized_tensor", "_is_any_true"};
+
+/* Properties it has. */
+static const char *const true_props[] = {"is_floating_point", "isFloatingType", "is_signed",
+					 "is_non_overlapping_and_dense", "defined_dense"};
+
+/* Settings of a default session and the build's libraries. */
+static const char *const false_settings[] = {
+	"deterministicAlgorithms", "deterministicAlgorithmsWarnOnly",
+	"deterministicFillUninitializedMemory", "areVmapFallbackWarningsEnabled",
+	"is_scripting", "is_tracing", "isTracing", "is_compiling", "is_dynamo_compiling",
+	"_get_tracing_state", "are_deterministic_algorithms_enabled", "is_autocast_enabled",
+	"is_autocast_cpu_enabled", "is_autocast_available", "isDefaultDeviceMeta",
+	"use_miopen", "is_vmap_active"};
+
+static const char *const true_settings[] = {
+	"userEnabledCuDNN", "userEnabledMkldnn", "userEnabledNNPACK", "compiledWithCuDNN",
+	"compiledWithMIOpen_false", "hasMKL", "hasMKLDNN", "hasLAPACK", "hasMAGMA", "hasCuSOLVER",
+	"hasCuBLASLt", "hasOpenMP", "is_grad_enabled", "is_enabled_grad", "_get_cudnn_enabled"};
+
+/* Names of the run-time selections that pick a backend library. */
+static bool is_selection(const char *s, size_t n)
+{
+	return (n > 4 && !memcmp(s, "use_", 4)) || (n > 5 && !memcmp(s, "_use_", 5)) ||
+	       (n > 10 && !memcmp(s, "should_use", 10)) || (n > 8 && !memcmp(s, "can_use_", 8)) ||
+	       (n > 13 && !memcmp(s, "cudnn_is_acce", 13)) || memmem(s, n, "_acceptable", 11) ||
+	       memmem(s, n, "sdp_choice", 10) || memmem(s, n, "select_sdp", 10) ||
+	       memmem(s, n, "PreferredBackend", 16) || memmem(s, n, "preferred_backend", 17);
+}
+
+/* A run-time selection judged for a float32 tensor on `dev`: the cuDNN and
+ * CUDA ones hold on CUDA and never on the CPU; the oneDNN ones the other
+ * way round; MIOpen never (not ROCm); the rest are not known. */
+static value selection_value(const char *s, size_t n, ot_device dev)
+{
+	if (memmem(s, n, "miopen", 6) || memmem(s, n, "xnnpack", 7) || memmem(s, n, "mps", 3) ||
+	    memmem(s, n, "hipblas", 7))
+		return v_truth(OT_TRI_FALSE);
+	if (memmem(s, n, "cudnn", 5) || memmem(s, n, "cuda", 4) || memmem(s, n, "cublas", 6))
+		return dev == OT_DEV_CUDA ? v_select(OT_TRI_TRUE) : v_truth(OT_TRI_FALSE);
+	/* a release wheel has oneDNN, and picks it for float32 on the CPU */
+	if (memmem(s, n, "mkldnn", 6) || memmem(s, n, "onednn", 6))
+		return dev == OT_DEV_CPU ? v_select(OT_TRI_TRUE) : v_truth(OT_TRI_FALSE);
+	return v_select(OT_TRI_UNKNOWN);
+}
+
+/* ---- the preprocessor ---------------------------------------------------------------- */
+
+struct ppctx {
+	const ot_build *b;
+	const ot_index *ix;
+	bool cuda_file;
+	bool select; /* a CPU capability decided it */
+};
+
+typedef struct {
+	bool known;
+	long v;
+} ppval;
+
+static ppval pp_expr(struct ppctx *c, struct toks *tk, int prec);
+
+static ppval pp_name(struct ppctx *c, const struct tok *t, bool call)
+{
+	char buf[160];
+	const struct macro *m;
+	if (t->n + 3 > sizeof(buf))
+		return (ppval){false, 0};
+	snprintf(buf, sizeof(buf), "%.*s%s", (int)t->n, t->s, call ? "()" : "");
+	if ((!strcmp(buf, "__CUDACC__") || !strcmp(buf, "__NVCC__")))
+		return (ppval){true, c->cuda_file};
+	if (!strcmp(buf, "__CUDA_ARCH__") || !strcmp(buf, "__CUDA_ARCH_LIST__"))
+		return c->cuda_file ? (ppval){false, 0} : (ppval){true, 0};
+	if (!strncmp(buf, "CPU_CAPABILITY_", 15) && (m = build_macro(c->b, buf, strlen(buf))) == NULL) {
+		c->select = true; /* compiled once per x86 capability; picked at run time */
+		return (ppval){false, 0};
+	}
+	if ((m = build_macro(c->b, buf, strlen(buf))))
+		return (ppval){true, m->defined ? m->value : 0};
+	if (call || ot_index_defines(c->ix, buf))
+		return (ppval){false, 0};
+	return (ppval){true, 0}; /* nothing defines it: the preprocessor reads 0 */
+}
+
+static ppval pp_defined(struct ppctx *c, const struct tok *t)
+{
+	char buf[160];
+	const struct macro *m;
+	snprintf(buf, sizeof(buf), "%.*s", (int)t->n, t->s);
+	if (!strcmp(buf, "__CUDACC__") || !strcmp(buf, "__NVCC__"))
+		return (ppval){true, c->cuda_file};
+	if (!strcmp(buf, "__CUDA_ARCH__"))
+		return c->cuda_file ? (ppval){false, 0} : (ppval){true, 0};
+	if (!strncmp(buf, "CPU_CAPABILITY_", 15) && !build_macro(c->b, buf, strlen(buf))) {
+		c->select = true;
+		return (ppval){false, 0};
+	}
+	if ((m = build_macro(c->b, buf, strlen(buf))))
+		return (ppval){true, m->defined};
+	if (ot_index_defines(c->ix, buf))
+		return (ppval){false, 0};
+	return (ppval){true, 0};
+}
+
+static ppval pp_primary(struct ppctx *c, struct toks *tk)
+{
+	const struct tok *t = peek(tk);
+	if (t->kind == TK_END)
+		return (ppval){false, 0};
+	tk->at++;
+	if (op_is(t, "!")) {
+		ppval v = pp_primary(c, tk);
+		return (ppval){v.known, !v.v};
+	}
+	if (op_is(t, "-")) {
+		ppval v = pp_primary(c, tk);
+		return (ppval){v.known, -v.v};
+	}
+	if (op_is(t, "(")) {
+		ppval v = pp_expr(c, tk, 0);
+		if (op_is(peek(tk), ")"))
+			tk->at++;
+		return v;
+	}
+	if (t->kind == TK_NUM)
+		return (ppval){true, strtol(t->s, NULL, 0)};
+	if (name_is(t, "defined")) {
+		bool paren = op_is(peek(tk), "(");
+		const struct tok *n;
+		if (paren)
+			tk->at++;
+		n = peek(tk);
+		if (n->kind != TK_NAME)
+			return (ppval){false, 0};
+		tk->at++;
+		if (paren && op_is(peek(tk), ")"))
+			tk->at++;
+		return pp_defined(c, n);
+	}
+	if (t->kind == TK_NAME) {
+		if (op_is(peek(tk), "(")) {
+			/* NAME(args): only the name decides */
+			int depth = 0;
+			do {
+				if (op_is(peek(tk), "("))
+					depth++;
+				else if (op_is(peek(tk), ")"))
+					depth--;
+				tk->at++;
+			} while (depth > 0 && peek(tk)->kind != TK_END);
+			return pp_name(c, t, true);
+		}
+		return pp_name(c, t, false);
+	}
+	return (ppval){false, 0};
+}
+
+static int pp_prec(const struct tok *t)
+{
+	static const struct {
+		const char *op;
+		int prec;
+	} table[] = {{"||", 1}, {"&&", 2}, {"==", 3}, {"!=", 3}, {"<", 4}, {">", 4},
+		     {"<=", 4}, {">=", 4}, {"+", 5},  {"-", 5},  {"*", 6}, {"/", 6}};
+	for (size_t i = 0; i < OT_ARRAY_LEN(table); i++)
+		if (op_is(t, table[i].op))
+			return table[i].prec;
+	return -1;
+}
+
+static ppval pp_expr(struct ppctx *c, struct toks *tk, int min)
+{
+	ppval l = pp_primary(c, tk);
+	for (;;) {
+		const struct tok *op = peek(tk);
+		int p = pp_prec(op);
+		ppval r;
+		if (p < 0 || p <= min - 1 || p < min)
+			return l;
+		tk->at++;
+		r = pp_expr(c, tk, p + 1);
+		if (op_is(op, "||")) {
+			if ((l.known && l.v) || (r.known && r.v))
+				l = (ppval){true, 1};
+			else
+				l = (ppval){l.known && r.known, 0};
+		} else if (op_is(op, "&&")) {
+			if ((l.known && !l.v) || (r.known && !r.v))
+				l = (ppval){true, 0};
+			else
+				l = (ppval){l.known && r.known, 1};
+		} else {
+			long v = op_is(op, "==")   ? l.v == r.v
+				 : op_is(op, "!=") ? l.v != r.v
+				 : op_is(op, "<")  ? l.v < r.v
+				 : op_is(op, ">")  ? l.v > r.v
+				 : op_is(op, "<=") ? l.v <= r.v
+				 : op_is(op, ">=") ? l.v >= r.v
+				 : op_is(op, "+")  ? l.v + r.v
+				 : op_is(op, "-")  ? l.v - r.v
+				 : op_is(op, "*")  ? l.v * r.v
+						   : (r.v ? l.v / r.v : 0);
+			l = (ppval){l.known && r.known, v};
+		}
+	}
+}
+
+static ot_tri pp_eval(struct ppctx *c, const char *expr)
+{
+	struct toks tk;
+	ppval v;
+	tokenize(&tk, expr, false);
+	if (tk.overflow)
+		return OT_TRI_UNKNOWN;
+	v = pp_expr(c, &tk, 0);
+	return !v.known ? OT_TRI_UNKNOWN : v.v ? OT_TRI_TRUE : OT_TRI_FALSE;
+}
+
+/* Is `arm` taken, given its parent is? (Its own expression, and no earlier
+ * arm of its chain.) */
+static ot_verdict arm_own(struct ppctx *c, const ot_ix_file *f, uint32_t arm)
+{
+	const ot_ix_pparm *a = &f->pparms[arm - 1];
+	ot_verdict v = ot_verdict_true();
+	for (uint32_t p = a->prev; p && p <= f->npparms; p = f->pparms[p - 1].prev) {
+		const ot_ix_pparm *e = &f->pparms[p - 1];
+		ot_tri t = e->expr ? tri_not(pp_eval(c, e->expr)) : OT_TRI_FALSE;
+		if (t != OT_TRI_TRUE && v.value != OT_TRI_FALSE)
+			v = (ot_verdict){tri_and(v.value, t), false, false, e->expr, true, e->line};
+	}
+	if (a->expr && v.value != OT_TRI_FALSE) {
+		ot_tri t = pp_eval(c, a->expr);
+		if (t != OT_TRI_TRUE)
+			v = (ot_verdict){tri_and(v.value, t), false, false, a->expr, false, a->line};
+	}
+	if (!a->expr && v.value != OT_TRI_TRUE && !v.text)
+		v.text = "#else";
+	return v;
+}
+
+ot_verdict ot_cond_pparm(const ot_build *b, const ot_index *ix, uint32_t file, uint32_t arm)
+{
+	const ot_ix_file *f = ot_index_file(ix, file);
+	struct ppctx c = {b, ix, false, false};
+	ot_verdict v = ot_verdict_true();
+	if (!f)
+		return v;
+	c.cuda_file = ot_ends_with(f->path, ".cu") || ot_ends_with(f->path, ".cuh");
+	for (int guard = 0; arm && arm <= f->npparms && guard < 64; guard++) {
+		ot_verdict own = arm_own(&c, f, arm);
+		if (own.value != OT_TRI_TRUE) {
+			/* the outermost arm that is not taken is the reason */
+			if (own.value == OT_TRI_FALSE || v.value != OT_TRI_FALSE)
+				v = own;
+		}
+		arm = f->pparms[arm - 1].parent;
+	}
+	if (v.value == OT_TRI_UNKNOWN && c.select)
+		v.select = true;
+	return v;
+}
+
+/* ---- C++ and Python terms ------------------------------------------------------------------- */
+
+struct ectx {
+	const ot_cenv *cenv;
+	const ot_pyenv *pyenv;
+	ot_device dev;
+	int depth; /* local booleans followed */
+};
+
+static value expr(struct ectx *c, struct toks *tk, int min);
+
+/* The segments of a name chain: the last name, whether it is called, and
+ * whether it follows '.'/'->' (a member). */
+struct chain {
+	const struct tok *first, *last; /* the first and the last name token */
+	size_t start, end;               /* token range */
+	bool called, member, qualified;
+	size_t nnames;
+};
+
+/* Read a chain at tk->at: [::] name (:: name)* ( (...) | [...] | . name | -> name )*,
+ * with leading * and & dropped. */
+static bool read_chain(struct toks *tk, struct chain *ch)
+{
+	memset(ch, 0, sizeof(*ch));
+	while (op_is(peek(tk), "*") || op_is(peek(tk), "&"))
+		tk->at++;
+	ch->start = tk->at;
+	if (op_is(peek(tk), "::"))
+		tk->at++;
+	if (peek(tk)->kind != TK_NAME)
+		return false;
+	for (;;) {
+		const struct tok *t = peek(tk);
+		if (t->kind == TK_NAME) {
+			if (!ch->first)
+				ch->first = t;
+			ch->last = t;
+			ch->nnames++;
+			ch->called = false;
+			tk->at++;
+		} else {
+			break;
+		}
+		/* template arguments after a name: skip a balanced <...> that ends in '(' */
+		if (!tk->python && op_is(peek(tk), "<")) {
+			size_t save = tk->at, depth = 0;
+			for (; tk->at < tk->n; tk->at++) {
+				if (op_is(peek(tk), "<"))
+					depth++;
+				else if (op_is(peek(tk), ">") && --depth == 0)
+					break;
+				else if (op_is(peek(tk), ">>") && depth <= 2) {
+					depth = 0;
+					break;
+				}
+			}
+			if (depth == 0 && tk->at < tk->n && tk->at + 1 < tk->n &&
+			    (op_is(&tk->t[tk->at + 1], "(") || op_is(&tk->t[tk->at + 1], "::")))
+				tk->at++;
+			else
+				tk->at = save;
+		}
+		for (;;) {
+			const struct tok *p = peek(tk);
+			if (op_is(p, "(") || op_is(p, "[")) {
+				int depth = 0;
+				bool call = op_is(p, "(");
+				do {
+					if (op_is(peek(tk), "(") || op_is(peek(tk), "["))
+						depth++;
+					else if (op_is(peek(tk), ")") || op_is(peek(tk), "]"))
+						depth--;
+					tk->at++;
+				} while (depth > 0 && peek(tk)->kind != TK_END);
+				if (call)
+					ch->called = true;
+				continue;
+			}
+			break;
+		}
+		if (op_is(peek(tk), "::")) {
+			ch->qualified = true;
+			tk->at++;
+			continue;
+		}
+		if (op_is(peek(tk), ".") || op_is(peek(tk), "->")) {
+			ch->member = true;
+			tk->at++;
+			continue;
+		}
+		break;
+	}
+	ch->end = tk->at;
+	return true;
+}
+
+static bool chain_has(const struct toks *tk, const struct chain *ch, const char *word)
+{
+	for (size_t i = ch->start; i < ch->end; i++)
+		if (name_is(&tk->t[i], word))
+			return true;
+	return false;
+}
+
+/* The argument names of the outermost call in the chain that ends with the
+ * name `last`: "x" of is_acceptable(x). */
+static const char *param_value(const struct ectx *c, const char *s, size_t n)
+{
+	if (c->cenv) {
+		for (size_t i = 0; i < c->cenv->nparams; i++) {
+			const ot_param_value *p = &c->cenv->params[i];
+			if (p->value && strlen(p->name) == n && !memcmp(p->name, s, n))
+				return p->value;
+		}
+	}
+	if (c->pyenv && c->pyenv->value_of) {
+		char buf[128];
+		if (n >= sizeof(buf))
+			return NULL;
+		snprintf(buf, sizeof(buf), "%.*s", (int)n, s);
+		return c->pyenv->value_of(c->pyenv, buf);
+	}
+	return NULL;
+}
+
+/* The value of a literal `n` bytes long (a caller's argument, a default). */
+static value literal_value(const char *lit, size_t n)
+{
+#define LIT(w) (n == sizeof(w) - 1 && !memcmp(lit, w, n))
+	if (LIT("true") || LIT("True"))
+		return v_truth(OT_TRI_TRUE);
+	if (LIT("false") || LIT("False"))
+		return v_truth(OT_TRI_FALSE);
+	if (LIT("None") || LIT("nullopt") || LIT("std::nullopt") || LIT("c10::nullopt") ||
+	    LIT("nullptr") || LIT("undefined") || LIT("{}"))
+		return v_empty();
+	if (LIT("defined"))
+		return v_truth(OT_TRI_TRUE);
+#undef LIT
+	if (n && (isdigit((unsigned char)lit[0]) || (lit[0] == '-' && n > 1)))
+		return v_num(strtol(lit, NULL, 0));
+	if (n >= 2 && (lit[0] == '\'' || lit[0] == '"')) {
+		value v = v_symn(lit, n);
+		v.truth = n > 2 ? OT_TRI_TRUE : OT_TRI_FALSE;
+		return v;
+	}
+	return v_unknown();
+}
+
+/* `const bool NAME = EXPR;` (or auto) in the body before the condition. */
+static value local_bool(struct ectx *c, const char *s, size_t n)
+{
+	const ot_cenv *e = c->cenv;
+	const char *p, *end;
+	if (!e || !e->code || c->depth > 3)
+		return v_unknown();
+	p = e->code + e->body;
+	end = e->code + e->body_end;
+	while ((p = memmem(p, (size_t)(end - p), s, n))) {
+		const char *q = p + n, *b = p;
+		p += n;
+		if (ot_is_ident_char(*q) || (b > e->code && ot_is_ident_char(b[-1])))
+			continue;
+		while (b > e->code && (b[-1] == ' ' || b[-1] == '\t'))
+			b--;
+		if (!(b - e->code >= 4 && (!memcmp(b - 4, "bool", 4) || !memcmp(b - 4, "auto", 4))))
+			continue;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q != '=' || q[1] == '=')
+			continue;
+		{
+			const char *semi = memchr(q, ';', (size_t)(end - q));
+			char buf[400];
+			struct toks tk;
+			value v;
+			if (!semi || semi - q - 1 >= (long)sizeof(buf))
+				return v_unknown();
+			snprintf(buf, sizeof(buf), "%.*s", (int)(semi - q - 1), q + 1);
+			tokenize(&tk, buf, false);
+			c->depth++;
+			v = tk.overflow ? v_unknown() : expr(c, &tk, 0);
+			c->depth--;
+			return v;
+		}
+	}
+	return v_unknown();
+}
+
+/* Ask the environment for the value of the helper call `ch` ends with. */
+static value helper_value(struct ectx *c, struct toks *tk, const struct chain *ch)
+{
+	char qual[160] = "", name[96], argbuf[8][96];
+	const char *args[8];
+	size_t nargs = 0, k = 0, open = ch->end;
+	ot_verdict v;
+	value out;
+	/* the qualifier: the names and '::' before the last name */
+	for (size_t i = ch->start; i < ch->end && &tk->t[i] != ch->last; i++)
+		if ((tk->t[i].kind == TK_NAME || op_is(&tk->t[i], "::")) && k + tk->t[i].n + 1 < sizeof(qual)) {
+			memcpy(qual + k, tk->t[i].s, tk->t[i].n);
+			k += tk->t[i].n;
+		}
+	qual[k] = '\0';
+	if (k >= 2 && qual[k - 1] == ':')
+		qual[k - 2] = '\0';
+	snprintf(name, sizeof(name), "%.*s", (int)ch->last->n, ch->last->s);
+	/* the arguments: tokens of the parenthesis after the last name */
+	for (size_t i = ch->start; i < ch->end; i++)
+		if (&tk->t[i] == ch->last && i + 1 < ch->end && op_is(&tk->t[i + 1], "("))
+			open = i + 1;
+	if (open < ch->end) {
+		int depth = 0;
+		size_t a = 0;
+		argbuf[0][0] = '\0';
+		for (size_t i = open + 1; i < ch->end && nargs < 8; i++) {
+			const struct tok *t = &tk->t[i];
+			if (op_is(t, "(") || op_is(t, "["))
+				depth++;
+			else if ((op_is(t, ")") || op_is(t, "]")) && depth-- == 0) {
+				if (a) {
+					args[nargs] = argbuf[nargs];
+					nargs++;
+				}
+				break;
+			}
+			if (op_is(t, ",") && depth == 0) {
+				args[nargs] = argbuf[nargs];
+				nargs++;
+				a = 0;
+				if (nargs < 8)
+					argbuf[nargs][0] = '\0';
+				continue;
+			}
+			if (a + t->n + 1 < sizeof(argbuf[0])) {
+				memcpy(argbuf[nargs] + a, t->s, t->n);
+				a += t->n;
+				argbuf[nargs][a] = '\0';
+			}
+		}
+	}
+	v = c->cenv->call_value(c->cenv, qual, name, args, nargs);
+	out = v_truth(v.value);
+	out.select = v.select;
+	return out;
+}
+
+/* The value of a chain: what the default call on c->dev makes of it. */
+static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch)
+{
+	const char *s = ch->last->s;
+	size_t n = ch->last->n;
+	const char *sym;
+
+	/* constants: true, nullptr, kFloat, at::kCUDA, ScalarType::Half, "cuda" */
+	if (!ch->called && !ch->member && name_is(ch->last, "nullopt"))
+		return v_empty();
+	if (ch->nnames == 1 && !ch->called && !ch->member) {
+		const char *lit;
+		if (name_is(ch->last, "true") || name_is(ch->last, "True"))
+			return v_truth(OT_TRI_TRUE);
+		if (name_is(ch->last, "false") || name_is(ch->last, "False"))
+			return v_truth(OT_TRI_FALSE);
+		if (name_is(ch->last, "nullptr") || name_is(ch->last, "None") ||
+		    name_is(ch->last, "nullopt"))
+			return v_empty();
+		if ((lit = param_value(c, s, n)))
+			return literal_value(lit, strlen(lit));
+		if (name_is(ch->last, "device_type") || name_is(ch->last, "device"))
+			return v_sym(ot_device_name(c->dev));
+	}
+	/* at::Reduction::Mean and its kin: the enum's values */
+	if (!ch->called && ch->nnames >= 2) {
+		const struct tok *prev = &tk->t[ch->end - 3 < ch->start ? ch->start : ch->end - 3];
+		if (prev->kind == TK_NAME && prev->n == 9 && !memcmp(prev->s, "Reduction", 9)) {
+			if (name_is(ch->last, "None"))
+				return v_num(0);
+			if (name_is(ch->last, "Mean"))
+				return v_num(1);
+			if (name_is(ch->last, "Sum"))
+				return v_num(2);
+		}
+	}
+	/* Python: a dotted name the body or the Module gives a literal (self.padding_mode) */
+	if (c->pyenv && c->pyenv->value_of && !ch->called && ch->nnames > 1) {
+		char dotted[160];
+		size_t k = 0;
+		bool plain = true;
+		for (size_t i = ch->start; i < ch->end && plain; i++) {
+			const struct tok *t = &tk->t[i];
+			if (!(t->kind == TK_NAME || op_is(t, ".")) || k + t->n + 1 >= sizeof(dotted))
+				plain = false;
+			else {
+				memcpy(dotted + k, t->s, t->n);
+				k += t->n;
+			}
+		}
+		dotted[k] = '\0';
+		if (plain) {
+			const char *lit = c->pyenv->value_of(c->pyenv, dotted);
+			if (lit)
+				return literal_value(lit, strlen(lit));
+		}
+	}
+	if (!ch->called && (sym = constant_symbol(tk->t[ch->start].s,
+						  (size_t)(ch->last->s + ch->last->n - tk->t[ch->start].s))))
+		return v_sym(sym);
+	if (ch->nnames == 1 && !ch->called && !ch->member && !ch->qualified && c->cenv)
+		return local_bool(c, s, n);
+
+	/* Tensor properties */
+	if (WORD_IN(s, n, false_props))
+		return v_truth(OT_TRI_FALSE);
+	if (WORD_IN(s, n, true_props))
+		return v_truth(OT_TRI_TRUE);
+	if (word_in(s, n, (const char *const[]){"is_cuda"}, 1))
+		return v_truth(c->dev == OT_DEV_CUDA ? OT_TRI_TRUE : OT_TRI_FALSE);
+	if (word_in(s, n, (const char *const[]){"is_cpu"}, 1))
+		return v_truth(c->dev == OT_DEV_CPU ? OT_TRI_TRUE : OT_TRI_FALSE);
+	if (WORD_IN(s, n, ((const char *const[]){"scalar_type", "dtype", "result_type"})) &&
+	    (ch->called || c->pyenv))
+		return v_sym("Float");
+	if (WORD_IN(s, n, ((const char *const[]){"layout"})) && (ch->called || c->pyenv))
+		return v_sym("Strided");
+	if ((WORD_IN(s, n, ((const char *const[]){"device_type", "type"})) && ch->called &&
+	     (chain_has(tk, ch, "device") || name_is(ch->last, "device_type"))) ||
+	    (c->pyenv && name_is(ch->last, "type") && chain_has(tk, ch, "device")))
+		return v_sym(ot_device_name(c->dev));
+	if (WORD_IN(s, n, ((const char *const[]){"numel", "sym_numel", "nelement"})) && ch->called) {
+		value v = v_sym("nonzero");
+		v.truth = OT_TRI_TRUE;
+		return v;
+	}
+	/* a size, a count of elements or a shape of a default tensor is not
+	 * zero: m1_sizes[1], self.size(0), input.shape[-1], len(x) */
+	{
+		bool sizeish = false;
+		for (size_t i = ch->start; i < ch->end && !sizeish; i++) {
+			const struct tok *t = &tk->t[i];
+			if (t->kind == TK_NAME && (memmem(t->s, t->n, "size", 4) || memmem(t->s, t->n, "numel", 5) ||
+						  memmem(t->s, t->n, "shape", 5) || (t->n == 3 && !memcmp(t->s, "len", 3))) &&
+			    !(t->n > 3 && !memcmp(t->s, "is_", 3)) && !memmem(t->s, t->n, "same_size", 9) &&
+			    !memmem(t->s, t->n, "resize", 6))
+				sizeish = true;
+		}
+		if (sizeish) {
+			value v = v_sym("nonzero");
+			v.truth = OT_TRI_TRUE;
+			return v;
+		}
+	}
+	/* a Scalar argument read as a number: beta.toComplexDouble(), alpha.to<double>() */
+	if (ch->called && ch->first != ch->last &&
+	    (name_is(ch->last, "toComplexDouble") || name_is(ch->last, "toDouble") ||
+	     name_is(ch->last, "toFloat") || name_is(ch->last, "toLong") || name_is(ch->last, "toInt") ||
+	     name_is(ch->last, "to"))) {
+		const char *lit = param_value(c, ch->first->s, ch->first->n);
+		if (lit && (isdigit((unsigned char)lit[0]) || lit[0] == '-'))
+			return v_num(strtol(lit, NULL, 0)) ;
+	}
+	if (name_is(ch->last, "defined") && ch->called && ch->first != ch->last) {
+		const char *lit = param_value(c, ch->first->s, ch->first->n);
+		if (lit && !strcmp(lit, "undefined"))
+			return v_truth(OT_TRI_FALSE);
+		if (lit && !strcmp(lit, "defined"))
+			return v_truth(OT_TRI_TRUE);
+		return v_unknown();
+	}
+	if (name_is(ch->last, "has_value") && ch->called && ch->first != ch->last) {
+		const char *lit = param_value(c, ch->first->s, ch->first->n);
+		if (lit)
+			return v_truth(!strcmp(lit, "nullopt") || !strcmp(lit, "None") ? OT_TRI_FALSE
+										  : OT_TRI_TRUE);
+		return v_unknown();
+	}
+	/* settings */
+	if (WORD_IN(s, n, false_settings) || memmem(s, n, "eterministic", 12))
+		return v_truth(OT_TRI_FALSE);
+	if (WORD_IN(s, n, true_settings))
+		return v_truth(OT_TRI_TRUE);
+	if (name_is(ch->last, "is_enabled") && chain_has(tk, ch, "GradMode"))
+		return v_truth(OT_TRI_TRUE);
+	if (name_is(ch->last, "is_enabled") && chain_has(tk, ch, "InferenceMode"))
+		return v_truth(OT_TRI_FALSE);
+	if (c->pyenv) {
+		if (memmem(s, n, "has_torch_function", 18) || name_is(ch->last, "is_scripting") ||
+		    name_is(ch->last, "is_tracing"))
+			return v_truth(OT_TRI_FALSE);
+		if (name_is(ch->last, "training") && name_is(ch->first, "self") && c->pyenv->module)
+			return v_truth(OT_TRI_TRUE);
+		if (name_is(ch->last, "isinstance") && ch->called) {
+			for (size_t i = ch->start; i < ch->end; i++)
+				if (name_is(&tk->t[i], "PackedSequence"))
+					return v_truth(OT_TRI_FALSE);
+			return v_unknown();
+		}
+		if (name_is(ch->last, "enabled") && chain_has(tk, ch, "cudnn"))
+			return v_truth(OT_TRI_TRUE);
+		if (ch->nnames >= 2 && !ch->called && name_is(ch->last, "is_cuda"))
+			return v_truth(c->dev == OT_DEV_CUDA ? OT_TRI_TRUE : OT_TRI_FALSE);
+	}
+	/* a helper the body calls: what its returns say; else, for the run-time
+	 * selections of a backend library, what a release wheel picks */
+	if (ch->called && !ch->member && c->cenv && c->cenv->call_value && c->cenv->depth < 3) {
+		value v = helper_value(c, tk, ch);
+		if (v.truth != OT_TRI_UNKNOWN) {
+			v.select = v.select || is_selection(s, n);
+			return v;
+		}
+	}
+	if (ch->called && is_selection(s, n))
+		return selection_value(s, n, c->dev);
+	return v_unknown();
+}
+
+static value compare(const struct tok *op, value l, value r)
+{
+	bool eq = op_is(op, "==") || name_is(op, "is"), ne = op_is(op, "!=");
+	ot_tri t = OT_TRI_UNKNOWN;
+	if ((eq || ne) && (l.empty || r.empty)) {
+		/* None is None; nullopt is no dtype */
+		if (l.empty && r.empty)
+			return v_truth(eq ? OT_TRI_TRUE : OT_TRI_FALSE);
+		if ((l.empty && (r.has_sym || r.has_num)) || (r.empty && (l.has_sym || l.has_num)))
+			return v_truth(eq ? OT_TRI_FALSE : OT_TRI_TRUE);
+		return v_unknown();
+	}
+	if (l.has_sym && r.has_sym) {
+		/* 'cuda' == "cuda": compare without the quotes */
+		const char *a = l.sym, *b = r.sym;
+		size_t an = l.symn, bn = r.symn;
+		if (an >= 2 && (a[0] == '\'' || a[0] == '"')) {
+			a++;
+			an -= 2;
+		}
+		if (bn >= 2 && (b[0] == '\'' || b[0] == '"')) {
+			b++;
+			bn -= 2;
+		}
+		if ((an == 7 && !memcmp(a, "nonzero", 7)) || (bn == 7 && !memcmp(b, "nonzero", 7)))
+			return v_unknown();
+		bool same = an == bn && !strncasecmp(a, b, an); /* 'cuda' is kCUDA */
+		if (eq || ne)
+			t = same == eq ? OT_TRI_TRUE : OT_TRI_FALSE;
+		return v_truth(t);
+	}
+	if ((l.has_sym && l.symn == 7 && !memcmp(l.sym, "nonzero", 7) && r.has_num && r.num == 0) ||
+	    (r.has_sym && r.symn == 7 && !memcmp(r.sym, "nonzero", 7) && l.has_num && l.num == 0)) {
+		if (eq)
+			return v_truth(OT_TRI_FALSE);
+		if (ne || op_is(op, ">") || op_is(op, "<"))
+			return v_truth(l.has_sym == op_is(op, ">") || ne ? OT_TRI_TRUE : OT_TRI_FALSE);
+		return v_unknown();
+	}
+	if (l.has_num && r.has_num) {
+		long a = l.num, b = r.num;
+		bool res = eq ? a == b : ne ? a != b : op_is(op, "<") ? a < b : op_is(op, ">") ? a > b
+			 : op_is(op, "<=")			      ? a <= b
+								      : a >= b;
+		return v_truth(res ? OT_TRI_TRUE : OT_TRI_FALSE);
+	}
+	/* `x is None`, `opt == nullopt`: a known truth against the empty value */
+	if ((eq || ne) && l.known && !l.has_sym && !l.has_num && r.known && !r.has_sym &&
+	    !r.has_num) {
+		if (l.truth != OT_TRI_UNKNOWN && r.truth != OT_TRI_UNKNOWN)
+			return v_truth((l.truth == r.truth) == eq ? OT_TRI_TRUE : OT_TRI_FALSE);
+	}
+	/* a Float against any other dtype constant decided above; a symbol of
+	 * the call against an unknown value is unknown */
+	return v_unknown();
+}
+
+static value primary(struct ectx *c, struct toks *tk)
+{
+	const struct tok *t = peek(tk);
+	struct chain ch;
+	if (t->kind == TK_END)
+		return v_unknown();
+	if (op_is(t, "!") || name_is(t, "not")) {
+		value v;
+		tk->at++;
+		v = primary(c, tk);
+		v.truth = tri_not(v.truth);
+		v.has_num = v.has_sym = false;
+		return v;
+	}
+	if (op_is(t, "(")) {
+		value v;
+		tk->at++;
+		v = expr(c, tk, 0);
+		if (op_is(peek(tk), ")"))
+			tk->at++;
+		return v;
+	}
+	if (t->kind == TK_NUM) {
+		tk->at++;
+		return v_num(strtol(t->s, NULL, 0));
+	}
+	if (t->kind == TK_STR) {
+		tk->at++;
+		return literal_value(t->s, t->n);
+	}
+	if (op_is(t, "-") && peek(tk)->kind != TK_END) {
+		value v;
+		tk->at++;
+		v = primary(c, tk);
+		if (v.has_num)
+			v.num = -v.num;
+		return v;
+	}
+	if (read_chain(tk, &ch))
+		return chain_value(c, tk, &ch);
+	tk->at++;
+	return v_unknown();
+}
+
+static int prec(const struct toks *tk, const struct tok *t, bool *negate)
+{
+	*negate = false;
+	if (op_is(t, "||") || name_is(t, "or"))
+		return 1;
+	if (op_is(t, "&&") || name_is(t, "and"))
+		return 2;
+	if (op_is(t, "==") || op_is(t, "!=") || name_is(t, "is") || name_is(t, "in"))
+		return 3;
+	if (name_is(t, "not") && tk->at + 1 < tk->n && name_is(&tk->t[tk->at + 1], "in")) {
+		*negate = true;
+		return 3;
+	}
+	if (op_is(t, "<") || op_is(t, ">") || op_is(t, "<=") || op_is(t, ">="))
+		return 4;
+	return -1;
+}
+
+static value expr(struct ectx *c, struct toks *tk, int min)
+{
+	value l = primary(c, tk);
+	for (;;) {
+		const struct tok *op = peek(tk);
+		bool negate, not_after = false;
+		int p = prec(tk, op, &negate);
+		value r;
+		if (p < 0 || p < min)
+			return l;
+		tk->at++;
+		if (negate)
+			tk->at++; /* not in */
+		if (name_is(op, "is") && name_is(peek(tk), "not")) {
+			not_after = true;
+			tk->at++;
+		}
+		r = expr(c, tk, p + 1);
+		if (p == 1) {
+			bool sel = l.select || r.select;
+			l = v_truth(tri_or(l.truth, r.truth));
+			l.select = sel;
+		} else if (p == 2) {
+			bool sel = l.select || r.select;
+			l = v_truth(tri_and(l.truth, r.truth));
+			l.select = sel;
+		} else if (name_is(op, "in")) {
+			l = v_unknown();
+		} else {
+			l = compare(op, l, r);
+			if (not_after)
+				l.truth = tri_not(l.truth);
+		}
+		if (negate)
+			l.truth = tri_not(l.truth);
+	}
+}
+
+static ot_verdict evaluate(struct ectx *c, const char *text, bool python)
+{
+	struct toks tk;
+	value v;
+	ot_verdict out = {OT_TRI_UNKNOWN, false, false, text, false, 0};
+	if (!text)
+		return out;
+	tokenize(&tk, text, python);
+	if (tk.overflow)
+		return out;
+	v = expr(c, &tk, 0);
+	if (tk.at < tk.n) /* something the grammar did not take: do not claim to know */
+		v = v_unknown();
+	out.value = v.truth;
+	out.select = v.select;
+	return out;
+}
+
+ot_verdict ot_cond_cexpr(const ot_cenv *env, const char *text)
+{
+	struct ectx c = {env, NULL, env->dev, 0};
+	return evaluate(&c, text, false);
+}
+
+ot_verdict ot_cond_pyexpr(const ot_pyenv *env, const char *text)
+{
+	struct ectx c = {NULL, env, env->dev, 0};
+	return evaluate(&c, text, true);
+}
+
+/* ---- guard chains ------------------------------------------------------------------------ */
+
+/* The expression evaluator of one language, over its environment. */
+typedef ot_verdict (*expr_fn)(const void *env, const char *text);
+
+struct gchain {
+	const ot_ix_guard *g;
+	size_t n;
+	expr_fn eval;
+	const void *env;
+};
+
+static ot_verdict negated(ot_verdict v)
+{
+	v.value = tri_not(v.value);
+	v.negated = !v.negated;
+	return v;
+}
+
+static ot_verdict cexpr_cb(const void *env, const char *text);
+
+static const ot_ix_guard *guard_at(const struct gchain *ch, uint16_t id)
+{
+	return id && id <= ch->n ? &ch->g[id - 1] : NULL;
+}
+
+static ot_verdict own_cond(const struct gchain *ch, const ot_ix_guard *g)
+{
+	ot_verdict v = g->text ? ch->eval(ch->env, g->text) : verdict(OT_TRI_UNKNOWN, NULL);
+	v.line = g->line;
+	return v;
+}
+
+/* The arms of a chain before `g` (walking `prev`) were all not taken. */
+static ot_verdict none_before(const struct gchain *ch, const ot_ix_guard *g)
+{
+	ot_verdict v = ot_verdict_true();
+	for (const ot_ix_guard *e = guard_at(ch, g->prev); e; e = guard_at(ch, e->prev)) {
+		ot_verdict own = e->kind == OT_GUARD_ELSE ? verdict(OT_TRI_TRUE, NULL) : own_cond(ch, e);
+		v = ot_verdict_and(v, negated(own));
+		if (e->kind == OT_GUARD_IF || e->kind == OT_GUARD_ELSE)
+			break;
+	}
+	return v;
+}
+
+/* Is arm `e` the one of its chain that is taken (its parent aside)? */
+static ot_verdict arm_taken(const struct gchain *ch, const ot_ix_guard *e)
+{
+	if (e->kind == OT_GUARD_ELSE)
+		return none_before(ch, e);
+	if (e->kind == OT_GUARD_ELSE_IF)
+		return ot_verdict_and(none_before(ch, e), own_cond(ch, e));
+	return own_cond(ch, e);
+}
+
+/* A case label that names a backend (ConvBackend::Cudnn, Mkldnn, Miopen,
+ * Mps, ..., an Empty or Overrideable one) judged for `dev`. */
+static ot_tri label_truth(const char *label, ot_device dev, bool *select)
+{
+	char low[128];
+	size_t n = 0;
+	const char *p = strrchr(label, ':');
+	p = p ? p + 1 : label;
+	for (; *p && n + 1 < sizeof(low); p++)
+		low[n++] = (char)tolower((unsigned char)*p);
+	low[n] = '\0';
+	*select = false;
+	if (strstr(low, "miopen") || strstr(low, "mps") || strstr(low, "xnnpack") || strstr(low, "hip") ||
+	    strstr(low, "vulkan") || strstr(low, "metal") || strstr(low, "xpu") || strstr(low, "empty") ||
+	    strstr(low, "overrideable"))
+		return OT_TRI_FALSE;
+	if (strstr(low, "cudnn")) {
+		*select = dev == OT_DEV_CUDA;
+		return dev == OT_DEV_CUDA ? OT_TRI_TRUE : OT_TRI_FALSE;
+	}
+	if (strstr(low, "cuda"))
+		return dev == OT_DEV_CUDA ? OT_TRI_UNKNOWN : OT_TRI_FALSE;
+	if (strstr(low, "mkldnn") || strstr(low, "onednn")) {
+		*select = dev == OT_DEV_CPU;
+		return dev == OT_DEV_CPU ? OT_TRI_TRUE : OT_TRI_FALSE;
+	}
+	return OT_TRI_UNKNOWN;
+}
+
+/* Is case `g` of a switch the one taken? Its own expression, else its
+ * label's backend; a case whose sibling is taken is not. */
+static ot_verdict case_taken(const struct gchain *ch, const ot_ix_guard *g)
+{
+	const ot_cenv *env = ch->eval == cexpr_cb ? ch->env : NULL;
+	const char *eq = g->text ? strstr(g->text, " == ") : NULL;
+	ot_verdict v = own_cond(ch, g);
+	bool select;
+	ot_tri t;
+	if (!env || !eq || v.value != OT_TRI_UNKNOWN)
+		return v;
+	t = label_truth(eq + 4, env->dev, &select);
+	if (t != OT_TRI_UNKNOWN) {
+		v.value = t;
+		v.select = select;
+		return v;
+	}
+	/* a sibling case (same switch: same parent, same subject) taken */
+	for (size_t i = 0; i < ch->n; i++) {
+		const ot_ix_guard *o = &ch->g[i];
+		const char *oeq = o->text ? strstr(o->text, " == ") : NULL;
+		bool sel;
+		if (o == g || o->kind != OT_GUARD_CASE || o->parent != g->parent || !oeq ||
+		    oeq - o->text != eq - g->text || strncmp(o->text, g->text, (size_t)(eq - g->text)))
+			continue;
+		if (label_truth(oeq + 4, env->dev, &sel) == OT_TRI_TRUE) {
+			v.value = OT_TRI_FALSE;
+			v.text = o->text;
+			v.negated = true;
+			return v;
+		}
+	}
+	return v;
+}
+
+static ot_verdict guard_own(const struct gchain *ch, const ot_ix_guard *g)
+{
+	ot_verdict v;
+	switch (g->kind) {
+	case OT_GUARD_CASE:
+		v = case_taken(ch, g);
+		break;
+	case OT_GUARD_IF:
+	case OT_GUARD_THEN:
+	case OT_GUARD_ELSE_IF:
+	case OT_GUARD_ELSE:
+		v = arm_taken(ch, g);
+		break;
+	case OT_GUARD_OTHERWISE: {
+		const ot_ix_guard *then = guard_at(ch, g->prev);
+		v = then ? negated(own_cond(ch, then)) : verdict(OT_TRI_UNKNOWN, NULL);
+		break;
+	}
+	case OT_GUARD_AFTER:
+		/* none of the chain's arms that leave the block was taken; one
+		 * that raises is never taken by a call that works */
+		v = ot_verdict_true();
+		for (const ot_ix_guard *e = guard_at(ch, g->prev); e; e = guard_at(ch, e->prev)) {
+			if (e->exits && !e->raises)
+				v = ot_verdict_and(v, negated(arm_taken(ch, e)));
+			if (e->kind == OT_GUARD_IF)
+				break;
+		}
+		break;
+	case OT_GUARD_CHECK:
+		v = own_cond(ch, g);
+		v.value = OT_TRI_TRUE;
+		v.validation = true;
+		break;
+	case OT_GUARD_EXCEPT:
+		v = verdict(OT_TRI_FALSE, g->text);
+		v.line = g->line;
+		break;
+	default:
+		v = verdict(OT_TRI_UNKNOWN, g->text);
+	}
+	if (g->raises && g->kind != OT_GUARD_CHECK) {
+		/* an arm that raises is an error path */
+		v.validation = true;
+		if (!v.text)
+			v.text = g->text;
+		v.line = g->line;
+	}
+	return v;
+}
+
+static ot_verdict chain_verdict(const struct gchain *ch, uint16_t guard)
+{
+	ot_verdict v = ot_verdict_true(), fail = {0}, select = {0}, open = {0};
+	bool failed = false, selected = false, opened = false, any_select = false;
+	int k = 0;
+	/* walking outwards; the value is the conjunction, and the condition
+	 * shown the outermost failing guard, else the outermost selection, else
+	 * the innermost open one */
+	for (const ot_ix_guard *g = guard_at(ch, guard); g && k < 256; g = guard_at(ch, g->parent), k++) {
+		ot_verdict own = guard_own(ch, g);
+		v.value = own.validation ? v.value : tri_and(v.value, own.value);
+		v.validation = v.validation || own.validation;
+		any_select = any_select || own.select;
+		if (own.value == OT_TRI_FALSE || own.validation) {
+			fail = own;
+			failed = true;
+		} else if (own.select) {
+			select = own;
+			selected = true;
+		} else if (own.value == OT_TRI_UNKNOWN && !opened) {
+			open = own;
+			opened = true;
+		}
+	}
+	{
+		ot_verdict *why = failed ? &fail : selected ? &select : opened ? &open : NULL;
+		if (why) {
+			v.text = why->text;
+			v.line = why->line;
+			v.negated = why->negated;
+		}
+	}
+	v.select = any_select;
+	return v;
+}
+
+static ot_verdict cexpr_cb(const void *env, const char *text)
+{
+	return ot_cond_cexpr(env, text);
+}
+
+static ot_verdict pyexpr_cb(const void *env, const char *text)
+{
+	return ot_cond_pyexpr(env, text);
+}
+
+ot_verdict ot_cond_guard(const ot_cenv *env, const ot_ix_cdef *d, uint16_t guard)
+{
+	struct gchain ch = {d->guards, d->nguards, cexpr_cb, env};
+	return chain_verdict(&ch, guard);
+}
+
+ot_verdict ot_cond_pyguard(const ot_pyenv *env, const ot_ix_guard *guards, size_t n, uint16_t guard)
+{
+	struct gchain ch = {guards, n, pyexpr_cb, env};
+	return chain_verdict(&ch, guard);
+}

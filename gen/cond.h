@@ -1,0 +1,150 @@
+/*
+ * cond.h - what a default call decides: the conditions code runs under,
+ * evaluated for a call with dense, strided float32 tensors on one device,
+ * in the build of a release wheel.
+ *
+ * Three kinds of condition reach the tracer:
+ *   - preprocessor arms (#if AT_CUDNN_ENABLED() ... #else), judged against
+ *     the build profile of the traced release (ot_build);
+ *   - guards in C++ bodies (if (self.is_sparse()), TORCH_CHECK(...), the
+ *     ?: of a ternary), judged against the device and the arguments a
+ *     caller passes when they are literals;
+ *   - guards in Python bodies (if has_torch_function(...), if dtype is None).
+ *
+ * An answer is three-valued. TRUE and FALSE are facts of the default call;
+ * UNKNOWN is a choice made at run time from values optrace cannot see (a
+ * shape, a size threshold, a setting). Some TRUE answers are run-time
+ * selections too (cudnn_is_acceptable(x) holds for a float CUDA tensor):
+ * those are marked `select`, so that pages can quote the condition that
+ * picks the path.
+ */
+#ifndef OT_COND_H
+#define OT_COND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common.h"
+#include "records.h"
+
+struct ot_index;
+
+typedef enum { OT_TRI_FALSE = 0, OT_TRI_UNKNOWN = 1, OT_TRI_TRUE = 2 } ot_tri;
+
+typedef enum { OT_DEV_CPU = 0, OT_DEV_CUDA = 1, OT_DEV_COUNT } ot_device;
+
+/** "CPU", "CUDA". */
+const char *ot_device_name(ot_device d);
+
+/** What a condition came to, and why. */
+typedef struct {
+	ot_tri value;
+	bool select;      /**< decided by a run-time selection (cuDNN acceptable,
+			       an SDP backend choice, a CPU capability) */
+	bool validation;  /**< the code only validates (TORCH_CHECK, an arm that
+			       raises): never part of what a call runs */
+	const char *text; /**< the condition that decided it, as written (borrowed
+			       from the index or the caller), or NULL */
+	bool negated;     /**< it decided by failing: the code runs when `text` does
+			       not hold (the else of an if) */
+	uint32_t line;    /**< its line, or 0 */
+} ot_verdict;
+
+/* ---- the build of a release wheel -------------------------------------------- */
+
+typedef struct ot_build ot_build;
+
+/**
+ * The build profile assumed for release `version` ("2.6.0"): Linux x86-64,
+ * CUDA with cuDNN, cuBLAS, cuSOLVER, cuFFT, MAGMA; CPU with MKL, oneDNN,
+ * FBGEMM; not ROCm, not mobile. Releases without a profile of their own get
+ * the newest one not newer than them. Static; never NULL.
+ */
+const ot_build *ot_build_for(const char *version);
+
+/** One sentence naming the build, for pages ("the Linux x86-64 release
+ * wheel of PyTorch 2.6.0: CUDA 12.4 with cuDNN 9.1, ..."). Static. */
+const char *ot_build_describe(const ot_build *b);
+
+/**
+ * Is preprocessor arm `arm` of file `file` compiled in that build, for
+ * `dev` (a .cu file is compiled for CUDA only)? Arms nested in arms are
+ * judged with their parents; an arm is taken when no earlier arm of its
+ * chain is. A macro the build profile does not name is undefined when no
+ * indexed file #defines it (the build system would have to), else UNKNOWN.
+ */
+ot_verdict ot_cond_pparm(const ot_build *b, const struct ot_index *ix, uint32_t file,
+			 uint32_t arm);
+
+/* ---- C++ guards ---------------------------------------------------------------- */
+
+/** What is known of one parameter of the function being evaluated. */
+typedef struct {
+	const char *name;
+	const char *value; /**< literal the caller passes ("false", "0", "nullopt",
+			        "undefined" for a default-constructed Tensor), or NULL */
+} ot_param_value;
+
+/** The environment of a C++ body: the device and the known arguments. */
+typedef struct ot_cenv ot_cenv;
+struct ot_cenv {
+	ot_device dev;
+	const ot_param_value *params;
+	size_t nparams;
+	/* the body's text, for the local booleans a guard tests
+	 * (`const bool has_out = out.defined();`) */
+	const char *code;
+	size_t body, body_end;
+	/** The value of a call of a function the body sees (a predicate helper
+	 * such as should_use_acc_buffer(iter)), worked out from the helper's
+	 * returns; NULL when the caller offers none. `args` are the argument
+	 * texts. */
+	ot_verdict (*call_value)(const ot_cenv *env, const char *qual, const char *name,
+				 const char *const *args, size_t nargs);
+	const void *payload;
+	int depth; /**< helpers evaluated on the way here */
+};
+
+/**
+ * Under what condition does the code at guard `guard` (1-based, 0: the
+ * body's top level) of `d` run? Walks the guard and its parents; an else
+ * arm is taken when the arms before it are not. A TORCH_CHECK argument or
+ * an arm that raises gives validation = true.
+ */
+ot_verdict ot_cond_guard(const ot_cenv *env, const ot_ix_cdef *d, uint16_t guard);
+
+/** One C++ condition expression. `text` is borrowed into the verdict. */
+ot_verdict ot_cond_cexpr(const ot_cenv *env, const char *text);
+
+/* ---- Python guards --------------------------------------------------------------- */
+
+/** The environment of a Python body: parameter defaults and the locals a
+ * literal is assigned to on the path, looked up by the caller's function. */
+typedef struct ot_pyenv ot_pyenv;
+struct ot_pyenv {
+	ot_device dev;
+	bool module;     /**< a Module's method: self.training holds */
+	/** The literal value of name `name` where the condition stands, or NULL
+	 * when not known ("None", "True", "False", "3", "'mean'"). */
+	const char *(*value_of)(const ot_pyenv *env, const char *name);
+	const void *payload;
+};
+
+/** One Python condition expression (text as written, comments removed). */
+ot_verdict ot_cond_pyexpr(const ot_pyenv *env, const char *text);
+
+/** Under what condition does the code at guard `guard` (1-based, 0: the
+ * top level) of a Python body with guards `guards` (pyflow.h) run? As
+ * ot_cond_guard; an except block never runs for a call that works. */
+ot_verdict ot_cond_pyguard(const ot_pyenv *env, const ot_ix_guard *guards, size_t n, uint16_t guard);
+
+/* ---- combining --------------------------------------------------------------------- */
+
+/** Both must hold: the first FALSE (or validation) one decides, else the
+ * first UNKNOWN, else TRUE (select when either is). */
+ot_verdict ot_verdict_and(ot_verdict a, ot_verdict b);
+
+/** A verdict that always holds. */
+ot_verdict ot_verdict_true(void);
+
+#endif

@@ -1,0 +1,160 @@
+/*
+ * trace_back.c - the backward of an entry: its derivatives.yaml entry (or
+ * the code generator's rule that applies, autograd.h), the helpers and
+ * backward ops its formulas call, and its decompositions.
+ */
+#include "trace_int.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "buf.h"
+
+static const char *fpath(const struct tb_ctx *c, uint32_t file)
+{
+	return ot_index_file(c->ix, file)->path;
+}
+
+static long deriv_node(struct tb_ctx *c, int64_t file, uint32_t line, const char *symbol,
+		       const char *note, const char *op, int depth, const void *src)
+{
+	ot_node n = {0};
+	n.kind = OT_NODE_DERIV;
+	n.layer = OT_LAYER_BACKWARD;
+	n.found = true;
+	n.line = line;
+	n.symbol = symbol;
+	n.note = note;
+	n.op = op;
+	n.depth = (uint8_t)(depth > 255 ? 255 : depth);
+	return tb_node(c, &n, (uint32_t)file, src, symbol, NULL);
+}
+
+/* Names called in a derivatives.yaml formula that are backward helpers
+ * (FunctionsManual.cpp) or backward ops (their own entry). */
+static void formula_helpers(struct tb_ctx *c, const char *formula, const char *op, int depth,
+			    uint32_t parent, ot_map *seen)
+{
+	const char *s = formula;
+	while (*s) {
+		if (isalpha((unsigned char)*s) || *s == '_') {
+			const char *b = s;
+			char name[128];
+			bool qualified = b > formula && b[-1] == ':';
+			bool member = b > formula && b[-1] == '.';
+			long hn = -1;
+			while (isalnum((unsigned char)*s) || *s == '_')
+				s++;
+			if (*s != '(' || qualified || member || (size_t)(s - b) >= sizeof(name))
+				continue;
+			snprintf(name, sizeof(name), "%.*s", (int)(s - b), b);
+			if (ot_map_get(seen, name))
+				continue;
+			ot_map_put(seen, ot_arena_strdup(c->a, name), (void *)1);
+			for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, name); d && hn < 0; d = d->next)
+				if (d->kind == OT_CDEF_FUNC && !d->in_class &&
+				    ot_starts_with(fpath(c, d->file), "torch/csrc/autograd/"))
+					hn = deriv_node(c, d->file, d->line, d->gen ? d->gen->site->text : d->name,
+							"backward helper (torch/csrc/autograd)", op, depth, d);
+			if (hn < 0) {
+				/* a backward op: its functional overload (not the out= one),
+				 * also when spelled name_symint */
+				size_t n;
+				const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, name, &n);
+				const ot_reg_func *pick = NULL;
+				if (!ov && ot_ends_with(name, "_symint")) {
+					name[strlen(name) - strlen("_symint")] = '\0';
+					ov = ot_registry_overloads(c->t->reg, name, &n);
+				}
+				for (size_t k = 0; ov && k < n && !pick; k++)
+					if (!ov[k]->schema.is_out)
+						pick = ov[k];
+				if (!pick && ov)
+					pick = ov[0];
+				if (pick)
+					hn = deriv_node(c, c->t->f_native, (uint32_t)pick->line, name,
+							"backward op (its own native_functions.yaml entry)", op, depth,
+							pick);
+			}
+			if (hn >= 0)
+				tb_edge(c, &(ot_edge){.kind = OT_EDGE_DERIVATIVE, .from = parent, .to = (uint32_t)hn,
+						      .exact = true, .reach = {OT_REACH_YES, OT_REACH_YES}});
+			continue;
+		}
+		s++;
+	}
+}
+
+static long formula_node(struct tb_ctx *c, const ot_reg_deriv *dv, const char *op, const char *how,
+			 int depth)
+{
+	ot_buf note = OT_BUF_INIT;
+	ot_map *seen;
+	long at;
+	ot_buf_puts(&note, how);
+	for (size_t i = 0; i < dv->nformulas; i++)
+		ot_buf_printf(&note, "%s%s: %s", i ? "; " : " ", dv->formulas[i].inputs, dv->formulas[i].formula);
+	at = deriv_node(c, c->t->f_deriv, (uint32_t)dv->line, dv->schema.full, note.ptr, op, depth, dv);
+	ot_buf_free(&note);
+	if (at < 0)
+		return at;
+	seen = ot_map_new();
+	for (size_t i = 0; i < dv->nformulas; i++)
+		formula_helpers(c, dv->formulas[i].formula, op, depth, (uint32_t)at, seen);
+	for (size_t k = 0; k < dv->ndispatch; k++)
+		for (size_t i = 0; i < dv->dispatch[k].nformulas; i++)
+			formula_helpers(c, dv->dispatch[k].formulas[i].formula, op, depth, (uint32_t)at, seen);
+	ot_map_free(seen);
+	return at;
+}
+
+void tb_backward(struct tb_ctx *c, uint32_t entry, const ot_reg_func *f, const ot_reg_func *eff,
+		 int depth)
+{
+	const char *op = f->schema.full;
+	ot_autograd_answer ans;
+	long node;
+	if (!ot_autograd_explain(c->t->autograd, f, eff, c->a, &ans)) {
+		if (!f->schema.is_out) { /* out= variants: nothing to say without the generator */
+			uint32_t m = tb_missing(c, OT_LAYER_BACKWARD,
+						ot_arena_printf(c->a, "derivatives.yaml entry for %s", op),
+						OT_REGISTRY_DERIV_PATH, op, depth);
+			tb_edge(c, &(ot_edge){.kind = OT_EDGE_DERIVATIVE, .from = entry, .to = m, .exact = true,
+					      .reach = {OT_REACH_YES, OT_REACH_YES}});
+		}
+		return;
+	}
+	if (ans.formula)
+		node = formula_node(c, ans.formula, op, ans.note, depth);
+	else
+		node = deriv_node(c, ans.file, ans.line, ans.symbol, ans.note, op, depth, NULL);
+	if (node >= 0)
+		tb_edge(c, &(ot_edge){.kind = OT_EDGE_DERIVATIVE, .from = entry, .to = (uint32_t)node,
+				      .exact = true, .reach = {OT_REACH_YES, OT_REACH_YES}});
+}
+
+void tb_decompositions(struct tb_ctx *c, uint32_t entry, const char *base, const char *op, int depth)
+{
+	for (const ot_ix_decomp *d = ot_index_decomps(c->ix, base); d; d = d->next) {
+		ot_node n = {0};
+		long id;
+		n.kind = OT_NODE_DECOMP;
+		n.layer = OT_LAYER_DECOMPOSITION;
+		n.found = true;
+		n.line = d->line;
+		n.symbol = ot_arena_printf(c->a, "aten.%s", d->op);
+		n.note = ot_arena_printf(c->a, "register_decomposition(aten.%s)%s%s: what torch.compile lowers it to",
+					 d->op, d->func ? " -> " : "", d->func ? d->func : "");
+		n.op = op;
+		n.depth = (uint8_t)(depth > 255 ? 255 : depth);
+		id = tb_node(c, &n, d->file, d, NULL, NULL);
+		if (id >= 0) {
+			/* what torch.compile runs, not eager mode */
+			ot_edge e = tb_always(OT_EDGE_DECOMPOSES, entry, (uint32_t)id);
+			tb_never(&e, OT_DEV_CPU, OT_WHEN_SELECT, "compiled with torch.compile");
+			tb_never(&e, OT_DEV_CUDA, OT_WHEN_SELECT, "compiled with torch.compile");
+			tb_edge(c, &e);
+		}
+	}
+}

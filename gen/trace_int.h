@@ -1,0 +1,134 @@
+/*
+ * trace_int.h - what the builders of a trace share (tracer.c, trace_py.c,
+ * trace_cpp.c, trace_back.c): the tracer's state and one op's build
+ * context. Not for renderers: they read trace.h only.
+ */
+#ifndef OT_TRACE_INT_H
+#define OT_TRACE_INT_H
+
+#include "autograd.h"
+#include "trace.h"
+
+struct ot_tracer {
+	const ot_registry *reg;
+	const ot_index *ix;
+	const ot_wellknown *wk;
+	ot_tracer_opts opts;
+	const ot_build *build;
+	int64_t f_native, f_deriv, f_vf, f_init, f_tensor, f_view_copy;
+	ot_arena *arena;
+	ot_strvec cand[OT_STRAT_COUNT]; /* "did you mean" candidates per strategy */
+	ot_callkinds *ck;
+	ot_autograd *autograd;
+};
+
+/* What a caller passes for each parameter of a function it reaches: a
+ * literal ("true", "None", "3"), "?" when passed but not known, or NULL
+ * when not passed (the default applies). */
+#define TB_MAX_PARAMS 32
+typedef struct {
+	const char *value[TB_MAX_PARAMS];
+	size_t n;
+	bool known; /* the caller's arguments were read */
+} tb_binding;
+
+/* An entry to expand: its node, its registry entry, its depth. */
+struct tb_pending {
+	uint32_t node;
+	const ot_reg_func *f;
+	int depth;
+};
+
+/* Per-node build state, beside tr->nodes. */
+struct tb_state {
+	bool expanded;    /* its body or entry was explored */
+	bool interesting; /* something worth showing is beneath it */
+	bool dropped;     /* a helper or Python function with nothing beneath */
+	tb_binding binding; /* what its first caller passed */
+	bool bound_by_call; /* a call's arguments, not only defaults */
+};
+
+struct tb_ctx {
+	const ot_tracer *t;
+	const ot_index *ix;
+	ot_trace *tr;
+	ot_arena *a;
+	ot_map *keys;   /* node identity -> index + 1 */
+	ot_map *edges;  /* edge identity -> 1 */
+	ot_map *paths;  /* file path -> the trace's copy */
+	OT_VEC(struct tb_state) state;
+	OT_VEC(struct tb_pending) queue;
+	int max_depth;
+};
+
+/* ---- nodes and edges (tracer.c) ------------------------------------------------- */
+
+/* The node of identity (kind, src, extra), made from `proto` when new
+ * (*is_new then true; is_new may be NULL). `file` is proto->file's index
+ * id: the line must contain the symbol, and when it does not (a scanner
+ * bug) no node is made, a message says so, and -1 comes back. */
+long tb_node(struct tb_ctx *c, const ot_node *proto, uint32_t file, const void *src,
+	     const char *extra, bool *is_new);
+
+/* A "not found" node for `what` in `where`. */
+uint32_t tb_missing(struct tb_ctx *c, ot_layer layer, const char *what, const char *where,
+		    const char *op, int depth);
+
+/* Add an edge (once per from, to, kind and site). */
+void tb_edge(struct tb_ctx *c, const ot_edge *e);
+
+/* An edge taken on both devices, with no condition. */
+ot_edge tb_always(uint8_t kind, uint32_t from, uint32_t to);
+
+/* Set e->reach, e->cond and the condition shown from per-device verdicts
+ * (`guard_kind`: what a failing condition is, OT_WHEN_GUARD or BUILD). */
+void tb_reach(struct tb_ctx *c, ot_edge *e, const ot_verdict v[OT_DEV_COUNT], uint8_t guard_kind,
+	      const char *file);
+
+/* Say why edge e is not taken on `dev` (reach NEVER, kind, text). */
+void tb_never(ot_edge *e, ot_device dev, uint8_t kind, const char *text);
+
+/* Recompute the condition e shows from e->reach and e->cond. */
+void tb_headline(ot_edge *e);
+
+/* The trace's copy of path `p` (one per path). */
+const char *tb_path(struct tb_ctx *c, const char *p);
+const char *tb_fpath(struct tb_ctx *c, uint32_t file);
+
+struct tb_state *tb_state(struct tb_ctx *c, uint32_t node);
+
+void tb_message(struct tb_ctx *c, const char *fmt, ...) OT_PRINTF(2, 3);
+
+/* Queue entry node `node` (registry entry f) for expansion at `depth`. */
+void tb_queue(struct tb_ctx *c, uint32_t node, const ot_reg_func *f, int depth);
+
+/* The ENTRY node of overload f reached at `depth`, with what the caller
+ * passes (NULL: a call with its defaults); queued for expansion when new,
+ * within the depth, not well-known and `expand`. */
+uint32_t tb_entry(struct tb_ctx *c, const ot_reg_func *f, int depth, const tb_binding *b,
+		  bool expand);
+
+/* Is `name` a well-known op whose page is the reference's (not followed)? */
+bool tb_wellknown_stop(const struct tb_ctx *c, const char *name);
+
+/* ---- the builders -------------------------------------------------------------------- */
+
+/* trace_py.c: the Python half, from the roots of each strategy. Returns
+ * false when the op's Python entry point does not exist. */
+bool tb_start(struct tb_ctx *c);
+
+/* trace_cpp.c: expand a queued entry (dispatch, kernels, stubs, libraries). */
+void tb_expand_entry(struct tb_ctx *c, const struct tb_pending *p);
+
+/* trace_back.c: the backward of an entry node. */
+void tb_backward(struct tb_ctx *c, uint32_t entry, const ot_reg_func *f, const ot_reg_func *eff,
+		 int depth);
+
+/* trace_back.c: decompositions of op `base` under entry node `entry`. */
+void tb_decompositions(struct tb_ctx *c, uint32_t entry, const char *base, const char *op,
+		       int depth);
+
+/* A schema default as a literal for the conditions ("None", "false", "3"). */
+const char *tb_literal_of_default(const char *def);
+
+#endif

@@ -1,0 +1,108 @@
+/*
+ * trace_main.c - the marking pass: which edges and nodes a default call
+ * with dense, strided float32 tensors runs, on CPU and on CUDA.
+ *
+ * Like libgit2's revwalk marks commits in a pass over the graph, this
+ * walks from the main roots and marks, per device, every edge a default
+ * call can take (its condition is not false there, it was resolved by type
+ * or scope, not by name) and every node such an edge reaches. A node of a
+ * file compiled for another device is never on that device's path.
+ */
+#include "trace.h"
+
+#include <string.h>
+
+/* Can code of file `path` run for a call on `dev`? */
+static bool file_on(const char *path, ot_device dev)
+{
+	bool gpu, cpu_only;
+	if (!path)
+		return true;
+	if (ot_ends_with(path, ".mm") || strstr(path, "/mps/") || strstr(path, "/metal/") ||
+	    strstr(path, "/vulkan/") || strstr(path, "/miopen/") || strstr(path, "/hip/"))
+		return false;
+	gpu = strstr(path, "/cuda/") || strstr(path, "/cudnn/") || ot_ends_with(path, ".cu") ||
+	      ot_ends_with(path, ".cuh");
+	cpu_only = strstr(path, "/cpu/") || strstr(path, "/mkldnn/") || strstr(path, "/mkl/");
+	return dev == OT_DEV_CUDA ? !cpu_only : !gpu;
+}
+
+/* Does the edge from an entry lead to a kernel autograd runs above (a
+ * CompositeImplicitAutograd kernel: the ops it calls record their own
+ * gradients), or below (an explicit kernel: the entry's derivative is the
+ * gradient; what it calls is not recorded)? */
+static bool stays_above(const ot_trace *tr, const ot_edge *e)
+{
+	const ot_node *from = &tr->nodes.items[e->from];
+	if (from->kind == OT_NODE_PYFUNC || from->kind == OT_NODE_BINDING)
+		return true;
+	if (from->kind != OT_NODE_ENTRY)
+		return true; /* a body's calls run where the body runs */
+	if (e->kind == OT_EDGE_DISPATCH)
+		return e->key && strstr(e->key, "CompositeImplicitAutograd");
+	return e->kind != OT_EDGE_DELEGATE;
+}
+
+/*
+ * Per device, a walk over (node, above autograd) states from the main
+ * roots: an edge a default call can take, resolved exactly, to a node of a
+ * file compiled for the device, is marked; an entry's derivative only
+ * where the entry is reached above autograd (its own grad_fn is made).
+ */
+void ot_trace_mark(ot_trace *tr)
+{
+	size_t n = tr->nodes.len;
+	uint32_t *stack;
+	uint8_t *seen;
+	if (!n)
+		return;
+	if (!tr->out_start)
+		ot_trace_index(tr);
+	stack = ot_calloc(2 * n, sizeof(*stack));
+	seen = ot_calloc(n, 1);
+	for (size_t i = 0; i < n; i++)
+		tr->nodes.items[i].main = 0;
+	for (size_t i = 0; i < tr->edges.len; i++)
+		tr->edges.items[i].main = 0;
+	for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
+		uint8_t bit = OT_MAIN_BIT(dev);
+		size_t top = 0;
+		memset(seen, 0, n);
+		for (size_t r = 0; r < tr->main_roots && r < tr->roots.len; r++) {
+			uint32_t root = tr->roots.items[r];
+			if (file_on(tr->nodes.items[root].file, (ot_device)dev) && !(seen[root] & 2)) {
+				tr->nodes.items[root].main |= bit;
+				seen[root] |= 2;
+				stack[top++] = root << 1 | 1;
+			}
+		}
+		while (top) {
+			uint32_t state = stack[--top], node = state >> 1;
+			bool above = state & 1;
+			ot_trace_iter it;
+			const ot_edge *e;
+			ot_trace_edges(&it, tr, node, 0, 0);
+			while (ot_trace_next(&e, &it) == 0) {
+				ot_node *to = &tr->nodes.items[e->to];
+				bool next;
+				uint8_t want;
+				if (!e->exact || e->reach[dev] == OT_REACH_NEVER ||
+				    !file_on(to->file, (ot_device)dev))
+					continue;
+				if (e->kind == OT_EDGE_DERIVATIVE &&
+				    tr->nodes.items[e->from].kind == OT_NODE_ENTRY && !above)
+					continue; /* no grad_fn of its own: below another's */
+				next = above && stays_above(tr, e);
+				((ot_edge *)e)->main |= bit;
+				to->main |= bit;
+				want = next ? 2 : 1;
+				if (!(seen[e->to] & want)) {
+					seen[e->to] |= want;
+					stack[top++] = e->to << 1 | (next ? 1u : 0u);
+				}
+			}
+		}
+	}
+	free(stack);
+	free(seen);
+}

@@ -1,0 +1,226 @@
+/*
+ * trace_summary.c - what pages, the index and optrace diff summarise, from
+ * the marked graph: the overload a default call reaches, the libraries
+ * called on each main path (and the others with their condition), the
+ * backends, the run-time selections, the node that stands for each layer
+ * on each main path, and the other ops the main paths reach.
+ */
+#include "trace.h"
+
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+static bool has(const ot_strvec *v, const char *s)
+{
+	for (size_t i = 0; i < v->len; i++)
+		if (!strcmp(v->items[i], s))
+			return true;
+	return false;
+}
+
+static void add(ot_trace *tr, ot_strvec *v, const char *s)
+{
+	if (s && *s && !has(v, s))
+		ot_vec_push(v, ot_arena_strdup(tr->arena, s));
+}
+
+/* Breadth-first order of the nodes on one device's main path (all main
+ * paths for bits == 3), from the main roots; `order` gets node indices. */
+static size_t bfs(const ot_trace *tr, uint8_t bits, uint32_t *order)
+{
+	size_t n = tr->nodes.len, head = 0, tail = 0;
+	uint8_t *seen = ot_calloc(n ? n : 1, 1);
+	for (size_t r = 0; r < tr->main_roots && r < tr->roots.len; r++) {
+		uint32_t root = tr->roots.items[r];
+		if ((tr->nodes.items[root].main & bits) && !seen[root]) {
+			seen[root] = 1;
+			order[tail++] = root;
+		}
+	}
+	while (head < tail) {
+		uint32_t node = order[head++];
+		ot_trace_iter it;
+		const ot_edge *e;
+		ot_trace_edges(&it, tr, node, 0, bits);
+		while (ot_trace_next(&e, &it) == 0)
+			if (!seen[e->to]) {
+				seen[e->to] = 1;
+				order[tail++] = e->to;
+			}
+	}
+	free(seen);
+	return tail;
+}
+
+/* The condition an off-path node is reached under: the first edge into
+ * it that says, else what its source was reached under. */
+static const char *node_when(const ot_trace *tr, uint32_t node, int depth)
+{
+	if (depth > 32)
+		return NULL;
+	for (size_t i = 0; i < tr->edges.len; i++) {
+		const ot_edge *e = &tr->edges.items[i];
+		if (e->to != node || e->from == node)
+			continue;
+		if (e->when)
+			return e->when;
+		if (!tr->nodes.items[e->from].main)
+			return node_when(tr, e->from, depth + 1);
+	}
+	return NULL;
+}
+
+static void backends(ot_trace *tr)
+{
+	ot_strvec keys = {0};
+	/* dispatch keys of the op's own entries, and stub backends of the main paths */
+	for (size_t i = 0; i < tr->edges.len; i++) {
+		const ot_edge *e = &tr->edges.items[i];
+		const ot_node *from = &tr->nodes.items[e->from];
+		if (e->kind == OT_EDGE_DISPATCH && e->key && (from->depth == 0 || e->main)) {
+			char buf[256];
+			char *save = NULL;
+			snprintf(buf, sizeof(buf), "%s", e->key);
+			for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+				if (strcmp(t, "(generated") && strcmp(t, "ufunc") && strcmp(t, "kernels)"))
+					add(tr, &keys, t);
+		} else if (e->kind == OT_EDGE_REGISTER && e->key && strcmp(e->key, "CPU (none)") &&
+			   (from->main || from->depth == 0)) {
+			add(tr, &keys, e->key);
+		}
+	}
+	/* CUDA and CPU first, then the others in their order */
+	if (has(&keys, "CUDA"))
+		add(tr, &tr->backends, "CUDA");
+	if (has(&keys, "CPU"))
+		add(tr, &tr->backends, "CPU");
+	for (size_t i = 0; i < keys.len; i++)
+		add(tr, &tr->backends, keys.items[i]);
+	ot_vec_free(&keys);
+}
+
+static void libraries(ot_trace *tr)
+{
+	for (size_t i = 0; i < tr->nodes.len; i++) {
+		const ot_node *nd = &tr->nodes.items[i];
+		ot_lib_use u = {0};
+		bool known = false;
+		if ((nd->kind != OT_NODE_LIBCALL && nd->kind != OT_NODE_LAUNCH) || !nd->lib)
+			continue;
+		if (nd->main & OT_MAIN_CUDA)
+			add(tr, &tr->gpu_libs, nd->lib);
+		if (nd->main & OT_MAIN_CPU)
+			add(tr, &tr->cpu_libs, nd->lib);
+		for (size_t k = 0; k < tr->libs.len; k++)
+			if (!strcmp(tr->libs.items[k].lib, nd->lib)) {
+				tr->libs.items[k].main |= nd->main;
+				known = true;
+			}
+		if (known)
+			continue;
+		u.lib = nd->lib;
+		u.node = (uint32_t)i;
+		u.main = nd->main;
+		u.when = nd->main ? NULL : node_when(tr, (uint32_t)i, 0);
+		ot_vec_push(&tr->libs, u);
+	}
+}
+
+static void selections(ot_trace *tr)
+{
+	for (size_t i = 0; i < tr->edges.len; i++) {
+		const ot_edge *e = &tr->edges.items[i];
+		bool dup = false;
+		if (!e->main || e->when_kind != OT_WHEN_SELECT || !e->when)
+			continue;
+		for (size_t k = 0; k < tr->selection.len; k++) {
+			ot_selection *s = &tr->selection.items[k];
+			if (s->line == e->when_line && !strcmp(s->symbol, e->when) &&
+			    !strcmp(s->file ? s->file : "", e->when_file ? e->when_file : "")) {
+				s->main |= e->main;
+				dup = true;
+			}
+		}
+		if (!dup) {
+			ot_selection s = {e->when, e->when_file, e->when_line, e->main};
+			ot_vec_push(&tr->selection, s);
+		}
+	}
+}
+
+/* The overload a default call reaches first, leading tr->aten; the facts
+ * of its entry for the performance notes. */
+static void main_overload(ot_trace *tr, const uint32_t *order, size_t n)
+{
+	const ot_reg_func *f = NULL;
+	for (size_t i = 0; i < n && !f; i++) {
+		const ot_node *nd = &tr->nodes.items[order[i]];
+		if (nd->kind != OT_NODE_ENTRY || nd->depth != 0)
+			continue;
+		for (size_t k = 0; k < tr->aten.len; k++)
+			if (!strcmp(tr->aten.items[k], nd->op)) {
+				const char *first = tr->aten.items[k];
+				memmove(tr->aten.items + 1, tr->aten.items, k * sizeof(*tr->aten.items));
+				tr->aten.items[0] = first;
+				tr->overload = first;
+				f = nd->src;
+				break;
+			}
+	}
+	if (!tr->overload && tr->aten.len)
+		tr->overload = tr->aten.items[0];
+	for (size_t k = 0; k < tr->aten.len; k++) {
+		const char *a = tr->aten.items[k];
+		if (strstr(a, ".out") || ot_ends_with(a, "_out"))
+			tr->has_out = true;
+		if (strchr(a, '_') && a[strcspn(a, ".") - 1] == '_')
+			tr->has_inplace = true;
+	}
+	if (f) {
+		const ot_reg_func *eff = f->delegate ? f->delegate : f;
+		tr->composite_implicit = ot_reg_func_composite_implicit(eff);
+		for (size_t i = 0; i < eff->ndispatch; i++)
+			if (!strcmp(eff->dispatch[i].key, "CompositeExplicitAutograd"))
+				tr->composite_explicit = true;
+		tr->structured = eff->structured;
+		tr->tensor_iterator = eff->structured_inherits &&
+				      strstr(eff->structured_inherits, "TensorIterator");
+		tr->ufunc = eff->nufunc_inner_loop > 0;
+	}
+}
+
+void ot_trace_summarize(ot_trace *tr)
+{
+	size_t n = tr->nodes.len;
+	uint32_t *order;
+	if (!n)
+		return;
+	if (!tr->out_start)
+		ot_trace_index(tr);
+	order = ot_calloc(n, sizeof(*order));
+	main_overload(tr, order, bfs(tr, OT_MAIN_CPU | OT_MAIN_CUDA, order));
+	for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
+		size_t k = bfs(tr, OT_MAIN_BIT(dev), order);
+		for (size_t i = 0; i < k; i++) {
+			const ot_node *nd = &tr->nodes.items[order[i]];
+			if (nd->found && !tr->key[dev][nd->layer])
+				tr->key[dev][nd->layer] = order[i] + 1;
+		}
+	}
+	{
+		size_t k = bfs(tr, OT_MAIN_CPU | OT_MAIN_CUDA, order);
+		for (size_t i = 0; i < k; i++) {
+			const ot_node *nd = &tr->nodes.items[order[i]];
+			if (nd->kind == OT_NODE_ENTRY && nd->depth > 0) {
+				char base[200];
+				snprintf(base, sizeof(base), "%.*s", (int)strcspn(nd->op, "."), nd->op);
+				add(tr, &tr->calls, base);
+			}
+		}
+	}
+	free(order);
+	backends(tr);
+	libraries(tr);
+	selections(tr);
+}

@@ -1,0 +1,576 @@
+/*
+ * tracer.c - the driver: one input to a marked, summarised trace.
+ *
+ * ot_trace_op resolves the input, takes the well-known early exit when it
+ * applies, starts the Python half at the strategy's entry point
+ * (trace_py.c), then expands every entry the walk reaches, in order, while
+ * the queue grows (trace_cpp.c), and finally runs the passes: marking,
+ * summary, steps. It also owns the primitives the builders add nodes and
+ * edges with, so that identity and the file:line check live in one place.
+ */
+#include "trace_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "buf.h"
+
+/* ---- nodes and edges ------------------------------------------------------------- */
+
+const char *tb_path(struct tb_ctx *c, const char *p)
+{
+	const char *have;
+	if (!p)
+		return NULL;
+	if ((have = ot_map_get(c->paths, p)))
+		return have;
+	have = ot_arena_strdup(c->a, p);
+	ot_map_put(c->paths, have, (void *)have);
+	return have;
+}
+
+const char *tb_fpath(struct tb_ctx *c, uint32_t file)
+{
+	return tb_path(c, ot_index_file(c->ix, file)->path);
+}
+
+struct tb_state *tb_state(struct tb_ctx *c, uint32_t node)
+{
+	return &c->state.items[node];
+}
+
+void tb_message(struct tb_ctx *c, const char *fmt, ...)
+{
+	ot_buf b = OT_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	ot_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < c->tr->messages.len; i++)
+		if (!strcmp(c->tr->messages.items[i], b.ptr)) {
+			ot_buf_free(&b);
+			return;
+		}
+	ot_vec_push(&c->tr->messages, ot_arena_strdup(c->a, b.ptr));
+	ot_buf_free(&b);
+}
+
+static const char *dup_or_empty(ot_arena *a, const char *s)
+{
+	return s ? ot_arena_strdup(a, s) : "";
+}
+
+long tb_node(struct tb_ctx *c, const ot_node *proto, uint32_t file, const void *src,
+	     const char *extra, bool *is_new)
+{
+	char key[320];
+	void *have;
+	ot_node n = *proto;
+	struct tb_state st = {0};
+
+	snprintf(key, sizeof(key), "%u:%p:%s", proto->kind, src, extra ? extra : "");
+	if (is_new)
+		*is_new = false;
+	if ((have = ot_map_get(c->keys, key)))
+		return (long)((uintptr_t)have - 1);
+	if (n.found && !ot_index_line_has(c->ix, file, n.line, n.symbol)) {
+		tb_message(c, "internal: %s:%u does not contain '%s'; left out",
+			   ot_index_file(c->ix, file)->path, n.line, n.symbol);
+		return -1;
+	}
+	n.file = n.found ? tb_fpath(c, file) : NULL;
+	n.symbol = dup_or_empty(c->a, n.symbol);
+	n.note = dup_or_empty(c->a, n.note);
+	n.op = dup_or_empty(c->a, n.op);
+	n.backend = dup_or_empty(c->a, n.backend);
+	n.lib = n.lib ? ot_arena_strdup(c->a, n.lib) : NULL;
+	n.src = src;
+	ot_vec_push(&c->tr->nodes, n);
+	ot_vec_push(&c->state, st);
+	ot_map_put(c->keys, ot_arena_strdup(c->a, key), (void *)(uintptr_t)c->tr->nodes.len);
+	if (is_new)
+		*is_new = true;
+	return (long)c->tr->nodes.len - 1;
+}
+
+uint32_t tb_missing(struct tb_ctx *c, ot_layer layer, const char *what, const char *where,
+		    const char *op, int depth)
+{
+	ot_node n = {0};
+	const char *note = ot_arena_printf(c->a, "not found: %s in %s", what, where);
+	n.kind = OT_NODE_MISSING;
+	n.layer = (uint8_t)layer;
+	n.found = false;
+	n.symbol = what;
+	n.note = note;
+	n.op = op;
+	n.depth = (uint8_t)(depth > 255 ? 255 : depth);
+	return (uint32_t)tb_node(c, &n, 0, NULL, note, NULL);
+}
+
+ot_edge tb_always(uint8_t kind, uint32_t from, uint32_t to)
+{
+	ot_edge e = {0};
+	e.kind = kind;
+	e.from = from;
+	e.to = to;
+	e.exact = true;
+	e.reach[OT_DEV_CPU] = e.reach[OT_DEV_CUDA] = OT_REACH_YES;
+	return e;
+}
+
+void tb_edge(struct tb_ctx *c, const ot_edge *e)
+{
+	char key[200];
+	ot_edge copy = *e;
+	snprintf(key, sizeof(key), "%u:%u:%u:%u:%s", e->kind, e->from, e->to, e->site_line,
+		 e->key ? e->key : "");
+	if (ot_map_get(c->edges, key))
+		return;
+	ot_map_put(c->edges, ot_arena_strdup(c->a, key), (void *)1);
+	copy.site_file = tb_path(c, e->site_file);
+	copy.when_file = tb_path(c, e->when_file);
+	copy.site_symbol = e->site_symbol ? ot_arena_strdup(c->a, e->site_symbol) : NULL;
+	copy.site_note = e->site_note ? ot_arena_strdup(c->a, e->site_note) : NULL;
+	copy.when = e->when ? ot_arena_strdup(c->a, e->when) : NULL;
+	copy.key = e->key ? ot_arena_strdup(c->a, e->key) : NULL;
+	ot_vec_push(&c->tr->edges, copy);
+}
+
+/* The text shown for a verdict: the else of a condition reads "not (x)". */
+static const char *verdict_text(struct tb_ctx *c, const ot_verdict *v)
+{
+	if (!v->text)
+		return NULL;
+	if (!v->negated)
+		return v->text;
+	if (v->text[0] == '!' && v->text[1] != '=' && !strpbrk(v->text + 1, "&|"))
+		return v->text + 1; /* not (!x) is x */
+	return ot_arena_printf(c->a, "not (%s)", v->text);
+}
+
+void tb_headline(ot_edge *e)
+{
+	e->when = NULL;
+	e->when_kind = OT_WHEN_ALWAYS;
+	e->when_line = 0;
+	/* taken somewhere: the run-time selection it depends on there */
+	for (int d = 0; d < OT_DEV_COUNT; d++)
+		if (e->reach[d] != OT_REACH_NEVER && e->cond[d].text &&
+		    (e->cond[d].kind == OT_WHEN_SELECT || e->reach[d] == OT_REACH_MAYBE)) {
+			e->when = e->cond[d].text;
+			e->when_kind = OT_WHEN_SELECT;
+			e->when_line = e->cond[d].line;
+			return;
+		}
+	if (e->reach[0] != OT_REACH_NEVER || e->reach[1] != OT_REACH_NEVER)
+		return;
+	/* taken nowhere: why (the CPU's reason, else the CUDA one) */
+	for (int d = 0; d < OT_DEV_COUNT; d++)
+		if (e->cond[d].text) {
+			e->when = e->cond[d].text;
+			e->when_kind = e->cond[d].kind;
+			e->when_line = e->cond[d].line;
+			return;
+		}
+}
+
+void tb_never(ot_edge *e, ot_device dev, uint8_t kind, const char *text)
+{
+	e->reach[dev] = OT_REACH_NEVER;
+	e->cond[dev].kind = kind;
+	e->cond[dev].text = text;
+	tb_headline(e);
+}
+
+void tb_reach(struct tb_ctx *c, ot_edge *e, const ot_verdict v[OT_DEV_COUNT], uint8_t guard_kind,
+	      const char *file)
+{
+	for (int d = 0; d < OT_DEV_COUNT; d++) {
+		const ot_verdict *x = &v[d];
+		ot_cond *cd = &e->cond[d];
+		e->reach[d] = x->validation || x->value == OT_TRI_FALSE ? OT_REACH_NEVER
+			      : x->value == OT_TRI_UNKNOWN	      ? OT_REACH_MAYBE
+								      : OT_REACH_YES;
+		if (!x->text || (x->value == OT_TRI_TRUE && !x->select && !x->validation)) {
+			cd->kind = OT_WHEN_ALWAYS;
+			cd->text = NULL;
+			cd->line = 0;
+			continue;
+		}
+		cd->text = verdict_text(c, x);
+		cd->line = x->line;
+		cd->kind = x->validation ? OT_WHEN_VALIDATION
+			   : x->value == OT_TRI_FALSE ? guard_kind
+			   : guard_kind == OT_WHEN_BUILD ? OT_WHEN_BUILD
+							 : OT_WHEN_SELECT;
+	}
+	e->when_file = file;
+	tb_headline(e);
+}
+
+/* ---- the queue of entries ---------------------------------------------------------- */
+
+static bool computing_group(const char *group)
+{
+	return !strcmp(group, "math") || !strcmp(group, "reduction") ||
+	       !strcmp(group, "comparison") || !strcmp(group, "indexing");
+}
+
+bool tb_wellknown_stop(const struct tb_ctx *c, const char *name)
+{
+	ot_wellknown_match m;
+	if (!c->t->wk || !ot_wellknown_lookup(&m, c->t->wk, name))
+		return false;
+	/* asked for in full, the computing ones are followed (matmul -> mm) */
+	return !c->tr->full || !computing_group(m.group);
+}
+
+void tb_queue(struct tb_ctx *c, uint32_t node, const ot_reg_func *f, int depth)
+{
+	struct tb_pending p = {node, f, depth};
+	ot_vec_push(&c->queue, p);
+}
+
+uint32_t tb_entry(struct tb_ctx *c, const ot_reg_func *f, int depth, const tb_binding *b,
+		  bool expand)
+{
+	ot_node n = {0};
+	bool is_new;
+	long id;
+	n.kind = OT_NODE_ENTRY;
+	n.layer = OT_LAYER_YAML;
+	n.found = true;
+	n.line = (uint32_t)f->line;
+	n.symbol = f->schema.full;
+	n.op = f->schema.full;
+	n.depth = (uint8_t)(depth > 255 ? 255 : depth);
+	{
+		ot_buf note = OT_BUF_INIT;
+		ot_buf_printf(&note, "%s", f->func);
+		if (f->has_dispatch) {
+			ot_buf_puts(&note, " | dispatch:");
+			for (size_t i = 0; i < f->ndispatch; i++)
+				ot_buf_printf(&note, "%s %s: %s", i ? "," : "", f->dispatch[i].key,
+					      f->dispatch[i].kernel);
+		} else if (!f->delegate) {
+			ot_buf_puts(&note, " | no dispatch table: CompositeImplicitAutograd");
+		}
+		n.note = ot_arena_strdup(c->a, note.ptr);
+		ot_buf_free(&note);
+	}
+	id = tb_node(c, &n, (uint32_t)c->t->f_native, f, NULL, &is_new);
+	if (id < 0)
+		return 0;
+	if (!is_new && b && b->known) {
+		/* made before as a side overload, with its defaults: a call's
+		 * arguments replace them while it is not expanded yet */
+		struct tb_state *st = tb_state(c, (uint32_t)id);
+		if (!st->expanded && !st->bound_by_call) {
+			st->binding = *b;
+			st->bound_by_call = true;
+		}
+	}
+	if (is_new) {
+		struct tb_state *st = tb_state(c, (uint32_t)id);
+		if (b) {
+			st->binding = *b;
+			st->bound_by_call = b->known;
+		} else {
+			st->binding.known = true; /* every argument takes its default */
+			st->binding.n = f->schema.nargs < TB_MAX_PARAMS ? f->schema.nargs : TB_MAX_PARAMS;
+		}
+		/* a well-known op is the reference's page, unless asked for in
+		 * full: then the op itself (depth 0) is traced */
+		if (expand && depth <= c->max_depth &&
+		    ((depth == 0 && c->tr->full) || !tb_wellknown_stop(c, f->schema.name)))
+			tb_queue(c, (uint32_t)id, f, depth);
+	}
+	return (uint32_t)id;
+}
+
+const char *tb_literal_of_default(const char *def)
+{
+	if (!def)
+		return NULL;
+	if (!strcmp(def, "None"))
+		return "None";
+	if (!strcmp(def, "False"))
+		return "false";
+	if (!strcmp(def, "True"))
+		return "true";
+	if (!strcmp(def, "[]"))
+		return "{}";
+	/* int reduction=Mean: at::Reduction's values */
+	if (!strcmp(def, "Mean"))
+		return "1";
+	if (!strcmp(def, "Sum"))
+		return "2";
+	return def;
+}
+
+/* ---- suggestions ------------------------------------------------------------------------ */
+
+static void add_candidate(ot_tracer *t, ot_strategy s, ot_map *seen, const char *fmt, const char *name)
+{
+	char *v = ot_arena_printf(t->arena, fmt, name);
+	if (ot_map_get(seen, v))
+		return;
+	ot_map_put(seen, v, v);
+	ot_vec_push(&t->cand[s], v);
+}
+
+static void sort_strvec(ot_strvec *v)
+{
+	if (v->len > 1) /* an empty vector's items is NULL, which qsort must not see */
+		qsort(v->items, v->len, sizeof(char *), ot_strptr_cmp);
+}
+
+static void build_candidates(ot_tracer *t)
+{
+	ot_map *seen = ot_map_new();
+	const char **names;
+	size_t n = ot_index_pynames(t->ix, &names);
+	for (size_t i = 0; i < n; i++) {
+		for (const ot_ix_pydef *p = ot_index_pydefs(t->ix, names[i]); p; p = p->next) {
+			const char *path = ot_index_file(t->ix, p->file)->path;
+			if (p->parent)
+				continue;
+			if (p->kind == OT_PY_CLASS && ot_starts_with(path, "torch/nn/modules/"))
+				add_candidate(t, OT_STRAT_MODULE, seen, "nn.%s", p->name);
+			else if (p->kind != OT_PY_CLASS && !strcmp(path, "torch/nn/functional.py"))
+				add_candidate(t, OT_STRAT_FUNCTIONAL, seen, "F.%s", p->name);
+			else if (p->kind != OT_PY_CLASS && !strcmp(path, "torch/functional.py"))
+				add_candidate(t, OT_STRAT_TORCH, seen, "torch.%s", p->name);
+		}
+	}
+	for (size_t i = 0; i < ot_registry_func_count(t->reg); i++) {
+		const ot_reg_func *f = ot_registry_func_at(t->reg, i);
+		const char *name = f->schema.name;
+		add_candidate(t, OT_STRAT_ATEN, seen, "aten::%s", name);
+		if (f->variant_method)
+			add_candidate(t, OT_STRAT_METHOD, seen, "Tensor.%s", name);
+		if (f->python_module && strcmp(f->python_module, "nn")) {
+			size_t pl = strlen(f->python_module);
+			if (!strncmp(name, f->python_module, pl) && name[pl] == '_')
+				add_candidate(t, OT_STRAT_TORCH, seen,
+					      ot_arena_printf(t->arena, "torch.%s.%%s", f->python_module),
+					      name + pl + 1);
+		} else if (f->variant_function && !f->python_module) {
+			add_candidate(t, OT_STRAT_TORCH, seen, "torch.%s", name);
+		}
+	}
+	for (int s = 0; s < OT_STRAT_COUNT; s++)
+		sort_strvec(&t->cand[s]);
+	ot_map_free(seen);
+}
+
+static void suggest(struct tb_ctx *c)
+{
+	const char *out[3];
+	const ot_strvec *cand = &c->t->cand[c->tr->target.strategy];
+	const ot_target *tg = &c->tr->target;
+	const ot_reg_func *const *ov;
+	size_t n;
+	/* a real name with an overload it does not have: its overloads, in file order */
+	if (tg->strategy == OT_STRAT_ATEN && tg->overload[0] &&
+	    (ov = ot_registry_overloads(c->t->reg, tg->name, &n))) {
+		for (size_t i = 0; i < n; i++)
+			ot_vec_push(&c->tr->suggestions, ot_arena_printf(c->a, "aten::%s", ov[i]->schema.full));
+		return;
+	}
+	n = ot_resolve_suggest(out, 3, c->tr->target.canonical, cand->items, cand->len);
+	for (size_t i = 0; i < n; i++)
+		ot_vec_push(&c->tr->suggestions, ot_arena_strdup(c->a, out[i]));
+}
+
+/* ---- the tracer ---------------------------------------------------------------------------- */
+
+ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_wellknown *wk,
+			 const ot_tracer_opts *opts)
+{
+	ot_tracer *t = ot_calloc(1, sizeof(*t));
+	t->reg = reg;
+	t->ix = ix;
+	t->wk = wk;
+	t->opts.max_depth = 1;
+	t->opts.helper_depth = 3;
+	if (opts)
+		t->opts = *opts;
+	t->build = ot_build_for(t->opts.version);
+	t->arena = ot_arena_new();
+	t->f_native = ot_index_file_id(ix, OT_REGISTRY_NATIVE_PATH);
+	t->f_deriv = ot_index_file_id(ix, OT_REGISTRY_DERIV_PATH);
+	t->f_vf = ot_index_file_id(ix, "torch/_VF.py");
+	t->f_init = ot_index_file_id(ix, "torch/__init__.py");
+	t->f_tensor = ot_index_file_id(ix, "torch/_tensor.py");
+	t->f_view_copy = ot_index_file_id(ix, OT_INDEX_VIEW_COPY_CODEGEN_PATH);
+	t->autograd = ot_autograd_new(ix, reg);
+	t->ck = ot_callkinds_new(ix, reg);
+	build_candidates(t);
+	return t;
+}
+
+void ot_tracer_free(ot_tracer *t)
+{
+	if (!t)
+		return;
+	for (int s = 0; s < OT_STRAT_COUNT; s++)
+		ot_vec_free(&t->cand[s]);
+	ot_callkinds_free(t->ck);
+	ot_autograd_free(t->autograd);
+	ot_arena_free(t->arena);
+	free(t);
+}
+
+/* The well-known early exit: the reference's page, linking the entry. */
+static void wellknown_exit(struct tb_ctx *c)
+{
+	ot_trace *tr = c->tr;
+	const ot_registry *reg = c->t->reg;
+	const ot_reg_func *entry = NULL;
+	size_t n;
+	const ot_reg_func *const *ov;
+	tr->is_wellknown = true;
+	tr->status = OT_STATUS_WELLKNOWN;
+	/* the overload named (aten::mm.out), else the reference's aten name's
+	 * default overload */
+	if (tr->target.strategy == OT_STRAT_ATEN && tr->target.overload[0])
+		entry = ot_registry_find(reg, ot_arena_printf(c->a, "%s.%s", tr->target.name,
+							      tr->target.overload));
+	if (!entry && tr->wellknown.aten && (ov = ot_registry_overloads(reg, tr->wellknown.aten, &n))) {
+		entry = ov[0];
+		for (size_t i = 0; i < n; i++)
+			if (!*ov[i]->schema.overload) {
+				entry = ov[i];
+				break;
+			}
+	}
+	if (entry) {
+		ot_node nd = {0};
+		long id;
+		nd.kind = OT_NODE_ENTRY;
+		nd.layer = OT_LAYER_YAML;
+		nd.found = true;
+		nd.line = (uint32_t)entry->line;
+		nd.symbol = entry->schema.full;
+		nd.note = entry->func;
+		nd.op = entry->schema.full;
+		id = tb_node(c, &nd, (uint32_t)c->t->f_native, entry, NULL, NULL);
+		ot_vec_push(&tr->aten, ot_arena_strdup(c->a, entry->schema.full));
+		tr->overload = tr->aten.items[0];
+		if (id >= 0) {
+			ot_vec_push(&tr->roots, (uint32_t)id);
+			tr->main_roots = 1;
+		}
+	}
+}
+
+/* Remove the nodes the builders dropped (helpers and Python functions with
+ * nothing beneath) and the edges touching them; renumber the rest. */
+static void compact(struct tb_ctx *c)
+{
+	ot_trace *tr = c->tr;
+	size_t n = tr->nodes.len, kept = 0, ke = 0;
+	uint32_t *map = ot_calloc(n ? n : 1, sizeof(*map));
+	for (size_t i = 0; i < n; i++) {
+		if (c->state.items[i].dropped) {
+			map[i] = UINT32_MAX;
+			continue;
+		}
+		map[i] = (uint32_t)kept;
+		tr->nodes.items[kept++] = tr->nodes.items[i];
+	}
+	tr->nodes.len = kept;
+	for (size_t i = 0; i < tr->edges.len; i++) {
+		ot_edge e = tr->edges.items[i];
+		if (map[e.from] == UINT32_MAX || map[e.to] == UINT32_MAX)
+			continue;
+		e.from = map[e.from];
+		e.to = map[e.to];
+		tr->edges.items[ke++] = e;
+	}
+	tr->edges.len = ke;
+	{
+		size_t r = 0, main_kept = 0;
+		for (size_t i = 0; i < tr->roots.len; i++) {
+			if (map[tr->roots.items[i]] == UINT32_MAX)
+				continue;
+			tr->roots.items[r++] = map[tr->roots.items[i]];
+			if (i < tr->main_roots)
+				main_kept++;
+		}
+		tr->roots.len = r;
+		tr->main_roots = main_kept;
+	}
+	free(map);
+}
+
+ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full, int max_depth)
+{
+	ot_trace *tr = ot_trace_new();
+	struct tb_ctx c = {0};
+
+	tr->input = ot_arena_strdup(tr->arena, input);
+	tr->full = full || t->opts.full;
+	tr->build = ot_build_describe(t->build);
+	c.t = t;
+	c.ix = t->ix;
+	c.tr = tr;
+	c.a = tr->arena;
+	c.keys = ot_map_new();
+	c.edges = ot_map_new();
+	c.paths = ot_map_new();
+	c.max_depth = max_depth > 0 ? max_depth : t->opts.max_depth;
+
+	if (ot_resolve_parse(&tr->target, input) < 0) {
+		tr->status = OT_STATUS_ERROR;
+		tb_message(&c, "%s", ot_error_last());
+		goto done;
+	}
+	if (t->f_native < 0) {
+		tr->status = OT_STATUS_ERROR;
+		tb_message(&c, "%s is not in the indexed tree", OT_REGISTRY_NATIVE_PATH);
+		goto done;
+	}
+	if (!tr->full && t->wk && tr->target.strategy != OT_STRAT_MODULE &&
+	    ot_wellknown_lookup(&tr->wellknown, t->wk, input)) {
+		wellknown_exit(&c);
+		goto passes;
+	}
+	if (!tb_start(&c)) {
+		tr->status = OT_STATUS_NOTFOUND;
+		suggest(&c);
+		goto done;
+	}
+	tr->main_roots = tr->roots.len ? 1 : 0; /* the strategy's entry point */
+	/* the C++ half: every entry reached, in order (the queue grows) */
+	for (size_t i = 0; i < c.queue.len; i++) {
+		struct tb_pending p = c.queue.items[i];
+		tb_expand_entry(&c, &p);
+	}
+	if (!tr->aten.len && !c.queue.len) {
+		uint32_t m = tb_missing(&c, OT_LAYER_YAML, "a call into an aten op",
+					"the Python code of this op", NULL, 0);
+		if (tr->roots.len)
+			tb_edge(&c, &(ot_edge){.kind = OT_EDGE_CALL, .from = tr->roots.items[0], .to = m,
+					       .exact = true, .reach = {OT_REACH_YES, OT_REACH_YES}});
+		else
+			ot_vec_push(&tr->roots, m), tr->main_roots = 1;
+	}
+	tr->status = OT_STATUS_TRACED;
+	compact(&c);
+passes:
+	ot_trace_index(tr);
+	ot_trace_mark(tr);
+	ot_trace_summarize(tr);
+	ot_trace_make_steps(tr);
+done:
+	ot_vec_free(&c.queue);
+	ot_vec_free(&c.state);
+	ot_map_free(c.keys);
+	ot_map_free(c.edges);
+	ot_map_free(c.paths);
+	return tr;
+}
