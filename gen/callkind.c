@@ -10,7 +10,9 @@
 #include "callkind.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
@@ -28,6 +30,20 @@ struct ot_callkinds {
 	ot_map *names;        /* call name -> struct name_info */
 	ot_map *kernel_names; /* C++ function named by some dispatch entry -> its entry */
 	ot_arena *arena;
+	pthread_key_t cache;  /* -> struct thread_cache of the calling thread */
+	OT_VEC(void *) caches; /* every thread's (freed with the tracer) */
+};
+
+/* What one thread worked out: bodies classified, parameters read. */
+struct thread_cache {
+	ot_arena *arena;
+	ot_map *bodies; /* "%p" of a cdef -> ot_callkind[ncalls] */
+	ot_map *params; /* "%p" of a cdef -> struct params */
+};
+
+struct params {
+	size_t n;
+	const char **names, **types;
 };
 
 /* Metadata queries: ops in the registry, but they say nothing about how a
@@ -106,6 +122,7 @@ ot_callkinds *ot_callkinds_new(const ot_index *ix, const ot_registry *reg)
 	ck->arena = ot_arena_new();
 	ck->names = ot_map_new();
 	ck->kernel_names = ot_map_new();
+	pthread_key_create(&ck->cache, NULL);
 	infos = ot_arena_alloc(ck->arena, (n ? n : 1) * sizeof(*infos));
 	for (size_t i = 0; i < n; i++) {
 		const char *name = ot_index_call_name_at(ix, i);
@@ -131,14 +148,84 @@ ot_callkinds *ot_callkinds_new(const ot_index *ix, const ot_registry *reg)
 	return ck;
 }
 
+/* Every thread's cache, freed with the tracer (a thread that ends keeps
+ * its cache alive here: the traces it made may still point into it). */
+static pthread_mutex_t caches_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void free_cache(struct thread_cache *tc)
+{
+	if (!tc)
+		return;
+	ot_map_free(tc->bodies);
+	ot_map_free(tc->params);
+	ot_arena_free(tc->arena);
+	free(tc);
+}
+
 void ot_callkinds_free(ot_callkinds *ck)
 {
 	if (!ck)
 		return;
+	pthread_mutex_lock(&caches_lock);
+	for (size_t i = 0; i < ck->caches.len; i++)
+		free_cache(ck->caches.items[i]);
+	ot_vec_free(&ck->caches);
+	pthread_mutex_unlock(&caches_lock);
+	pthread_key_delete(ck->cache);
 	ot_map_free(ck->names);
 	ot_map_free(ck->kernel_names);
 	ot_arena_free(ck->arena);
 	free(ck);
+}
+
+static struct thread_cache *thread_cache(const ot_callkinds *ck)
+{
+	struct thread_cache *tc = pthread_getspecific(ck->cache);
+	if (tc)
+		return tc;
+	tc = ot_calloc(1, sizeof(*tc));
+	tc->arena = ot_arena_new();
+	tc->bodies = ot_map_new();
+	tc->params = ot_map_new();
+	pthread_setspecific(ck->cache, tc);
+	pthread_mutex_lock(&caches_lock);
+	ot_vec_push(&((ot_callkinds *)ck)->caches, tc);
+	pthread_mutex_unlock(&caches_lock);
+	return tc;
+}
+
+const ot_callkind *ot_callkinds_body(const ot_callkinds *ck, const ot_ix_cdef *d)
+{
+	struct thread_cache *tc = thread_cache(ck);
+	char key[32];
+	ot_callkind *out;
+	snprintf(key, sizeof(key), "%p", (const void *)d);
+	if ((out = ot_map_get(tc->bodies, key)))
+		return out;
+	out = ot_arena_alloc(tc->arena, (d->ncalls ? d->ncalls : 1) * sizeof(*out));
+	for (uint32_t i = 0; i < d->ncalls; i++)
+		ot_callkind_of(&out[i], ck, d, &d->calls[i], tc->arena);
+	ot_map_put(tc->bodies, ot_arena_strdup(tc->arena, key), out);
+	return out;
+}
+
+size_t ot_callkinds_params(const ot_callkinds *ck, const ot_ix_cdef *d, const char *const **names,
+			   const char *const **types)
+{
+	struct thread_cache *tc = thread_cache(ck);
+	char key[32];
+	struct params *p;
+	snprintf(key, sizeof(key), "%p", (const void *)d);
+	if (!(p = ot_map_get(tc->params, key))) {
+		p = ot_arena_alloc(tc->arena, sizeof(*p));
+		p->names = ot_arena_alloc(tc->arena, OT_CK_MAX_ARGS * sizeof(*p->names));
+		p->types = ot_arena_alloc(tc->arena, OT_CK_MAX_ARGS * sizeof(*p->types));
+		p->n = ot_callkind_params(ck->ix, d, p->names, p->types, OT_CK_MAX_ARGS, tc->arena);
+		ot_map_put(tc->params, ot_arena_strdup(tc->arena, key), p);
+	}
+	*names = p->names;
+	*types = p->types;
+	return p->n;
 }
 
 bool ot_callkind_is_selection(const char *n)

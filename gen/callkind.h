@@ -71,6 +71,19 @@ void ot_callkinds_free(ot_callkinds *ck);
 void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *d,
 		    const ot_ix_call *c, ot_arena *arena);
 
+/**
+ * Every call of `d` classified, d->ncalls of them in order: what
+ * ot_callkind_of answers, worked out once per thread and kept for the
+ * tracer's life (borrowed; the thread's). The classification does not
+ * depend on the op being traced, so every trace a thread makes shares it.
+ */
+const ot_callkind *ot_callkinds_body(const ot_callkinds *ck, const ot_ix_cdef *d);
+
+/** The parameters of `d` (as ot_callkind_params), kept per thread: *names
+ * and *types point into the thread's cache. */
+size_t ot_callkinds_params(const ot_callkinds *ck, const ot_ix_cdef *d, const char *const **names,
+			   const char *const **types);
+
 /** The definitions an unqualified or qualified call `qual::name(...)` with
  * `nargs` arguments made from definition `from` binds (as OT_CK_HELPER
  * would find them). Returns the count (at most `max`). */

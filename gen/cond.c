@@ -1256,7 +1256,8 @@ ot_verdict ot_cond_pyexpr(const ot_pyenv *env, const char *text)
 /* ---- guard chains ------------------------------------------------------------------------ */
 
 /* The expression evaluator of one language, over its environment. */
-typedef ot_verdict (*expr_fn)(const void *env, const char *text);
+/* Evaluate a guard's text, written at `line` of its body. */
+typedef ot_verdict (*expr_fn)(const void *env, const char *text, uint32_t line);
 
 struct gchain {
 	const ot_ix_guard *g;
@@ -1272,7 +1273,7 @@ static ot_verdict negated(ot_verdict v)
 	return v;
 }
 
-static ot_verdict cexpr_cb(const void *env, const char *text);
+static ot_verdict cexpr_cb(const void *env, const char *text, uint32_t line);
 
 static const ot_ix_guard *guard_at(const struct gchain *ch, uint16_t id)
 {
@@ -1281,7 +1282,7 @@ static const ot_ix_guard *guard_at(const struct gchain *ch, uint16_t id)
 
 static ot_verdict own_cond(const struct gchain *ch, const ot_ix_guard *g)
 {
-	ot_verdict v = g->text ? ch->eval(ch->env, g->text) : verdict(OT_TRI_UNKNOWN, NULL);
+	ot_verdict v = g->text ? ch->eval(ch->env, g->text, g->line) : verdict(OT_TRI_UNKNOWN, NULL);
 	v.line = g->line;
 	return v;
 }
@@ -1432,8 +1433,19 @@ static ot_verdict chain_verdict(const struct gchain *ch, uint16_t guard)
 	/* walking outwards; the value is the conjunction, and the condition
 	 * shown the outermost failing guard, else the outermost selection, else
 	 * the innermost open one */
+	const ot_cenv *env = ch->eval == cexpr_cb ? ch->env : NULL;
 	for (const ot_ix_guard *g = guard_at(ch, guard); g && k < 256; g = guard_at(ch, g->parent), k++) {
-		ot_verdict own = guard_own(ch, g);
+		size_t gi = (size_t)(g - ch->g);
+		ot_verdict own;
+		if (env && env->memo && env->memo_done[gi]) {
+			own = env->memo[gi];
+		} else {
+			own = guard_own(ch, g);
+			if (env && env->memo) {
+				env->memo[gi] = own;
+				env->memo_done[gi] = 1;
+			}
+		}
 		v.value = own.validation ? v.value : tri_and(v.value, own.value);
 		v.validation = v.validation || own.validation;
 		any_select = any_select || own.select;
@@ -1460,14 +1472,19 @@ static ot_verdict chain_verdict(const struct gchain *ch, uint16_t guard)
 	return v;
 }
 
-static ot_verdict cexpr_cb(const void *env, const char *text)
+static ot_verdict cexpr_cb(const void *env, const char *text, uint32_t line)
 {
+	(void)line;
 	return ot_cond_cexpr(env, text);
 }
 
-static ot_verdict pyexpr_cb(const void *env, const char *text)
+/* A name in a Python guard holds the value it has where the guard is
+ * written, not where the guarded code is. */
+static ot_verdict pyexpr_cb(const void *env, const char *text, uint32_t line)
 {
-	return ot_cond_pyexpr(env, text);
+	ot_pyenv at = *(const ot_pyenv *)env;
+	at.line = line;
+	return ot_cond_pyexpr(&at, text);
 }
 
 ot_verdict ot_cond_guard(const ot_cenv *env, const ot_ix_cdef *d, uint16_t guard)

@@ -103,6 +103,11 @@ struct ot_cenv {
 				 const char *const *args, size_t nargs);
 	const void *payload;
 	int depth; /**< helpers evaluated on the way here */
+	/** Optional memo of each guard's own verdict (what it says, its parents
+	 * aside), `nguards` long, for bodies whose guards are asked again and
+	 * again: owned by the caller, zeroed before the first use. */
+	ot_verdict *memo;
+	uint8_t *memo_done;
 };
 
 /**
@@ -124,7 +129,10 @@ typedef struct ot_pyenv ot_pyenv;
 struct ot_pyenv {
 	ot_device dev;
 	bool module;     /**< a Module's method: self.training holds */
-	/** The literal value of name `name` where the condition stands, or NULL
+	uint32_t line;   /**< the line the expression is written at (set by
+			      ot_cond_pyguard for each guard), or 0 */
+	/** The literal value of name `name` where the condition stands (at
+	 * `line` when it is set), or NULL
 	 * when not known ("None", "True", "False", "3", "'mean'"). */
 	const char *(*value_of)(const ot_pyenv *env, const char *name);
 	const void *payload;

@@ -130,8 +130,11 @@ typedef enum {
 	OT_WHEN_ALWAYS,     /**< no condition */
 	OT_WHEN_BUILD,      /**< a preprocessor arm (#if AT_CUDNN_ENABLED()) */
 	OT_WHEN_KEY,        /**< a dispatch key or a stub's backend (SparseCPU, MPS, CUDA) */
-	OT_WHEN_GUARD,      /**< a guard in the code (self.is_sparse(), dtype is None) */
-	OT_WHEN_SELECT,     /**< a run-time selection (cudnn_is_acceptable(...), a size) */
+	OT_WHEN_GUARD,      /**< a guard in the code: one a default call does not take
+				 (self.is_sparse()), or that depends on the call's
+				 arguments (not is_batched, dim == 2) */
+	OT_WHEN_SELECT,     /**< a run-time selection of a backend or library
+				 (cudnn_is_acceptable(...), use_mkldnn(...)) */
 	OT_WHEN_VALIDATION, /**< made only to validate an argument (TORCH_CHECK) */
 	OT_WHEN_OVERLOAD,   /**< another overload than a default call binds */
 	OT_WHEN_NAME,       /**< matched by name only: the receiver's type is not known */

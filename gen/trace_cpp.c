@@ -103,9 +103,11 @@ static ot_verdict helper_call_value(const ot_cenv *env, const char *qual, const 
 
 static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d, const tb_binding *b)
 {
-	const char *names[TB_MAX_PARAMS], *types[TB_MAX_PARAMS];
-	size_t n = ot_callkind_params(c->ix, d, names, types, TB_MAX_PARAMS, c->a);
+	const char *const *names, *const *types;
+	size_t n = ot_callkinds_params(c->t->ck, d, &names, &types);
 	const ot_ix_file *f = ot_index_file(c->ix, d->file);
+	if (n > TB_MAX_PARAMS)
+		n = TB_MAX_PARAMS;
 	be->d = d;
 	for (size_t i = 0; i < n; i++) {
 		const char *v = b && i < b->n ? b->value[i] : NULL;
@@ -126,6 +128,8 @@ static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d,
 		be->env[dev].call_value = helper_call_value;
 		be->env[dev].payload = be;
 		be->env[dev].depth = 0;
+		be->env[dev].memo = NULL;
+		be->env[dev].memo_done = NULL;
 	}
 	be->c = c;
 }
@@ -159,7 +163,7 @@ static ot_verdict helper_call_value(const ot_cenv *env, const char *qual, const 
 	const ot_ix_cdef *defs[2];
 	struct body_env he;
 	ot_verdict unknown = {OT_TRI_UNKNOWN, false, false, NULL, false, 0};
-	const char *names[TB_MAX_PARAMS], *types[TB_MAX_PARAMS];
+	const char *const *names, *const *types;
 	size_t np;
 	const ot_ix_cdef *h;
 	if (!ot_callkind_helpers(c->t->ck, be->d, qual, name, nargs, defs, 1, c->a))
@@ -167,7 +171,9 @@ static ot_verdict helper_call_value(const ot_cenv *env, const char *qual, const 
 	h = defs[0];
 	if (h == be->d || !h->ncalls)
 		return unknown;
-	np = ot_callkind_params(c->ix, h, names, types, TB_MAX_PARAMS, c->a);
+	np = ot_callkinds_params(c->t->ck, h, &names, &types);
+	if (np > TB_MAX_PARAMS)
+		np = TB_MAX_PARAMS;
 	memset(&he, 0, sizeof(he));
 	he.d = h;
 	he.c = c;
@@ -185,6 +191,8 @@ static ot_verdict helper_call_value(const ot_cenv *env, const char *qual, const 
 		he.env[dev].body_end = h->body_end;
 		he.env[dev].payload = &he;
 		he.env[dev].depth = env->depth + 1;
+		he.env[dev].memo = NULL;
+		he.env[dev].memo_done = NULL;
 	}
 	for (uint32_t i = 0; i < h->ncalls; i++) {
 		const ot_ix_call *r = &h->calls[i];
@@ -439,6 +447,7 @@ static long expand_stub(struct tb_ctx *c, const ot_ix_stub *first, const char *o
 				op, backend, depth, OT_NODE_CFUNC);
 		if (kn < 0)
 			continue;
+		c->tr->nodes.items[kn].layer = OT_LAYER_KERNEL; /* a registered kernel, wherever it is */
 		e.to = (uint32_t)kn;
 		tb_edge(c, &e);
 		explore_body(c, (uint32_t)kn, k, op, depth, level + 1, NULL);
@@ -500,19 +509,28 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 	if (b)
 		st->binding = *b;
 	body_env(c, &be, d, b);
+	if (d->nguards) {
+		/* each guard's own verdict once per device */
+		for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
+			be.env[dev].memo = ot_calloc(d->nguards, sizeof(ot_verdict));
+			be.env[dev].memo_done = ot_calloc(d->nguards, 1);
+		}
+	}
 	/* the calls a default call can make first (pass 0), then the others:
 	 * a function both reach takes the arguments of the first */
+	const ot_callkind *kinds = ot_callkinds_body(c->t->ck, d);
 	for (int pass = 0; pass < 2; pass++)
 	for (uint32_t i = 0; i < d->ncalls; i++) {
 		const ot_ix_call *call = &d->calls[i];
-		ot_callkind ck;
+		ot_callkind ck = kinds[i];
 		ot_verdict v[OT_DEV_COUNT];
 		uint8_t kind;
+		if (ck.kind == OT_CK_NONE)
+			continue;
 		call_verdicts(c, &be, call, v, &kind);
 		if (((v[0].value != OT_TRI_FALSE && !v[0].validation) ||
 		     (v[1].value != OT_TRI_FALSE && !v[1].validation)) != (pass == 0))
 			continue;
-		ot_callkind_of(&ck, c->t->ck, d, call, c->a);
 		switch (ck.kind) {
 		case OT_CK_NONE:
 			break;
@@ -547,11 +565,13 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 				long hn;
 				bool sub;
 				bool native = ck.kind == OT_CK_NATIVE;
-				hn = cfunc_node(c, h,
-						native ? ot_arena_printf(c->a, "the native kernel %s, called directly (no dispatch)", h->name)
-						       : ot_arena_printf(c->a, "helper called by %s%s%s", d->name,
-									 h->gen ? ", " : "", h->gen ? generated_note(c, h) : ""),
-						op, NULL, depth, OT_NODE_CFUNC);
+				hn = tb_lookup(c, OT_NODE_CFUNC, h, NULL);
+				if (hn < 0)
+					hn = cfunc_node(c, h,
+							native ? ot_arena_printf(c->a, "the native kernel %s, called directly (no dispatch)", h->name)
+							       : ot_arena_printf(c->a, "helper called by %s%s%s", d->name,
+										 h->gen ? ", " : "", h->gen ? generated_note(c, h) : ""),
+							op, NULL, depth, OT_NODE_CFUNC);
 				if (hn < 0 || (uint32_t)hn == node)
 					continue;
 				call_binding(&be, &ck, &hb);
@@ -635,6 +655,10 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 			break;
 		}
 		}
+	}
+	for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
+		free(be.env[dev].memo);
+		free(be.env[dev].memo_done);
 	}
 	st = tb_state(c, node);
 	st->interesting = interesting;
@@ -763,9 +787,10 @@ static char type_kind(const char *t, bool schema)
 /* How well definition d fits overload f: its parameter count and kinds. */
 static int overload_fit(struct tb_ctx *c, const ot_ix_cdef *d, const ot_reg_func *f)
 {
-	const char *names[TB_MAX_PARAMS], *types[TB_MAX_PARAMS];
-	size_t n = ot_callkind_params(c->ix, d, names, types, TB_MAX_PARAMS, c->a);
+	const char *const *names, *const *types;
+	size_t n = ot_callkinds_params(c->t->ck, d, &names, &types);
 	int score = n == f->schema.nargs ? 4 : -4;
+	(void)names;
 	for (size_t i = 0; i < n && i < f->schema.nargs; i++) {
 		char a = type_kind(types[i], false), s = type_kind(f->schema.args[i].type, true);
 		if (a == '?' || s == '?')
@@ -1040,6 +1065,6 @@ backward:
 	/* every entry's backward: the marking pass keeps those of the entries
 	 * autograd records (reached above it) */
 	tb_backward(c, node, f, eff, depth);
-	if (depth == 0 && !f->delegate)
+	if (depth == 0)
 		tb_decompositions(c, node, f->schema.name, op, depth);
 }

@@ -46,6 +46,7 @@ struct tb_state {
 	bool dropped;     /* a helper or Python function with nothing beneath */
 	tb_binding binding; /* what its first caller passed */
 	bool bound_by_call; /* a call's arguments, not only defaults */
+	bool queued;        /* an entry waiting for tb_expand_entry */
 };
 
 struct tb_ctx {
@@ -69,6 +70,9 @@ struct tb_ctx {
  * bug) no node is made, a message says so, and -1 comes back. */
 long tb_node(struct tb_ctx *c, const ot_node *proto, uint32_t file, const void *src,
 	     const char *extra, bool *is_new);
+
+/* The node of identity (kind, src, extra) when it exists, else -1. */
+long tb_lookup(struct tb_ctx *c, uint8_t kind, const void *src, const char *extra);
 
 /* A "not found" node for `what` in `where`. */
 uint32_t tb_missing(struct tb_ctx *c, ot_layer layer, const char *what, const char *where,

@@ -199,7 +199,7 @@ static const char *value_of(const ot_pyenv *env, const char *name);
 
 static ot_pyenv env_at(const struct pyvisit *v, ot_device dev, const struct lookup *lk)
 {
-	ot_pyenv e = {dev, v->module, value_of, lk};
+	ot_pyenv e = {dev, v->module, 0, value_of, lk};
 	return e;
 }
 
@@ -212,6 +212,7 @@ static const char *value_of(const ot_pyenv *env, const char *name)
 	const struct pyvisit *v = lk->v;
 	const char *val = NULL;
 	bool assigned = false, sure = true;
+	uint32_t line = env->line ? env->line : lk->line;
 	if (lk->depth > 3)
 		return NULL;
 	for (size_t i = 0; i < v->flow.assigns.len; i++) {
@@ -219,7 +220,7 @@ static const char *value_of(const ot_pyenv *env, const char *name)
 		struct lookup inner = {v, a->line, lk->depth + 1};
 		ot_pyenv e;
 		ot_verdict vd;
-		if (a->line >= lk->line || strcmp(a->name, name))
+		if (a->line >= line || strcmp(a->name, name))
 			continue;
 		e = env_at(v, env->dev, &inner);
 		vd = ot_cond_pyguard(&e, v->flow.guards.items, v->flow.guards.len, a->guard);
@@ -616,6 +617,28 @@ static void own_op(struct tb_ctx *c, const ot_reg_func *f)
 	ot_vec_push(&c->tr->aten, ot_arena_strdup(c->a, f->schema.full));
 }
 
+/* The in-place variant name_ of the op the user asked for: its overloads,
+ * as side edges from `from` (a call of the functional never runs them). */
+static void inplace_variants(struct tb_ctx *c, uint32_t from, const char *name)
+{
+	char inplace[160];
+	size_t n;
+	const ot_reg_func *const *ov;
+	if (ot_ends_with(name, "_"))
+		return;
+	snprintf(inplace, sizeof(inplace), "%s_", name);
+	ov = ot_registry_overloads(c->t->reg, inplace, &n);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t en = tb_entry(c, ov[i], 0, NULL, true);
+		ot_edge e = tb_always(OT_EDGE_BRIDGE, from, en);
+		const char *w = ot_arena_printf(c->a, "the in-place variant, called as %s", ov[i]->func);
+		tb_never(&e, OT_DEV_CPU, OT_WHEN_OVERLOAD, w);
+		tb_never(&e, OT_DEV_CUDA, OT_WHEN_OVERLOAD, w);
+		tb_edge(c, &e);
+		own_op(c, ov[i]);
+	}
+}
+
 /*
  * A call that crosses into C++ and names op `name`: edges to the overload
  * the call binds (taken as the call's guard says), and to the op's other
@@ -678,6 +701,8 @@ static bool reach_op(struct pyvisit *v, const ot_pycall *call, const char *name,
 		tb_edge(c, &e);
 		own_op(c, f);
 	}
+	if (primary_op(c, name))
+		inplace_variants(c, from, name);
 	return true;
 }
 
@@ -1153,6 +1178,7 @@ static bool start_generated(struct tb_ctx *c, const char *name, long anchor, lon
 			tb_edge(c, &e);
 			own_op(c, ov[i]);
 		}
+		inplace_variants(c, (uint32_t)from, name);
 	}
 	return true;
 }

@@ -94,8 +94,7 @@ static void walk_edges(struct view *v, uint32_t node, int parent, const char *wh
 		int at = parent;
 		if (main_edge != v->main_only)
 			continue;
-		ew = main_edge ? (e->when_kind == OT_WHEN_SELECT ? e->when : NULL)
-			       : e->when ? e->when : when;
+		ew = main_edge ? e->when : e->when ? e->when : when;
 		if (e->site_step && e->site_file) {
 			ot_step s = {0};
 			s.layer = site_layer(tr, e);

@@ -61,6 +61,20 @@ static const char *dup_or_empty(ot_arena *a, const char *s)
 	return s ? ot_arena_strdup(a, s) : "";
 }
 
+static void node_key(char *key, size_t n, uint8_t kind, const void *src, const char *extra)
+{
+	snprintf(key, n, "%u:%p:%s", kind, src, extra ? extra : "");
+}
+
+long tb_lookup(struct tb_ctx *c, uint8_t kind, const void *src, const char *extra)
+{
+	char key[320];
+	void *have;
+	node_key(key, sizeof(key), kind, src, extra);
+	have = ot_map_get(c->keys, key);
+	return have ? (long)((uintptr_t)have - 1) : -1;
+}
+
 long tb_node(struct tb_ctx *c, const ot_node *proto, uint32_t file, const void *src,
 	     const char *extra, bool *is_new)
 {
@@ -69,7 +83,7 @@ long tb_node(struct tb_ctx *c, const ot_node *proto, uint32_t file, const void *
 	ot_node n = *proto;
 	struct tb_state st = {0};
 
-	snprintf(key, sizeof(key), "%u:%p:%s", proto->kind, src, extra ? extra : "");
+	node_key(key, sizeof(key), proto->kind, src, extra);
 	if (is_new)
 		*is_new = false;
 	if ((have = ot_map_get(c->keys, key)))
@@ -129,6 +143,13 @@ void tb_edge(struct tb_ctx *c, const ot_edge *e)
 	if (ot_map_get(c->edges, key))
 		return;
 	ot_map_put(c->edges, ot_arena_strdup(c->a, key), (void *)1);
+	/* a site shown as a step must hold what it shows (a call a macro's body
+	 * makes is filed at the invocation's line, which does not) */
+	if (copy.site_step && e->site_file && e->site_symbol) {
+		int64_t fid = ot_index_file_id(c->ix, e->site_file);
+		if (fid < 0 || !ot_index_line_has(c->ix, (uint32_t)fid, e->site_line, e->site_symbol))
+			copy.site_step = false;
+	}
 	copy.site_file = tb_path(c, e->site_file);
 	copy.when_file = tb_path(c, e->when_file);
 	copy.site_symbol = e->site_symbol ? ot_arena_strdup(c->a, e->site_symbol) : NULL;
@@ -155,15 +176,17 @@ void tb_headline(ot_edge *e)
 	e->when = NULL;
 	e->when_kind = OT_WHEN_ALWAYS;
 	e->when_line = 0;
-	/* taken somewhere: the run-time selection it depends on there */
-	for (int d = 0; d < OT_DEV_COUNT; d++)
-		if (e->reach[d] != OT_REACH_NEVER && e->cond[d].text &&
-		    (e->cond[d].kind == OT_WHEN_SELECT || e->reach[d] == OT_REACH_MAYBE)) {
-			e->when = e->cond[d].text;
-			e->when_kind = OT_WHEN_SELECT;
-			e->when_line = e->cond[d].line;
-			return;
-		}
+	/* taken somewhere: the run-time selection it depends on there, else
+	 * the condition on the call's arguments */
+	for (int pass = 0; pass < 2; pass++)
+		for (int d = 0; d < OT_DEV_COUNT; d++)
+			if (e->reach[d] != OT_REACH_NEVER && e->cond[d].text &&
+			    (pass ? e->reach[d] == OT_REACH_MAYBE : e->cond[d].kind == OT_WHEN_SELECT)) {
+				e->when = e->cond[d].text;
+				e->when_kind = pass ? OT_WHEN_GUARD : OT_WHEN_SELECT;
+				e->when_line = e->cond[d].line;
+				return;
+			}
 	if (e->reach[0] != OT_REACH_NEVER || e->reach[1] != OT_REACH_NEVER)
 		return;
 	/* taken nowhere: why (the CPU's reason, else the CUDA one) */
@@ -201,10 +224,13 @@ void tb_reach(struct tb_ctx *c, ot_edge *e, const ot_verdict v[OT_DEV_COUNT], ui
 		}
 		cd->text = verdict_text(c, x);
 		cd->line = x->line;
+		/* taken or not, a guard is a selection when it picks a backend
+		 * or library at run time, else it depends on the arguments */
 		cd->kind = x->validation ? OT_WHEN_VALIDATION
 			   : x->value == OT_TRI_FALSE ? guard_kind
 			   : guard_kind == OT_WHEN_BUILD ? OT_WHEN_BUILD
-							 : OT_WHEN_SELECT;
+			   : x->select ? OT_WHEN_SELECT
+				       : OT_WHEN_GUARD;
 	}
 	e->when_file = file;
 	tb_headline(e);
@@ -281,11 +307,14 @@ uint32_t tb_entry(struct tb_ctx *c, const ot_reg_func *f, int depth, const tb_bi
 			st->binding.known = true; /* every argument takes its default */
 			st->binding.n = f->schema.nargs < TB_MAX_PARAMS ? f->schema.nargs : TB_MAX_PARAMS;
 		}
-		/* a well-known op is the reference's page, unless asked for in
-		 * full: then the op itself (depth 0) is traced */
-		if (expand && depth <= c->max_depth &&
-		    ((depth == 0 && c->tr->full) || !tb_wellknown_stop(c, f->schema.name)))
-			tb_queue(c, (uint32_t)id, f, depth);
+	}
+	/* a well-known op is the reference's page, unless asked for in full:
+	 * then the op itself (depth 0) is traced. An entry made before by a
+	 * call matched by name only is expanded when a real call reaches it. */
+	if (expand && depth <= c->max_depth && !tb_state(c, (uint32_t)id)->queued &&
+	    ((depth == 0 && c->tr->full) || !tb_wellknown_stop(c, f->schema.name))) {
+		tb_state(c, (uint32_t)id)->queued = true;
+		tb_queue(c, (uint32_t)id, f, depth);
 	}
 	return (uint32_t)id;
 }
