@@ -1,11 +1,13 @@
 #include "diff.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "opslist.h"
 #include "output.h"
 #include "run.h"
@@ -1075,11 +1077,13 @@ static ot_diff_loc op_loc(const ot_tj_op *op)
 	return loc(NULL, 0);
 }
 
-static void strvec_add(ot_strvec *v, const char *s)
+/* Add `s` (borrowed) to `v` unless `set` (what v holds) has it: an op can
+ * name 200,000 overloads. */
+static void strvec_add(ot_strvec *v, ot_map *set, const char *s)
 {
-	for (size_t i = 0; i < v->len; i++)
-		if (!strcmp(v->items[i], s))
-			return;
+	if (ot_map_get(set, s))
+		return;
+	ot_map_put(set, s, (void *)1);
 	ot_vec_push(v, s);
 }
 
@@ -1126,6 +1130,7 @@ static void compare_op(struct cmp *c, const char *input, const ot_tj_op *o, cons
 {
 	struct side so, sn;
 	ot_strvec ovs = {0}, dels = {0};
+	ot_map *in_ovs, *in_dels;
 
 	if (!present(o) || !present(n)) {
 		bool removed = present(o);
@@ -1156,10 +1161,12 @@ static void compare_op(struct cmp *c, const char *input, const ot_tj_op *o, cons
 	}
 	side_init(&so, o);
 	side_init(&sn, n);
+	in_ovs = ot_map_new();
+	in_dels = ot_map_new();
 	for (size_t i = 0; i < o->aten.len; i++)
-		strvec_add(&ovs, o->aten.items[i]);
+		strvec_add(&ovs, in_ovs, o->aten.items[i]);
 	for (size_t i = 0; i < n->aten.len; i++)
-		strvec_add(&ovs, n->aten.items[i]);
+		strvec_add(&ovs, in_ovs, n->aten.items[i]);
 
 	if (o->has_registry && n->has_registry) {
 		for (size_t i = 0; i < ovs.len; i++) {
@@ -1183,13 +1190,13 @@ static void compare_op(struct cmp *c, const char *input, const ot_tj_op *o, cons
 			diff_backward(c, fo, fn);
 			end(c);
 			if (fo->structured_delegate)
-				strvec_add(&dels, fo->structured_delegate);
+				strvec_add(&dels, in_dels, fo->structured_delegate);
 			if (fn->structured_delegate)
-				strvec_add(&dels, fn->structured_delegate);
+				strvec_add(&dels, in_dels, fn->structured_delegate);
 		}
 		/* dispatch: the overloads, then the delegates that compute them */
 		for (size_t i = 0; i < dels.len; i++)
-			strvec_add(&ovs, dels.items[i]);
+			strvec_add(&ovs, in_ovs, dels.items[i]);
 		for (size_t i = 0; i < ovs.len; i++) {
 			const ot_reg_func *fo = entry(&so, ovs.items[i]), *fn = entry(&sn, ovs.items[i]);
 			if (!fo || !fn)
@@ -1215,6 +1222,8 @@ static void compare_op(struct cmp *c, const char *input, const ot_tj_op *o, cons
 	}
 	ot_vec_free(&ovs);
 	ot_vec_free(&dels);
+	ot_map_free(in_ovs);
+	ot_map_free(in_dels);
 	side_free(&so);
 	side_free(&sn);
 }
@@ -1541,11 +1550,12 @@ void ot_diff_free(ot_diff *d)
 
 #define MD_VALUE_MAX 120
 
-/* A code span. In Markdown table cells '|' is escaped and long values are
- * cut (at a UTF-8 boundary) with an ellipsis; the JSON text keeps them whole. */
+/* A code span (escape.h). In Markdown table cells long values are cut (at
+ * a UTF-8 boundary) with an ellipsis; the JSON text keeps them whole. */
 static void code(ot_buf *b, const char *s, bool md)
 {
-	size_t len = s ? strlen(s) : 0, run = 0, longest = 0, cut = len;
+	size_t len = s ? strlen(s) : 0, cut = len;
+	ot_buf t = OT_BUF_INIT;
 	if (!s || !*s) {
 		ot_buf_puts(b, "(none)");
 		return;
@@ -1555,29 +1565,17 @@ static void code(ot_buf *b, const char *s, bool md)
 		while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
 			cut--;
 	}
-	for (size_t i = 0; i < cut; i++) {
-		run = s[i] == '`' ? run + 1 : 0;
-		if (run > longest)
-			longest = run;
-	}
-	for (size_t i = 0; i <= longest; i++)
-		ot_buf_putc(b, '`');
-	if (longest || s[0] == ' ')
-		ot_buf_putc(b, ' ');
-	for (size_t i = 0; i < cut; i++) {
-		char ch = s[i];
-		if (ch == '\n' || ch == '\r' || ch == '\t')
-			ch = ' ';
-		if (md && ch == '|')
-			ot_buf_putc(b, '\\');
-		ot_buf_putc(b, ch);
-	}
+	ot_buf_put(&t, s, cut);
 	if (cut < len)
-		ot_buf_puts(b, "…");
-	if (longest || s[cut ? cut - 1 : 0] == ' ')
-		ot_buf_putc(b, ' ');
-	for (size_t i = 0; i <= longest; i++)
-		ot_buf_putc(b, '`');
+		ot_buf_puts(&t, "…");
+	ot_esc_md_code(b, t.ptr, t.size, md);
+	ot_buf_free(&t);
+}
+
+/* Text of a trace.json as Markdown prose (escape.h). */
+static void text(ot_buf *b, const char *s)
+{
+	ot_esc_md_text(b, s, strlen(s));
 }
 
 static void code_aten(ot_buf *b, const char *name, bool md)
@@ -1665,9 +1663,11 @@ static void item_text(ot_buf *b, const ot_diff_item *it, bool md)
 		ot_buf_puts(b, " added");
 	} else if (IS("keyword-only-changed")) {
 		code(b, it->subject, md);
-		ot_buf_printf(b, " is now %s", it->new);
+		ot_buf_puts(b, " is now ");
+		text(b, it->new ? it->new : "");
 	} else if (IS("variant-added") || IS("variant-removed")) {
-		ot_buf_printf(b, "%s variant %s", it->subject, IS("variant-added") ? "added" : "removed");
+		text(b, it->subject ? it->subject : "");
+		ot_buf_printf(b, " variant %s", IS("variant-added") ? "added" : "removed");
 	} else if ((label = from_to_label(w, &with_subject))) {
 		if (with_subject) {
 			code(b, it->subject, md);
@@ -1699,7 +1699,8 @@ static void item_text(ot_buf *b, const ot_diff_item *it, bool md)
 			ot_buf_puts(b, ")");
 		}
 	} else if (IS("moved")) {
-		ot_buf_printf(b, "%s ", it->layer ? it->layer : "");
+		text(b, it->layer ? it->layer : "");
+		ot_buf_putc(b, ' ');
 		code(b, it->subject, md);
 		ot_buf_puts(b, ": ");
 		from_to(b, it, md);
@@ -1732,7 +1733,7 @@ static void item_text(ot_buf *b, const ot_diff_item *it, bool md)
 		ot_buf_puts(b, "GPU work: ");
 		from_to_or(b, it, md, "(none found)");
 	} else {
-		ot_buf_printf(b, "%s", w);
+		text(b, w);
 	}
 #undef IS
 }
@@ -1745,7 +1746,7 @@ static void item_text(ot_buf *b, const ot_diff_item *it, bool md)
  * (no base URL, an unverified tree, no place). */
 static void url_of(ot_buf *b, const ot_tj_doc *doc, const ot_diff_loc *l, const char *base)
 {
-	static const char hex[] = "0123456789ABCDEF";
+	ot_buf enc = OT_BUF_INIT;
 	const char *ref = doc->tag ? doc->tag : doc->verified ? doc->commit : NULL;
 	ot_buf_clear(b);
 	if (!base)
@@ -1754,19 +1755,18 @@ static void url_of(ot_buf *b, const ot_tj_doc *doc, const ot_diff_loc *l, const 
 		return;
 	/* the tag comes from a trace.json too: encoded like the path, so no
 	 * text of a file can end the link or start markup */
-	ot_buf_printf(b, "%s/", base);
-	for (int part = 0; part < 2; part++) {
-		const unsigned char *p = (const unsigned char *)(part ? l->file : ref);
-		for (; *p; p++) {
-			if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-			    (*p >= '0' && *p <= '9') || strchr(part ? "/._-~+" : "._-~+", *p))
-				ot_buf_putc(b, (char)*p);
-			else
-				ot_buf_printf(b, "%%%c%c", hex[*p >> 4], hex[*p & 15]);
-		}
-		if (!part)
-			ot_buf_putc(b, '/');
-	}
+	ot_esc_url(b, base, strlen(base));
+	ot_buf_putc(b, '/');
+	ot_buf_clear(&enc);
+	ot_esc_url_path(&enc, ref, strlen(ref));
+	for (size_t i = 0; i < enc.size; i++) /* a '/' in a tag is not a folder */
+		if (enc.ptr[i] == '/')
+			ot_buf_puts(b, "%2F");
+		else
+			ot_buf_putc(b, enc.ptr[i]);
+	ot_buf_putc(b, '/');
+	ot_esc_url_path(b, l->file, strlen(l->file));
+	ot_buf_free(&enc);
 	if (l->line)
 		ot_buf_printf(b, "#L%u", l->line);
 }
@@ -2178,16 +2178,23 @@ static ot_opslist *list_of(const ot_tj_doc *doc)
 	return l;
 }
 
-/* The folders above the report `path`, made when missing. */
+/* The folders above the report `path`, made when missing; a folder made
+ * here is marked as optrace's (ot_output_mark_folder), so that a run of the
+ * main command may write into it later (out/ by default). */
 static int make_parent_dirs(const char *path)
 {
 	const char *slash = strrchr(path, '/');
+	struct stat st;
+	bool made;
 	char *dir;
 	int rc;
 	if (!slash || slash == path)
 		return 0;
 	dir = ot_strndup(path, (size_t)(slash - path));
+	made = lstat(dir, &st) < 0;
 	rc = ot_output_make_dirs(dir);
+	if (!rc && made)
+		rc = ot_output_mark_folder(dir);
 	free(dir);
 	return rc;
 }
@@ -2206,33 +2213,54 @@ static int write_through(FILE *f, const char *path, const ot_buf *b)
 	return rc;
 }
 
-/* Write `path` atomically (temporary file, then rename); unchanged bytes
- * are not rewritten. "-" writes to stdout; a symbolic link, a device or a
- * FIFO is written through, never replaced. */
-static int write_report(const char *path, const ot_buf *b)
+/*
+ * Write `path` atomically (a new temporary file beside it, made with
+ * mkstemp, then rename); unchanged bytes are not rewritten. "-" writes to
+ * stdout. The report's folder follows the main command's rules for -o
+ * (ot_output_check_folder: no link, not /, the home folder or the
+ * checkout, unless --force). A device or FIFO (also behind a link, as
+ * /dev/stdout is) is written through; a link to anything else is
+ * replaced, like every file of the main command's, never followed.
+ */
+static int write_report(const char *path, const ot_buf *b, const ot_run_opts *ro)
 {
 	ot_buf tmp = OT_BUF_INIT;
 	struct stat st;
-	FILE *f;
-	int rc = 0;
+	char *dir, *checkout;
+	const char *slash;
+	bool compare = false;
+	mode_t mask;
+	int fd, rc = 0;
 
 	if (!strcmp(path, "-"))
 		return write_through(stdout, "stdout", b);
+	slash = strrchr(path, '/');
+	dir = slash ? ot_strndup(path, slash == path ? 1 : (size_t)(slash - path)) : ot_strdup(".");
+	checkout = ro->source ? ot_strdup(ro->source) : ot_run_default_source();
+	rc = ot_output_check_folder(dir, checkout, ro->force);
+	free(dir);
+	free(checkout);
+	if (rc < 0)
+		return rc;
 	if (lstat(path, &st) == 0) {
+		struct stat target;
 		if (S_ISDIR(st.st_mode))
 			return ot_error_set("cannot write %s: it is a folder", path);
-		if (!S_ISREG(st.st_mode))
+		if (S_ISLNK(st.st_mode) && stat(path, &target) == 0 && !S_ISREG(target.st_mode) &&
+		    !S_ISDIR(target.st_mode))
 			return write_through(fopen(path, "wb"), path, b);
+		if (!S_ISLNK(st.st_mode) && !S_ISREG(st.st_mode))
+			return write_through(fopen(path, "wb"), path, b);
+		compare = S_ISREG(st.st_mode);
 	}
-	f = fopen(path, "rb");
-	if (f) {
+	if (compare && (fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) >= 0) {
 		ot_buf cur = OT_BUF_INIT;
 		char chunk[65536];
-		size_t n;
+		ssize_t n;
 		bool same;
-		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && cur.size <= b->size)
-			ot_buf_put(&cur, chunk, n);
-		fclose(f);
+		while ((n = read(fd, chunk, sizeof(chunk))) > 0 && cur.size <= b->size)
+			ot_buf_put(&cur, chunk, (size_t)n);
+		close(fd);
 		same = ot_buf_equal(&cur, b);
 		ot_buf_free(&cur);
 		if (same)
@@ -2240,19 +2268,23 @@ static int write_report(const char *path, const ot_buf *b)
 	}
 	if ((rc = make_parent_dirs(path)) < 0)
 		goto done;
-	ot_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-	f = fopen(tmp.ptr, "wb");
-	if (!f) {
+	/* a new file of a name nobody could plant: O_CREAT | O_EXCL, never a link */
+	ot_buf_printf(&tmp, "%s.tmp.XXXXXX", path);
+	fd = mkostemp(tmp.ptr, O_CLOEXEC);
+	if (fd < 0) {
 		rc = ot_error_set("cannot write %s: %s", path, strerror(errno));
 		goto done;
 	}
-	if (fwrite(b->ptr, 1, b->size, f) != b->size || fflush(f) || fsync(fileno(f))) {
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) < 0 || write(fd, b->ptr, b->size) != (ssize_t)b->size ||
+	    fsync(fd) < 0) {
 		rc = ot_error_set("cannot write %s: %s", path, strerror(errno));
-		fclose(f);
+		close(fd);
 		unlink(tmp.ptr);
 		goto done;
 	}
-	fclose(f);
+	close(fd);
 	if (rename(tmp.ptr, path) < 0) {
 		rc = ot_error_set("cannot write %s: %s", path, strerror(errno));
 		unlink(tmp.ptr);
@@ -2294,7 +2326,7 @@ int ot_diff_run(const ot_diff_opts *o)
 	}
 	/* trace.json sides first: a release side may trace the file's inputs */
 	for (int s = 0; s < 2; s++) {
-		if (file[s] && ot_tracejson_load(&docs[s], args[s]) < 0) {
+		if (file[s] && ot_tracejson_load(&docs[s], args[s], o->run.max_read_bytes) < 0) {
 			say("%s", ot_error_last());
 			goto done;
 		}
@@ -2336,7 +2368,7 @@ int ot_diff_run(const ot_diff_opts *o)
 	ot_diff_markdown(&md, d, docs[0], docs[1], &rdo);
 	if (o->out_json) {
 		ot_diff_json(&json, d, docs[0], docs[1], &rdo);
-		if (write_report(o->out_json, &json) < 0) {
+		if (write_report(o->out_json, &json, &o->run) < 0) {
 			say("%s", ot_error_last());
 			goto done;
 		}
@@ -2350,7 +2382,7 @@ int ot_diff_run(const ot_diff_opts *o)
 		name_part(&path, docs[1]->version);
 		ot_buf_puts(&path, ".md");
 	}
-	if (write_report(path.ptr, &md) < 0) {
+	if (write_report(path.ptr, &md, &o->run) < 0) {
 		say("%s", ot_error_last());
 		goto done;
 	}

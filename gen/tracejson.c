@@ -1,5 +1,11 @@
 #include "tracejson.h"
 
+#include <unistd.h>
+
+#include <sys/stat.h>
+
+#include <fcntl.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1199,6 +1205,15 @@ static int jp_string(struct jp *j, ot_arena *a, const char **out)
 			j->p = q;
 			return jp_fail(j, "a control character in a string");
 		}
+		if ((unsigned char)*q >= 0x80) {
+			size_t n = ot_utf8_len(q, (size_t)(j->end - q));
+			if (!n) {
+				j->p = q;
+				return jp_fail(j, "invalid UTF-8 in a string");
+			}
+			q += n;
+			continue;
+		}
 		if (*q != '\\') {
 			q++;
 			continue;
@@ -1628,21 +1643,37 @@ done:
 	return rc;
 }
 
-int ot_tracejson_load(ot_tj_doc **out, const char *path)
+int ot_tracejson_load(ot_tj_doc **out, const char *path, size_t max)
 {
-	FILE *f;
 	ot_buf b = OT_BUF_INIT;
 	char chunk[65536];
-	size_t n;
-	int rc;
+	struct stat st;
+	ssize_t n;
+	int fd, rc = 0;
 
 	*out = NULL;
-	if (!(f = fopen(path, "rb")))
+	if (!max)
+		max = OT_TRACEJSON_MAX;
+	/* a regular file of bounded size: a FIFO or /dev/zero would never end */
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return ot_error_set("cannot read %s: %s", path, strerror(errno));
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		ot_buf_put(&b, chunk, n);
-	rc = ferror(f) ? ot_error_set("cannot read %s: %s", path, strerror(errno)) : 0;
-	fclose(f);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		rc = ot_error_set("cannot read %s: not a regular file", path);
+	else if ((size_t)st.st_size > max)
+		rc = ot_error_set("cannot read %s: it is %lld bytes, over the limit of %zu (see "
+				  "--max-read-bytes)",
+				  path, (long long)st.st_size, max);
+	while (!rc && ((n = read(fd, chunk, sizeof(chunk))) > 0 || (n < 0 && errno == EINTR))) {
+		if (n > 0)
+			ot_buf_put(&b, chunk, (size_t)n);
+		if (b.size > max)
+			rc = ot_error_set("cannot read %s: over the limit of %zu bytes (see "
+					  "--max-read-bytes)",
+					  path, max);
+	}
+	if (!rc && n < 0)
+		rc = ot_error_set("cannot read %s: %s", path, strerror(errno));
+	close(fd);
 	if (rc == 0)
 		rc = ot_tracejson_read(out, b.ptr, b.size, path);
 	ot_buf_free(&b);

@@ -191,8 +191,12 @@ void ot_tracejson_doc_add_trace(ot_tj_doc *doc, const ot_trace *tr);
  */
 int ot_tracejson_read(ot_tj_doc **out, const char *data, size_t len, const char *name);
 
-/** Read the file at `path` (see ot_tracejson_read). */
-int ot_tracejson_load(ot_tj_doc **out, const char *path);
+/** The default limit of ot_tracejson_load: 1 GiB (2.6.0 --all is ~32 MB). */
+#define OT_TRACEJSON_MAX ((size_t)1 << 30)
+
+/** Read the file at `path` (see ot_tracejson_read): a regular file of at
+ * most `max` bytes (0: OT_TRACEJSON_MAX), else an error. */
+int ot_tracejson_load(ot_tj_doc **out, const char *path, size_t max);
 
 void ot_tracejson_doc_free(ot_tj_doc *doc);
 

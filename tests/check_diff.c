@@ -606,8 +606,8 @@ START_TEST(fixture_self_diff)
 }
 END_TEST
 
-/* The report goes through a symbolic link (never replaces it), to stdout
- * with -o -, and a folder is refused. */
+/* A symbolic link at the report's path is replaced, its target untouched
+ * (as the main command does in out/); -o - is stdout; a folder is refused. */
 START_TEST(fixture_out_paths)
 {
 	const char *repo = tu_fixture_repo();
@@ -618,11 +618,15 @@ START_TEST(fixture_out_paths)
 	int rc;
 
 	ck_assert_int_eq(symlink("target.md", link), 0);
+	tu_write_file(target, "mine\n", 5);
 	rc = optrace(NULL, &err, (const char *[]){"diff", "-q", "-s", repo, "1.0.0", "2.0.0", list, "-o",
 						  link, NULL});
 	ck_assert_msg(rc == 0, "%d %s", rc, err.ptr);
-	ck_assert(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+	ck_assert(lstat(link, &st) == 0 && S_ISREG(st.st_mode));
 	text = tu_read_file(target, NULL);
+	ck_assert_str_eq(text, "mine\n");
+	free(text);
+	text = tu_read_file(link, NULL);
 	ck_assert(ot_starts_with(text, "## optrace diff: PyTorch 1.0.0 → 2.0.0\n"));
 	rc = optrace(&out, &err, (const char *[]){"diff", "-q", "-s", repo, "1.0.0", "2.0.0", list, "-o",
 						  "-", NULL});
@@ -890,12 +894,15 @@ START_TEST(reader_markdown_cells)
 	ck_assert_int_eq(d->nchanges, 1);
 	ck_assert_int_eq(d->changes[0].cls, OT_DIFF_BACKWARD);
 	ot_diff_markdown(&md, d, old, new, &ro);
-	ck_assert_msg(strstr(md.ptr, "formula `self`: `grad \\|\\| x` → `` grad \\| `x` ``"), "%s", md.ptr);
+	/* a value with '|' in a cell is text (escape.h): GitHub and MkDocs
+	 * split and show such a code span differently */
+	ck_assert_msg(strstr(md.ptr, "formula `self`: grad &#124;&#124; x → grad &#124; \\`x\\`"), "%s",
+		      md.ptr);
 	ck_assert(strstr(md.ptr, "(https://github.com/pytorch/pytorch/blob/v1.0/" DERIVS "#L3)"));
 	ck_assert_int_eq(ot_markdown_to_html(&html, md.ptr, md.size, false), 0);
 	cell = strstr(html.ptr, "<td align=\"left\">backward changed</td>");
 	ck_assert_msg(cell, "%s", html.ptr);
-	ck_assert(strstr(cell, "<code>grad || x</code> → <code>grad | `x`</code>"));
+	ck_assert(strstr(cell, "grad || x → grad | `x`"));
 	/* base URL "" leaves the links out */
 	ro.base_url = "";
 	ot_diff_markdown(&md, d, old, new, &ro);
