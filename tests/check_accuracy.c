@@ -57,7 +57,7 @@ static const char *const LIBRARIES[] = {
 	"cuBLAS",      "cuBLASLt",  "cuDNN",  "cuFFT",	  "cuSOLVER", "cuSPARSE",
 	"cuSPARSELt",  "cuRAND",    "MAGMA",  "CUB",	  "Thrust",   "CUTLASS",
 	"FlashAttention", "MIOpen", "MKL",    "LAPACK/BLAS", "BLAS",  "oneDNN",
-	"FBGEMM",      "PocketFFT", "NNPACK", "XNNPACK", "TensorIterator CUDA kernel"};
+	"FBGEMM",      "PocketFFT", "NNPACK", "XNNPACK"};
 
 struct fact {
 	enum fact_kind kind;
