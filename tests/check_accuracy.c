@@ -334,6 +334,7 @@ START_TEST(key_is_well_formed)
 			printf(" %zu %s", kinds[i], KINDS[i]);
 		printf("; %zu ops with main-path facts, %zu with negative facts\n", main_ops,
 		       negative_ops);
+		fflush(stdout);
 		ck_assert_msg(nops >= MIN_OPS, "%s: only %zu ops in the key", RELEASES[r], nops);
 		ck_assert_msg(main_ops >= MIN_MAIN_OPS, "%s: only %zu ops have main-path facts",
 			      RELEASES[r], main_ops);
