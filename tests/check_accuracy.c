@@ -477,11 +477,13 @@ static bool summary_has(const ot_value *op, const struct fact *f, ot_buf *listed
 /*
  * Does fact `f` hold for `op`? `found` says whether a step fact's step is
  * in the trace at all (what the recall counts); `why` gets, for a fact that
- * does not hold, what the trace has instead.
+ * does not hold, what the trace has instead. A negative fact is broken by a
+ * step on its line or by an edge (a call) whose site is its line, either on
+ * the main path of one of its devices.
  */
 static bool fact_holds(const ot_value *op, const struct fact *f, bool *found, ot_buf *why)
 {
-	const ot_value *steps = ot_v_get(op, "steps");
+	const ot_value *steps = ot_v_get(op, "steps"), *edges = ot_v_get(op, "edges");
 	bool holds = false;
 	*found = false;
 	switch (f->kind) {
@@ -517,6 +519,18 @@ static bool fact_holds(const ot_value *op, const struct fact *f, bool *found, ot
 				continue;
 			ot_buf_printf(why, "%s[%s \"%s\" main ", shown++ ? ", " : "on the main path: ",
 				      step_str(st, "layer"), step_str(st, "symbol"));
+			put_devices(why, on);
+			ot_buf_putc(why, ']');
+		}
+		/* a call made at that line is an edge of the graph, whose site is the line */
+		for (size_t e = 0; e < ot_v_len(edges); e++) {
+			const ot_value *ed = ot_v_at(edges, e), *site = ot_v_get(ed, "site");
+			unsigned on = step_devices(ed);
+			if (!site || site->type != OT_V_MAP || strcmp(step_str(site, "file"), f->file) ||
+			    step_int(site, "line") != f->line || !(on & f->devices))
+				continue;
+			ot_buf_printf(why, "%s[%s edge at \"%s\" main ", shown++ ? ", " : "on the main path: ",
+				      step_str(ed, "kind"), step_str(site, "symbol"));
 			put_devices(why, on);
 			ot_buf_putc(why, ']');
 		}
