@@ -734,12 +734,19 @@ static bool in_at_native(const ot_ix_cdef *d)
 /* Definitions of the C++ function a dispatch entry names: in at::native, in
  * native/ and the backend's folder first, then in native/, then elsewhere
  * in ATen; a macro invocation naming it only when there is no written
- * definition. */
+ * definition. A structured entry's kernel is a TORCH_IMPL_FUNC (a plain
+ * function of that name is another overload's), another entry's a plain
+ * function; a structured kernel written as a plain function is taken only
+ * when there is no TORCH_IMPL_FUNC. */
 static size_t kernel_defs(const struct tb_ctx *c, const char *kernel, const char *key,
 			  bool structured, const ot_ix_cdef **out, size_t max)
 {
 	size_t n = 0;
-	for (int pass = 0; pass < 4 && !n; pass++) {
+	for (int pass = 0; pass < 5 && !n; pass++) {
+		/* passes 0-2 as the kind says, 3 a plain function for a structured
+		 * entry, 4 macro invocations */
+		if (pass == 3 && !structured)
+			continue;
 		for (int symint = 0; symint < 2; symint++) {
 			char name[200];
 			snprintf(name, sizeof(name), symint ? "%s_symint" : "%s", kernel);
@@ -748,12 +755,15 @@ static size_t kernel_defs(const struct tb_ctx *c, const char *kernel, const char
 				bool native = ot_starts_with(p, "aten/src/ATen/native/");
 				if (d->in_class || !ot_starts_with(p, "aten/src/ATen/") ||
 				    ot_starts_with(p, "aten/src/ATen/native/ufunc/") || !in_at_native(d) ||
-				    native == (pass == 2))
+				    (pass < 3 && native == (pass == 2)))
 					continue;
 				if (pass < 3) {
-					if (d->kind != OT_CDEF_FUNC && !(structured && d->kind == OT_CDEF_IMPL))
+					if (d->kind != (structured ? OT_CDEF_IMPL : OT_CDEF_FUNC))
 						continue;
 					if (pass == 0 && !dir_matches_key(p, key))
+						continue;
+				} else if (pass == 3) {
+					if (d->kind != OT_CDEF_FUNC)
 						continue;
 				} else if (d->kind != OT_CDEF_MACRO) {
 					continue;
@@ -966,6 +976,11 @@ void tb_expand_entry(struct tb_ctx *c, const struct tb_pending *p)
 		snprintf(first_key, sizeof(first_key), "%.*s", (int)strcspn(uses[u].keys, ","), uses[u].keys);
 		for (int dev = 0; dev < OT_DEV_COUNT; dev++)
 			main_key = main_key || (rk[dev] && keys_have(uses[u].keys, rk[dev]));
+		/* an op the code calls runs on the tensors the caller has: dense CPU
+		 * or CUDA ones; its sparse, quantized, nested, MPS... kernels are
+		 * listed for the op asked for only */
+		if (!main_key && depth > 0)
+			continue;
 		nd = kernel_defs(c, uses[u].kernel, first_key, eff->structured && eff->has_dispatch, defs,
 				 OT_ARRAY_LEN(defs));
 		if (nd > 1) {
