@@ -1733,6 +1733,17 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 	}
 
 	/* plain calls */
+	if (!*c->qual) {
+		/* a parameter called (a stub or a functor handed in): what it is
+		 * depends on the caller, not on the name */
+		if (!x.params_read) {
+			x.nparams = ot_callkind_params(ck->ix, d, x.pnames, x.ptypes, OT_CK_MAX_ARGS, arena);
+			x.params_read = true;
+		}
+		for (size_t k = 0; k < x.nparams; k++)
+			if (!strcmp(x.pnames[k], c->name))
+				return;
+	}
 	if (is_ti_loop(c->name)) {
 		out->kind = OT_CK_LAUNCH;
 		out->lib = OT_GPU_TI_KERNEL;

@@ -735,6 +735,18 @@ static const char *cond_text(struct walker *w, size_t s, size_t e)
 		if (blank && b.size)
 			ot_buf_putc(&b, ' ');
 		blank = false;
+		if ((ch == '"' || ch == '\'') && w->text) {
+			/* the code view blanks a literal's contents: quote it as written */
+			size_t k = i + 1;
+			while (k < e && w->code[k] != ch)
+				k++;
+			if (k < e && k - i < 200) {
+				for (size_t j = i; j <= k; j++)
+					ot_buf_putc(&b, w->text[j] == '\n' ? ' ' : w->text[j]);
+				i = k;
+				continue;
+			}
+		}
 		ot_buf_putc(&b, ch);
 	}
 	if (b.size >= 480)
