@@ -506,6 +506,20 @@ static bool word_before_is(const char *c, size_t lo, size_t at, const char *w)
  * *init; for a range-for variable, the range into *range. NULL when none.
  */
 static const char *local_type(ot_arena *a, const char *c, const ot_ix_cdef *d, size_t at,
+			      const char *name, const char **init, const char **range);
+
+const char *ot_callkind_local_init(const ot_index *ix, const ot_ix_cdef *d, uint32_t at,
+				   const char *name, ot_arena *arena)
+{
+	const ot_ix_file *f = ot_index_file(ix, d->file);
+	const char *init, *range;
+	if (!f || !d->body || at == OT_IX_CALL_NO_TEXT)
+		return NULL;
+	local_type(arena, f->code, d, at, name, &init, &range);
+	return init;
+}
+
+static const char *local_type(ot_arena *a, const char *c, const ot_ix_cdef *d, size_t at,
 			      const char *name, const char **init, const char **range)
 {
 	size_t n = strlen(name), lo = d->body + 1, best = 0;
@@ -1505,6 +1519,36 @@ static size_t fit_helpers(struct ck_ctx *x, const ot_ix_cdef **cand, size_t n, s
  * namespaces enclosing it (or, for a qualified call, where the qualifier
  * points). A __device__-only or __global__ function never answers a call
  * made from host code. */
+/* Is h visible only in its own file: written in a .cpp/.cu file (not a
+ * header) as static, inline, constexpr or device code? Read from the words
+ * before its name (its line and the one before). */
+static bool file_local(const ot_callkinds *ck, const ot_ix_cdef *h)
+{
+	static const char *const words[] = {"static", "inline", "constexpr", "__device__", "C10_DEVICE",
+					    "C10_HOST_DEVICE", "__forceinline__", "C10_ALWAYS_INLINE"};
+	const ot_ix_file *f = ot_index_file(ck->ix, h->file);
+	const char *p, *start, *name;
+	size_t n;
+	if (!f || h->gen || h->line < 1 || h->line > f->nlines || ot_ends_with(f->path, ".h") ||
+	    ot_ends_with(f->path, ".cuh") || ot_ends_with(f->path, ".hpp"))
+		return false;
+	p = f->code + f->line_off[h->line - 1];
+	start = h->line >= 2 ? f->code + f->line_off[h->line - 2] : p;
+	n = strlen(h->name);
+	for (name = p; (name = strstr(name, h->name)); name += n)
+		if ((name == f->code || !ot_is_ident_char(name[-1])) && !ot_is_ident_char(name[n]))
+			break;
+	if (!name)
+		return false;
+	for (size_t k = 0; k < OT_ARRAY_LEN(words); k++) {
+		size_t wn = strlen(words[k]);
+		for (const char *w = start; (w = memmem(w, (size_t)(name - w), words[k], wn)); w += wn)
+			if ((w == f->code || !ot_is_ident_char(w[-1])) && !ot_is_ident_char(w[wn]))
+				return true;
+	}
+	return false;
+}
+
 static size_t find_helpers(struct ck_ctx *x, const char *qual, const char *name,
 			   const ot_ix_cdef **out, size_t max)
 {
@@ -1531,8 +1575,8 @@ static size_t find_helpers(struct ck_ctx *x, const char *qual, const char *name,
 					continue;
 			} else if (!ns_encloses(hns, d->ns) || !*hns) {
 				continue;
-			} else if (strstr(hns, "(anonymous)")) {
-				continue; /* another file's anonymous namespace */
+			} else if (strstr(hns, "(anonymous)") || (h->file != d->file && file_local(x->ck, h))) {
+				continue; /* another file's anonymous namespace or static, inline function */
 			}
 			out[n++] = h;
 		}
@@ -1632,6 +1676,12 @@ static void operator_kind(struct ck_ctx *x, ot_callkind *out, const ot_ix_call *
 		return;
 	out->kind = OT_CK_OP;
 	out->op = ni->op;
+	if (!compound && lt != OT_TY_TENSOR && (!strcmp(ni->op, "sub") || !strcmp(ni->op, "div"))) {
+		/* Scalar - Tensor, Scalar / Tensor: TensorOperators.h fills a new
+		 * tensor with the scalar and subtracts or divides in place */
+		out->op = !strcmp(ni->op, "sub") ? "sub_" : "div_";
+		compound = true;
+	}
 	/* shown as written when it sits on one line */
 	out->text = memchr(code + ls, '\n', re - ls) ? ot_arena_strndup(x->a, code + c->off, oplen)
 						       : span(x->a, code, ls, re);
@@ -1644,7 +1694,7 @@ static void operator_kind(struct ck_ctx *x, ot_callkind *out, const ot_ix_call *
 		out->args[1] = r;
 		out->nargs = 2;
 	}
-	out->overload = fit_overload(x, ni->op, false, out->args, out->nargs, compound);
+	out->overload = fit_overload(x, out->op, false, out->args, out->nargs, compound);
 }
 
 void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *d,

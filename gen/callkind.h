@@ -35,7 +35,7 @@ typedef enum {
 	OT_CK_LAUNCH  /**< a CUDA kernel launch, or a TensorIterator GPU loop */
 } ot_ck_kind;
 
-#define OT_CK_MAX_DEFS 4
+#define OT_CK_MAX_DEFS 8
 #define OT_CK_MAX_ARGS 24
 
 /** What one call is. Strings are in the arena given to ot_callkind_of. */
@@ -115,5 +115,13 @@ typedef enum {
 	OT_TY_TENSOR_ITER  /**< TensorIterator(Base): output(i), input(i), tensor(i) give Tensors */
 } ot_ty;
 ot_ty ot_callkind_type(const char *type);
+
+/**
+ * The initializer of local `name` as declared in d's body before offset
+ * `at` (`auto x = f(y);` gives "f(y)"), or NULL when it has none there.
+ * Strings live in `arena`.
+ */
+const char *ot_callkind_local_init(const ot_index *ix, const ot_ix_cdef *d, uint32_t at,
+				   const char *name, ot_arena *arena);
 
 #endif

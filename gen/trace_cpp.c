@@ -293,9 +293,41 @@ static char def_dtype(struct tb_ctx *c, const ot_ix_cdef *d)
 	return f32 && !other ? 'F' : other && !f32 ? 'O' : '?';
 }
 
+/* What the caller knows of name `a` at offset `at`: a parameter's value;
+ * for a local Tensor that unwraps an optional parameter
+ * (`const Tensor& w = *at::borrow_from_optional_tensor(w_opt)`, in one or
+ * two declarations), that parameter's: "undefined" when it is None. */
+static const char *local_value(const struct body_env *be, const char *a, uint32_t at)
+{
+	const char *init;
+	for (int hop = 0; hop < 3; hop++) {
+		for (size_t k = 0; k < be->env[0].nparams; k++)
+			if (be->params[k].value && !strcmp(be->params[k].name, a))
+				return !strcmp(be->params[k].value, "nullopt") || !strcmp(be->params[k].value, "None")
+					       ? "undefined"
+					       : be->params[k].value;
+		init = ot_callkind_local_init(be->c->ix, be->d, at, a, be->c->a);
+		if (!init)
+			return "?";
+		if (init[0] == '*')
+			init++;
+		if (ot_starts_with(init, "at::borrow_from_optional_tensor(") ||
+		    ot_starts_with(init, "borrow_from_optional_tensor(")) {
+			const char *p = strchr(init, '(') + 1;
+			size_t n = strcspn(p, ")");
+			a = ot_arena_strndup(be->c->a, p, n);
+		} else if (ot_is_identifier(init)) {
+			a = init;
+		} else {
+			return "?";
+		}
+	}
+	return "?";
+}
+
 /* What a C++ call passes to the callee's parameters: literals and the
  * caller's known values, positionally. */
-static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_binding *b)
+static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_binding *b, uint32_t at)
 {
 	/* a forwarder (std::forward<Args>(args)...) passes on what it was given */
 	if (ck->nargs == 1 && !ck->receiver_tensor && be->in && ot_ends_with(ck->args[0], "...")) {
@@ -322,9 +354,7 @@ static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_bi
 		else if (!strcmp(a, "Tensor()") || !strcmp(a, "at::Tensor()") || !strcmp(a, "Tensor{}"))
 			v = "undefined";
 		else
-			for (size_t k = 0; k < be->env[0].nparams; k++)
-				if (be->params[k].value && !strcmp(be->params[k].name, a))
-					v = be->params[k].value;
+			v = local_value(be, a, at);
 		b->value[i] = v;
 	}
 }
@@ -534,7 +564,7 @@ static bool body_op(struct tb_ctx *c, uint32_t node, const struct body_env *be, 
 			return false;
 		f = ov[0];
 	}
-	call_binding(be, ck, &b);
+	call_binding(be, ck, &b, call->off);
 	en = tb_entry(c, f, depth + 1, &b, ck->exact && ck->overload);
 	e = tb_always(OT_EDGE_OP, node, en);
 	set_site(&e, c, d, call,
@@ -645,7 +675,7 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 							op, NULL, depth, OT_NODE_CFUNC);
 				if (hn < 0 || (uint32_t)hn == node)
 					continue;
-				call_binding(&be, &ck, &hb);
+				call_binding(&be, &ck, &hb, call->off);
 				sub = explore_body(c, (uint32_t)hn, h, op, depth, level + 1, &hb);
 				if (!sub && !native) {
 					struct tb_state *hs = tb_state(c, (uint32_t)hn);
