@@ -1603,28 +1603,60 @@ static size_t native_defs(struct ck_ctx *x, const char *name, const ot_ix_cdef *
 	return n;
 }
 
-/* The first DECLARE_DISPATCH-family site of stub `name` visible from d
- * (its namespace encloses d's, or the qualifier names it). */
+/* The namespace a name written with qualifier `qual` in namespace `ns`
+ * (anonymous ones seen through) is looked up from: ns::qual, or qual when
+ * it is absolute (at::..., ::...). */
+static void lookup_scope(char *out, size_t n, const char *ns, const char *qual)
+{
+	char visible[600];
+	without_anonymous(visible, sizeof(visible), ns);
+	if (qual[0] == ':' && qual[1] == ':')
+		snprintf(out, n, "%s", qual + 2);
+	else if (ot_starts_with(qual, "at::") || !strcmp(qual, "at") || ot_starts_with(qual, "c10::"))
+		snprintf(out, n, "%s", qual);
+	else if (*qual)
+		snprintf(out, n, "%s%s%s", visible, *visible ? "::" : "", qual);
+	else
+		snprintf(out, n, "%s", visible);
+}
+
+/* The declaration of stub `name` a use in `scope` finds: the innermost
+ * namespace enclosing it that declares (or defines) one. */
+static const ot_ix_stub *stub_in_scope(const ot_index *ix, const char *name, const char *scope)
+{
+	const ot_ix_stub *best = NULL;
+	size_t best_len = 0;
+	for (const ot_ix_stub *s = ot_index_stubs(ix, name); s; s = s->next) {
+		char sns[600];
+		size_t k;
+		if (s->kind == OT_STUB_REGISTER)
+			continue;
+		lookup_scope(sns, sizeof(sns), s->ns, s->stub_qual ? s->stub_qual : "");
+		k = strlen(sns);
+		if (!ns_encloses(sns, scope) && *sns)
+			continue;
+		/* a declaration beats a definition in the same namespace */
+		if (!best || k > best_len || (k == best_len && s->kind == OT_STUB_DECLARE && best->kind != OT_STUB_DECLARE)) {
+			best = s;
+			best_len = k;
+		}
+	}
+	return best;
+}
+
+const ot_ix_stub *ot_callkind_stub_decl(const ot_index *ix, const ot_ix_stub *site)
+{
+	char scope[600];
+	lookup_scope(scope, sizeof(scope), site->ns, site->stub_qual ? site->stub_qual : "");
+	return stub_in_scope(ix, site->stub, scope);
+}
+
+/* The declaration of stub `name` a call from d (written with `qual`) finds. */
 static const ot_ix_stub *find_stub(struct ck_ctx *x, const char *qual, const char *name)
 {
-	const ot_ix_stub *first = ot_index_stubs(x->ck->ix, name);
-	for (const ot_ix_stub *s = first; s; s = s->next) {
-		if (s->kind != OT_STUB_DECLARE && s->kind != OT_STUB_DEFINE)
-			continue;
-		if (*qual) {
-			char q[300];
-			size_t m, k;
-			snprintf(q, sizeof(q), "%s", qual[0] == ':' ? qual + 2 : qual);
-			m = strlen(q);
-			k = strlen(s->ns);
-			if (m <= k && !strcmp(s->ns + k - m, q) && (m == k || s->ns[k - m - 1] == ':'))
-				return first;
-			continue;
-		}
-		if (ns_encloses(s->ns, x->d->ns) || !*s->ns)
-			return first;
-	}
-	return NULL;
+	char scope[600];
+	lookup_scope(scope, sizeof(scope), x->d->ns, qual);
+	return stub_in_scope(x->ck->ix, name, scope);
 }
 
 size_t ot_callkind_helpers(const ot_callkinds *ck, const ot_ix_cdef *from, const char *qual,

@@ -117,6 +117,14 @@ typedef enum {
 ot_ty ot_callkind_type(const char *type);
 
 /**
+ * The declaration of the stub a DispatchStub site names (DECLARE_DISPATCH,
+ * else DEFINE_DISPATCH, in the namespace the site's name resolves to:
+ * `copy_stub` in at::native is not `cpublas::copy_stub`). `site` itself
+ * for a declaration; NULL when no declaration of that name is visible.
+ */
+const ot_ix_stub *ot_callkind_stub_decl(const ot_index *ix, const ot_ix_stub *site);
+
+/**
  * The initializer of local `name` as declared in d's body before offset
  * `at` (`auto x = f(y);` gives "f(y)"), or NULL when it has none there.
  * Strings live in `arena`.

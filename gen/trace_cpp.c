@@ -457,22 +457,25 @@ static void register_reach(ot_edge *e, const char *backend)
 	}
 }
 
+/* Does site s name the stub declared at `decl`? */
+static bool stub_site_of(struct tb_ctx *c, const ot_ix_stub *s, const ot_ix_stub *decl)
+{
+	const ot_ix_stub *d = ot_callkind_stub_decl(c->ix, s);
+	return d && (d == decl || !strcmp(d->ns, decl->ns));
+}
+
 /* A DispatchStub: its node, and every registered kernel. */
-static long expand_stub(struct tb_ctx *c, const ot_ix_stub *first, const char *op, int depth,
+static long expand_stub(struct tb_ctx *c, const ot_ix_stub *stub, const char *op, int depth,
 			int level)
 {
-	const ot_ix_stub *decl = NULL, *def = NULL;
+	const ot_ix_stub *first = ot_index_stubs(c->ix, stub->stub), *decl = stub, *def = NULL;
 	ot_node n = {0};
 	bool is_new;
 	long node;
-	for (const ot_ix_stub *s = first; s; s = s->next) {
-		if (s->kind == OT_STUB_DECLARE && !decl)
-			decl = s;
-		if (s->kind == OT_STUB_DEFINE && !def)
+	/* the stub's own sites: those that name the same declaration */
+	for (const ot_ix_stub *s = first; s; s = s->next)
+		if (s->kind == OT_STUB_DEFINE && !def && stub_site_of(c, s, decl))
 			def = s;
-	}
-	if (!decl)
-		decl = def ? def : first;
 	n.kind = OT_NODE_STUB;
 	n.layer = OT_LAYER_STUB;
 	n.found = true;
@@ -486,7 +489,7 @@ static long expand_stub(struct tb_ctx *c, const ot_ix_stub *first, const char *o
 		n.def_file = fpath(c, def->file);
 		n.def_line = def->line;
 	}
-	node = tb_node(c, &n, decl->file, first, NULL, &is_new);
+	node = tb_node(c, &n, decl->file, decl, NULL, &is_new);
 	if (node < 0 || !is_new)
 		return node;
 	if (c->tr->nodes.items[node].def_file)
@@ -498,7 +501,7 @@ static long expand_stub(struct tb_ctx *c, const ot_ix_stub *first, const char *o
 		ot_edge e;
 		ot_verdict pp;
 		long kn;
-		if (s->kind != OT_STUB_REGISTER)
+		if (s->kind != OT_STUB_REGISTER || !stub_site_of(c, s, decl))
 			continue;
 		backend = stub_backend(s->macro, fpath(c, s->file));
 		e = tb_always(OT_EDGE_REGISTER, (uint32_t)node, (uint32_t)node);
