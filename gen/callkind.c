@@ -40,6 +40,7 @@ struct thread_cache {
 	ot_arena *arena;
 	ot_map *bodies; /* "%p" of a cdef -> ot_callkind[ncalls] */
 	ot_map *params; /* "%p" of a cdef -> struct params */
+	ot_map *locals; /* "%p:name" of a cdef and a local -> struct decls */
 };
 
 struct params {
@@ -159,6 +160,7 @@ static void free_cache(struct thread_cache *tc)
 		return;
 	ot_map_free(tc->bodies);
 	ot_map_free(tc->params);
+	ot_map_free(tc->locals);
 	ot_arena_free(tc->arena);
 	free(tc);
 }
@@ -188,6 +190,7 @@ static struct thread_cache *thread_cache(const ot_callkinds *ck)
 	tc->arena = ot_arena_new();
 	tc->bodies = ot_map_new();
 	tc->params = ot_map_new();
+	tc->locals = ot_map_new();
 	pthread_setspecific(ck->cache, tc);
 	pthread_mutex_lock(&caches_lock);
 	ot_vec_push(&((ot_callkinds *)ck)->caches, tc);
@@ -505,26 +508,23 @@ static bool word_before_is(const char *c, size_t lo, size_t at, const char *w)
  * (the closest declaration), as written; for `auto`, the initializer into
  * *init; for a range-for variable, the range into *range. NULL when none.
  */
-static const char *local_type(ot_arena *a, const char *c, const ot_ix_cdef *d, size_t at,
-			      const char *name, const char **init, const char **range);
+/* The declarations of one local in one body (scan_decls), cached per thread. */
+struct decl {
+	size_t pos;
+	const char *type, *init, *range;
+};
+struct decls {
+	size_t n;
+	struct decl *v;
+};
 
-const char *ot_callkind_local_init(const ot_index *ix, const ot_ix_cdef *d, uint32_t at,
-				   const char *name, ot_arena *arena)
+/* Every declaration of local `name` in d's body before offset `at`, in
+ * order (its type, initializer and range-for source as written). */
+static void scan_decls(struct decls *out, ot_arena *a, const char *c, const ot_ix_cdef *d, size_t at,
+		       const char *name)
 {
-	const ot_ix_file *f = ot_index_file(ix, d->file);
-	const char *init, *range;
-	if (!f || !d->body || at == OT_IX_CALL_NO_TEXT)
-		return NULL;
-	local_type(arena, f->code, d, at, name, &init, &range);
-	return init;
-}
-
-static const char *local_type(ot_arena *a, const char *c, const ot_ix_cdef *d, size_t at,
-			      const char *name, const char **init, const char **range)
-{
-	size_t n = strlen(name), lo = d->body + 1, best = 0;
-	const char *best_type = NULL, *best_init = NULL, *best_range = NULL;
-	*init = *range = NULL;
+	size_t n = strlen(name), lo = d->body + 1;
+	OT_VEC(struct decl) v = {0};
 	for (size_t i = lo; i + n <= at; i++) {
 		size_t after, tend, ts;
 		char nx;
@@ -624,11 +624,9 @@ static const char *local_type(ot_arena *a, const char *c, const ot_ix_cdef *d, s
 			}
 			if (ts >= tend)
 				continue;
-			if (i > best || !best) {
-				best = i;
-				best_type = span(a, c, ts, tend);
-				best_init = NULL;
-				best_range = NULL;
+			{
+				struct decl dl = {i, span(a, c, ts, tend), NULL, NULL};
+				const char *best_init = NULL, *best_range = NULL;
 				if (nx == '=') {
 					size_t e = after + 1;
 					int depth = 0;
@@ -659,12 +657,57 @@ static const char *local_type(ot_arena *a, const char *c, const ot_ix_cdef *d, s
 					}
 					best_range = span(a, c, after + 1, e);
 				}
+				dl.init = best_init;
+				dl.range = best_range;
+				ot_vec_push(&v, dl);
 			}
 		}
 	}
-	*init = best_init;
-	*range = best_range;
-	return best_type;
+	out->n = v.len;
+	out->v = v.len ? ot_arena_alloc(a, v.len * sizeof(*out->v)) : NULL;
+	if (v.len)
+		memcpy(out->v, v.items, v.len * sizeof(*out->v));
+	ot_vec_free(&v);
+}
+
+/* The type of local `name` where offset `at` of d's body sees it (its
+ * last declaration before `at`), with its initializer and range-for
+ * source, or NULL. The declarations are read once per body and name. */
+static const char *local_type(const ot_callkinds *ck, const char *c, const ot_ix_cdef *d, size_t at,
+			      const char *name, const char **init, const char **range)
+{
+	struct thread_cache *tc = thread_cache(ck);
+	char key[200];
+	struct decls *ds;
+	const struct decl *best = NULL;
+	*init = *range = NULL;
+	if (!d->body)
+		return NULL; /* a generated definition: no body of its own */
+	snprintf(key, sizeof(key), "%p:%s", (const void *)d, name);
+	if (!(ds = ot_map_get(tc->locals, key))) {
+		const ot_ix_file *f = ot_index_file(ck->ix, d->file);
+		ds = ot_arena_alloc(tc->arena, sizeof(*ds));
+		scan_decls(ds, tc->arena, c, d, d->body_end ? d->body_end : f->len, name);
+		ot_map_put(tc->locals, ot_arena_strdup(tc->arena, key), ds);
+	}
+	for (size_t i = 0; i < ds->n && ds->v[i].pos + strlen(name) <= at; i++)
+		best = &ds->v[i];
+	if (!best)
+		return NULL;
+	*init = best->init;
+	*range = best->range;
+	return best->type;
+}
+
+const char *ot_callkind_local_init(const ot_callkinds *ck, const ot_ix_cdef *d, uint32_t at,
+				   const char *name)
+{
+	const ot_ix_file *f = ot_index_file(ck->ix, d->file);
+	const char *init, *range;
+	if (!f || !d->body || at == OT_IX_CALL_NO_TEXT)
+		return NULL;
+	local_type(ck, f->code, d, at, name, &init, &range);
+	return init;
 }
 
 /* ---- types of expressions ----------------------------------------------------------------- */
@@ -703,7 +746,7 @@ static ot_ty name_type(struct ck_ctx *x, const char *name)
 	const char *init, *range, *type;
 	if (!strcmp(name, "this"))
 		return OT_TY_OTHER;
-	type = local_type(x->a, x->f->code, x->d, x->at, name, &init, &range);
+	type = local_type(x->ck, x->f->code, x->d, x->at, name, &init, &range);
 	if (!type && !x->params_read) {
 		x->nparams = ot_callkind_params(x->ck->ix, x->d, x->pnames, x->ptypes,
 						OT_CK_MAX_ARGS, x->a);
@@ -1123,7 +1166,7 @@ static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 		for (size_t i = 0; i < n; i++)
 			if (!ot_is_ident_char(arg[i]))
 				return C_UNKNOWN;
-		type = local_type(x->a, x->f->code, x->d, x->at, arg, &init, &range);
+		type = local_type(x->ck, x->f->code, x->d, x->at, arg, &init, &range);
 		if (!type)
 			for (size_t i = 0; i < x->nparams; i++)
 				if (!strcmp(x->pnames[i], arg))

@@ -127,9 +127,9 @@ const ot_ix_stub *ot_callkind_stub_decl(const ot_index *ix, const ot_ix_stub *si
 /**
  * The initializer of local `name` as declared in d's body before offset
  * `at` (`auto x = f(y);` gives "f(y)"), or NULL when it has none there.
- * Strings live in `arena`.
+ * Borrowed from the calling thread's cache (freed with `ck`).
  */
-const char *ot_callkind_local_init(const ot_index *ix, const ot_ix_cdef *d, uint32_t at,
-				   const char *name, ot_arena *arena);
+const char *ot_callkind_local_init(const ot_callkinds *ck, const ot_ix_cdef *d, uint32_t at,
+				   const char *name);
 
 #endif

@@ -306,7 +306,7 @@ static const char *local_value(const struct body_env *be, const char *a, uint32_
 				return !strcmp(be->params[k].value, "nullopt") || !strcmp(be->params[k].value, "None")
 					       ? "undefined"
 					       : be->params[k].value;
-		init = ot_callkind_local_init(be->c->ix, be->d, at, a, be->c->a);
+		init = ot_callkind_local_init(be->c->t->ck, be->d, at, a);
 		if (!init)
 			return "?";
 		if (init[0] == '*')
