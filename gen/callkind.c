@@ -10,6 +10,7 @@
 #include "callkind.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@ struct thread_cache {
 	ot_arena *arena;
 	ot_map *bodies; /* "%p" of a cdef -> ot_callkind[ncalls] */
 	ot_map *params; /* "%p" of a cdef -> struct params */
+	ot_map *locals; /* "%p:name" of a cdef and a local -> struct decls */
 };
 
 struct params {
@@ -158,6 +160,7 @@ static void free_cache(struct thread_cache *tc)
 		return;
 	ot_map_free(tc->bodies);
 	ot_map_free(tc->params);
+	ot_map_free(tc->locals);
 	ot_arena_free(tc->arena);
 	free(tc);
 }
@@ -187,6 +190,7 @@ static struct thread_cache *thread_cache(const ot_callkinds *ck)
 	tc->arena = ot_arena_new();
 	tc->bodies = ot_map_new();
 	tc->params = ot_map_new();
+	tc->locals = ot_map_new();
 	pthread_setspecific(ck->cache, tc);
 	pthread_mutex_lock(&caches_lock);
 	ot_vec_push(&((ot_callkinds *)ck)->caches, tc);
@@ -504,12 +508,23 @@ static bool word_before_is(const char *c, size_t lo, size_t at, const char *w)
  * (the closest declaration), as written; for `auto`, the initializer into
  * *init; for a range-for variable, the range into *range. NULL when none.
  */
-static const char *local_type(ot_arena *a, const char *c, const ot_ix_cdef *d, size_t at,
-			      const char *name, const char **init, const char **range)
+/* The declarations of one local in one body (scan_decls), cached per thread. */
+struct decl {
+	size_t pos;
+	const char *type, *init, *range;
+};
+struct decls {
+	size_t n;
+	struct decl *v;
+};
+
+/* Every declaration of local `name` in d's body before offset `at`, in
+ * order (its type, initializer and range-for source as written). */
+static void scan_decls(struct decls *out, ot_arena *a, const char *c, const ot_ix_cdef *d, size_t at,
+		       const char *name)
 {
-	size_t n = strlen(name), lo = d->body + 1, best = 0;
-	const char *best_type = NULL, *best_init = NULL, *best_range = NULL;
-	*init = *range = NULL;
+	size_t n = strlen(name), lo = d->body + 1;
+	OT_VEC(struct decl) v = {0};
 	for (size_t i = lo; i + n <= at; i++) {
 		size_t after, tend, ts;
 		char nx;
@@ -609,11 +624,9 @@ static const char *local_type(ot_arena *a, const char *c, const ot_ix_cdef *d, s
 			}
 			if (ts >= tend)
 				continue;
-			if (i > best || !best) {
-				best = i;
-				best_type = span(a, c, ts, tend);
-				best_init = NULL;
-				best_range = NULL;
+			{
+				struct decl dl = {i, span(a, c, ts, tend), NULL, NULL};
+				const char *best_init = NULL, *best_range = NULL;
 				if (nx == '=') {
 					size_t e = after + 1;
 					int depth = 0;
@@ -644,12 +657,57 @@ static const char *local_type(ot_arena *a, const char *c, const ot_ix_cdef *d, s
 					}
 					best_range = span(a, c, after + 1, e);
 				}
+				dl.init = best_init;
+				dl.range = best_range;
+				ot_vec_push(&v, dl);
 			}
 		}
 	}
-	*init = best_init;
-	*range = best_range;
-	return best_type;
+	out->n = v.len;
+	out->v = v.len ? ot_arena_alloc(a, v.len * sizeof(*out->v)) : NULL;
+	if (v.len)
+		memcpy(out->v, v.items, v.len * sizeof(*out->v));
+	ot_vec_free(&v);
+}
+
+/* The type of local `name` where offset `at` of d's body sees it (its
+ * last declaration before `at`), with its initializer and range-for
+ * source, or NULL. The declarations are read once per body and name. */
+static const char *local_type(const ot_callkinds *ck, const char *c, const ot_ix_cdef *d, size_t at,
+			      const char *name, const char **init, const char **range)
+{
+	struct thread_cache *tc = thread_cache(ck);
+	char key[200];
+	struct decls *ds;
+	const struct decl *best = NULL;
+	*init = *range = NULL;
+	if (!d->body)
+		return NULL; /* a generated definition: no body of its own */
+	snprintf(key, sizeof(key), "%p:%s", (const void *)d, name);
+	if (!(ds = ot_map_get(tc->locals, key))) {
+		const ot_ix_file *f = ot_index_file(ck->ix, d->file);
+		ds = ot_arena_alloc(tc->arena, sizeof(*ds));
+		scan_decls(ds, tc->arena, c, d, d->body_end ? d->body_end : f->len, name);
+		ot_map_put(tc->locals, ot_arena_strdup(tc->arena, key), ds);
+	}
+	for (size_t i = 0; i < ds->n && ds->v[i].pos + strlen(name) <= at; i++)
+		best = &ds->v[i];
+	if (!best)
+		return NULL;
+	*init = best->init;
+	*range = best->range;
+	return best->type;
+}
+
+const char *ot_callkind_local_init(const ot_callkinds *ck, const ot_ix_cdef *d, uint32_t at,
+				   const char *name)
+{
+	const ot_ix_file *f = ot_index_file(ck->ix, d->file);
+	const char *init, *range;
+	if (!f || !d->body || at == OT_IX_CALL_NO_TEXT)
+		return NULL;
+	local_type(ck, f->code, d, at, name, &init, &range);
+	return init;
 }
 
 /* ---- types of expressions ----------------------------------------------------------------- */
@@ -688,7 +746,7 @@ static ot_ty name_type(struct ck_ctx *x, const char *name)
 	const char *init, *range, *type;
 	if (!strcmp(name, "this"))
 		return OT_TY_OTHER;
-	type = local_type(x->a, x->f->code, x->d, x->at, name, &init, &range);
+	type = local_type(x->ck, x->f->code, x->d, x->at, name, &init, &range);
 	if (!type && !x->params_read) {
 		x->nparams = ot_callkind_params(x->ck->ix, x->d, x->pnames, x->ptypes,
 						OT_CK_MAX_ARGS, x->a);
@@ -811,6 +869,17 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 				}
 				if (!strcmp(method, "expect_contiguous") || !strcmp(method, "borrow_from_optional_tensor"))
 					return OT_TY_TENSOR_PTR;
+				{
+					/* Vec::loadu(...), Vectorized<float>::blendv(...): a static
+					 * member of a type other than Tensor */
+					size_t qe = ms >= 2 ? ms - 2 : 0, qs = qe;
+					while (qs && (ot_is_ident_char(callee[qs - 1]) || callee[qs - 1] == '<' ||
+						      callee[qs - 1] == '>' || callee[qs - 1] == ' ' || callee[qs - 1] == ','))
+						qs--;
+					if (qe > qs && isupper((unsigned char)callee[qs]) &&
+					    strncmp(callee + qs, "Tensor", 6) && strncmp(callee + qs, "MaybeOwned", 10))
+						return OT_TY_OTHER;
+				}
 				return OT_TY_UNKNOWN;
 			}
 			(void)arrow;
@@ -954,7 +1023,13 @@ static bool operands(const char *c, size_t lo, size_t hi, size_t at, size_t ople
 
 /* ---- argument categories, for overloads ----------------------------------------------------------- */
 
-enum cat { C_UNKNOWN, C_TENSOR, C_TLIST, C_INT, C_FLOAT, C_BOOL, C_LIST, C_DIMNAME, C_OTHER };
+enum cat {
+	C_UNKNOWN, C_TENSOR, C_TLIST, C_INT, C_FLOAT, C_BOOL, C_LIST, C_DIMNAME,
+	C_SCALARTYPE, /* kFloat, ScalarType::Long, a ScalarType variable */
+	C_OPTIONS,    /* TensorOptions: C++'s packing of dtype, layout, device, pin_memory */
+	C_DEVICE,     /* kCUDA, Device(...), t.device() */
+	C_OTHER
+};
 
 static enum cat schema_cat(const char *type)
 {
@@ -976,8 +1051,73 @@ static enum cat schema_cat(const char *type)
 		return C_DIMNAME;
 	if (!strcmp(type, "Scalar") || !strcmp(type, "Scalar?"))
 		return C_FLOAT; /* takes ints and floats alike */
+	if (!strcmp(type, "ScalarType") || !strcmp(type, "ScalarType?"))
+		return C_SCALARTYPE;
+	if (!strcmp(type, "Device") || !strcmp(type, "Device?"))
+		return C_DEVICE;
 	return C_OTHER;
 }
+
+/* The category an expression's last call gives, when its name tells:
+ * t.scalar_type(), iter.dtype(0) (ScalarType), t.options(),
+ * at::device(d).dtype(k) (TensorOptions), t.device(), Device(...). */
+static enum cat call_cat(const char *a)
+{
+	size_t n = strlen(a), open;
+	const char *name;
+	int depth = 0;
+	if (!n || a[n - 1] != ')')
+		return C_UNKNOWN;
+	for (open = n; open-- > 0;) {
+		if (a[open] == ')')
+			depth++;
+		else if (a[open] == '(' && --depth == 0)
+			break;
+	}
+	if (open >= n)
+		return C_UNKNOWN;
+	name = a + open;
+	while (name > a && ot_is_ident_char(name[-1]))
+		name--;
+	if (ot_starts_with(a, "TensorOptions(") || ot_starts_with(a, "at::TensorOptions(") ||
+	    ot_starts_with(a, "at::device(") || ot_starts_with(a, "at::dtype(") ||
+	    ot_starts_with(a, "device(") || ot_starts_with(a, "dtype(") || strstr(a, "options()"))
+		return C_OPTIONS;
+	if (!strncmp(name, "scalar_type(", 12) || !strncmp(name, "dtype(", 6) ||
+	    !strncmp(name, "common_dtype(", 13) || !strncmp(name, "toScalarType(", 13) ||
+	    !strncmp(name, "typeMetaToScalarType(", 21))
+		return C_SCALARTYPE;
+	if ((!strncmp(name, "device(", 7) && a[open + 1] == ')') || !strncmp(name, "Device(", 7))
+		return C_DEVICE;
+	return C_UNKNOWN;
+}
+
+/* Does schema argument k start the group C++ packs into one TensorOptions
+ * (dtype, layout, device, pin_memory)? */
+static bool options_group(const ot_reg_schema *s, size_t k)
+{
+	return k + 3 < s->nargs && !strcmp(s->args[k].type, "ScalarType?") &&
+	       !strcmp(s->args[k + 1].type, "Layout?") && !strcmp(s->args[k + 2].type, "Device?") &&
+	       !strcmp(s->args[k + 3].type, "bool?");
+}
+
+/* A ScalarType constant as C++ writes it: kFloat, at::kLong, ScalarType::Half. */
+static bool scalar_type_constant(const char *a)
+{
+	const char *last = strrchr(a, ':');
+	last = last ? last + 1 : a;
+	if (strstr(a, "ScalarType::"))
+		return true;
+	return last[0] == 'k' && isupper((unsigned char)last[1]) &&
+	       (!strcmp(last + 1, "Float") || !strcmp(last + 1, "Double") || !strcmp(last + 1, "Half") ||
+		!strcmp(last + 1, "BFloat16") || !strcmp(last + 1, "Long") || !strcmp(last + 1, "Int") ||
+		!strcmp(last + 1, "Bool") || !strcmp(last + 1, "Byte") || !strcmp(last + 1, "Char") ||
+		!strcmp(last + 1, "Short") || !strcmp(last + 1, "ComplexFloat") ||
+		!strcmp(last + 1, "ComplexDouble") || !strcmp(last + 1, "ComplexHalf"));
+}
+
+/* An arithmetic expression of numbers and scalar names: 1 - p, alpha * a. */
+static enum cat arithmetic_cat(struct ck_ctx *x, const char *arg);
 
 static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 {
@@ -988,8 +1128,26 @@ static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 		return C_BOOL;
 	if (arg[0] == '{')
 		return C_LIST;
-	if (isdigit((unsigned char)arg[0]) || (arg[0] == '-' && isdigit((unsigned char)arg[1])))
-		return strpbrk(arg, ".eE") && !strpbrk(arg, "xX") ? C_FLOAT : C_INT;
+	if (isdigit((unsigned char)arg[0]) || (arg[0] == '-' && isdigit((unsigned char)arg[1]))) {
+		bool plain = true;
+		for (const char *p = arg; *p && plain; p++)
+			plain = isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '+';
+		if (plain)
+			return strpbrk(arg, ".eE") && !strpbrk(arg, "xX") ? C_FLOAT : C_INT;
+	}
+	if (scalar_type_constant(arg))
+		return C_SCALARTYPE;
+	if (!strcmp(arg, "kCUDA") || !strcmp(arg, "at::kCUDA") || !strcmp(arg, "kCPU") || !strcmp(arg, "at::kCPU"))
+		return C_DEVICE;
+	if (ot_ends_with(arg, "options") || ot_ends_with(arg, "opts"))
+		return C_OPTIONS;
+	{
+		enum cat c = call_cat(arg);
+		if (c != C_UNKNOWN)
+			return c;
+	}
+	if (strpbrk(arg, "+-*/") && !strpbrk(arg, "(["))
+		return arithmetic_cat(x, arg);
 	switch (expr_type(x, arg)) {
 	case OT_TY_TENSOR:
 		return C_TENSOR;
@@ -1008,7 +1166,7 @@ static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 		for (size_t i = 0; i < n; i++)
 			if (!ot_is_ident_char(arg[i]))
 				return C_UNKNOWN;
-		type = local_type(x->a, x->f->code, x->d, x->at, arg, &init, &range);
+		type = local_type(x->ck, x->f->code, x->d, x->at, arg, &init, &range);
 		if (!type)
 			for (size_t i = 0; i < x->nparams; i++)
 				if (!strcmp(x->pnames[i], arg))
@@ -1028,8 +1186,43 @@ static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 			return C_LIST;
 		if (strstr(t, "Dimname"))
 			return C_DIMNAME;
+		if (!strcmp(t, "ScalarType") || !strcmp(t, "optional<ScalarType>"))
+			return C_SCALARTYPE;
+		if (!strcmp(t, "TensorOptions"))
+			return C_OPTIONS;
+		if (!strcmp(t, "Device") || !strcmp(t, "optional<Device>"))
+			return C_DEVICE;
 		return C_OTHER;
 	}
+}
+
+static enum cat arithmetic_cat(struct ck_ctx *x, const char *arg)
+{
+	enum cat out = C_INT;
+	char name[96];
+	for (const char *p = arg; *p;) {
+		size_t n = 0;
+		if (!ot_is_ident_char(*p)) {
+			p++;
+			continue;
+		}
+		while (ot_is_ident_char(p[n]))
+			n++;
+		if (n < sizeof(name)) {
+			enum cat c;
+			memcpy(name, p, n);
+			name[n] = '\0';
+			c = arg_cat(x, name);
+			if (c == C_FLOAT)
+				out = C_FLOAT;
+			else if (c != C_INT)
+				return C_UNKNOWN;
+		} else {
+			return C_UNKNOWN;
+		}
+		p += n;
+	}
+	return out;
 }
 
 static int cat_score(enum cat a, enum cat s)
@@ -1039,11 +1232,43 @@ static int cat_score(enum cat a, enum cat s)
 	if (a == s)
 		return 2;
 	if ((a == C_INT && (s == C_FLOAT || s == C_BOOL)) || (a == C_BOOL && s == C_INT) ||
-	    (a == C_LIST && s == C_INT) /* {d} for int[1] */)
+	    (a == C_LIST && s == C_INT) /* {d} for int[1] */ ||
+	    (a == C_INT && s == C_LIST) /* an int is an IntArrayRef of one */)
 		return 1;
-	if (s == C_OTHER || a == C_OTHER)
+	if ((s == C_OTHER && a != C_SCALARTYPE && a != C_OPTIONS && a != C_DEVICE) || a == C_OTHER)
 		return 0;
 	return -5;
+}
+
+/* How well a C++ call's argument categories fit schema `s` (positional,
+ * self first for a method; a TensorOptions takes the place of the four
+ * arguments it packs): a score, or INT_MIN when they cannot. */
+static int schema_fit(const ot_reg_schema *s, const enum cat *cats, size_t total, size_t first)
+{
+	size_t si = first, ai = first;
+	int score = 0;
+	while (ai < total) {
+		if (si >= s->nargs)
+			return INT_MIN;
+		if (cats[ai] == C_OPTIONS && options_group(s, si)) {
+			score += 2;
+			si += 4;
+		} else {
+			/* a keyword-only dtype of a factory is only reached through TensorOptions */
+			int sc = cat_score(cats[ai], schema_cat(s->args[si].type));
+			if (cats[ai] == C_SCALARTYPE && options_group(s, si))
+				sc = -5;
+			score += sc;
+			si++;
+		}
+		ai++;
+	}
+	for (; si < s->nargs; si++)
+		if (!s->args[si].def && !options_group(s, si))
+			return INT_MIN; /* a required argument left */
+		else if (options_group(s, si))
+			si += 3;
+	return score;
 }
 
 /* The overload of `op` a C++ call with these arguments binds: out= ones for
@@ -1068,17 +1293,22 @@ static const ot_reg_func *fit_overload(struct ck_ctx *x, const char *op, bool ou
 		for (size_t k = 0; k < s->nargs; k++)
 			if (!s->args[k].def)
 				required = k + 1;
-		if (total < required || total > s->nargs)
+		if (total > s->nargs)
 			continue;
 		if (!out_call) {
+			int fit;
 			if (!cats_done) {
 				cats[0] = C_TENSOR;
 				for (size_t k = 0; k < nargs && k < OT_CK_MAX_ARGS; k++)
 					cats[k + (method ? 1 : 0)] = arg_cat(x, args[k]);
 				cats_done = true;
 			}
-			for (size_t k = method ? 1 : 0; k < total && k < OT_CK_MAX_ARGS; k++)
-				score += cat_score(cats[k], schema_cat(s->args[k].type));
+			fit = schema_fit(s, cats, total < OT_CK_MAX_ARGS ? total : OT_CK_MAX_ARGS, method ? 1 : 0);
+			if (fit == INT_MIN)
+				continue;
+			score += fit;
+		} else if (total < required) {
+			continue;
 		}
 		if (!*s->overload)
 			score += 1; /* the default overload when nothing else decides */
@@ -1332,6 +1562,36 @@ static size_t fit_helpers(struct ck_ctx *x, const ot_ix_cdef **cand, size_t n, s
  * namespaces enclosing it (or, for a qualified call, where the qualifier
  * points). A __device__-only or __global__ function never answers a call
  * made from host code. */
+/* Is h visible only in its own file: written in a .cpp/.cu file (not a
+ * header) as static, inline, constexpr or device code? Read from the words
+ * before its name (its line and the one before). */
+static bool file_local(const ot_callkinds *ck, const ot_ix_cdef *h)
+{
+	static const char *const words[] = {"static", "inline", "constexpr", "__device__", "C10_DEVICE",
+					    "C10_HOST_DEVICE", "__forceinline__", "C10_ALWAYS_INLINE"};
+	const ot_ix_file *f = ot_index_file(ck->ix, h->file);
+	const char *p, *start, *name;
+	size_t n;
+	if (!f || h->gen || h->line < 1 || h->line > f->nlines || ot_ends_with(f->path, ".h") ||
+	    ot_ends_with(f->path, ".cuh") || ot_ends_with(f->path, ".hpp"))
+		return false;
+	p = f->code + f->line_off[h->line - 1];
+	start = h->line >= 2 ? f->code + f->line_off[h->line - 2] : p;
+	n = strlen(h->name);
+	for (name = p; (name = strstr(name, h->name)); name += n)
+		if ((name == f->code || !ot_is_ident_char(name[-1])) && !ot_is_ident_char(name[n]))
+			break;
+	if (!name)
+		return false;
+	for (size_t k = 0; k < OT_ARRAY_LEN(words); k++) {
+		size_t wn = strlen(words[k]);
+		for (const char *w = start; (w = memmem(w, (size_t)(name - w), words[k], wn)); w += wn)
+			if ((w == f->code || !ot_is_ident_char(w[-1])) && !ot_is_ident_char(w[wn]))
+				return true;
+	}
+	return false;
+}
+
 static size_t find_helpers(struct ck_ctx *x, const char *qual, const char *name,
 			   const ot_ix_cdef **out, size_t max)
 {
@@ -1358,8 +1618,8 @@ static size_t find_helpers(struct ck_ctx *x, const char *qual, const char *name,
 					continue;
 			} else if (!ns_encloses(hns, d->ns) || !*hns) {
 				continue;
-			} else if (strstr(hns, "(anonymous)")) {
-				continue; /* another file's anonymous namespace */
+			} else if (strstr(hns, "(anonymous)") || (h->file != d->file && file_local(x->ck, h))) {
+				continue; /* another file's anonymous namespace or static, inline function */
 			}
 			out[n++] = h;
 		}
@@ -1386,28 +1646,60 @@ static size_t native_defs(struct ck_ctx *x, const char *name, const ot_ix_cdef *
 	return n;
 }
 
-/* The first DECLARE_DISPATCH-family site of stub `name` visible from d
- * (its namespace encloses d's, or the qualifier names it). */
+/* The namespace a name written with qualifier `qual` in namespace `ns`
+ * (anonymous ones seen through) is looked up from: ns::qual, or qual when
+ * it is absolute (at::..., ::...). */
+static void lookup_scope(char *out, size_t n, const char *ns, const char *qual)
+{
+	char visible[600];
+	without_anonymous(visible, sizeof(visible), ns);
+	if (qual[0] == ':' && qual[1] == ':')
+		snprintf(out, n, "%s", qual + 2);
+	else if (ot_starts_with(qual, "at::") || !strcmp(qual, "at") || ot_starts_with(qual, "c10::"))
+		snprintf(out, n, "%s", qual);
+	else if (*qual)
+		snprintf(out, n, "%s%s%s", visible, *visible ? "::" : "", qual);
+	else
+		snprintf(out, n, "%s", visible);
+}
+
+/* The declaration of stub `name` a use in `scope` finds: the innermost
+ * namespace enclosing it that declares (or defines) one. */
+static const ot_ix_stub *stub_in_scope(const ot_index *ix, const char *name, const char *scope)
+{
+	const ot_ix_stub *best = NULL;
+	size_t best_len = 0;
+	for (const ot_ix_stub *s = ot_index_stubs(ix, name); s; s = s->next) {
+		char sns[600];
+		size_t k;
+		if (s->kind == OT_STUB_REGISTER)
+			continue;
+		lookup_scope(sns, sizeof(sns), s->ns, s->stub_qual ? s->stub_qual : "");
+		k = strlen(sns);
+		if (!ns_encloses(sns, scope) && *sns)
+			continue;
+		/* a declaration beats a definition in the same namespace */
+		if (!best || k > best_len || (k == best_len && s->kind == OT_STUB_DECLARE && best->kind != OT_STUB_DECLARE)) {
+			best = s;
+			best_len = k;
+		}
+	}
+	return best;
+}
+
+const ot_ix_stub *ot_callkind_stub_decl(const ot_index *ix, const ot_ix_stub *site)
+{
+	char scope[600];
+	lookup_scope(scope, sizeof(scope), site->ns, site->stub_qual ? site->stub_qual : "");
+	return stub_in_scope(ix, site->stub, scope);
+}
+
+/* The declaration of stub `name` a call from d (written with `qual`) finds. */
 static const ot_ix_stub *find_stub(struct ck_ctx *x, const char *qual, const char *name)
 {
-	const ot_ix_stub *first = ot_index_stubs(x->ck->ix, name);
-	for (const ot_ix_stub *s = first; s; s = s->next) {
-		if (s->kind != OT_STUB_DECLARE && s->kind != OT_STUB_DEFINE)
-			continue;
-		if (*qual) {
-			char q[300];
-			size_t m, k;
-			snprintf(q, sizeof(q), "%s", qual[0] == ':' ? qual + 2 : qual);
-			m = strlen(q);
-			k = strlen(s->ns);
-			if (m <= k && !strcmp(s->ns + k - m, q) && (m == k || s->ns[k - m - 1] == ':'))
-				return first;
-			continue;
-		}
-		if (ns_encloses(s->ns, x->d->ns) || !*s->ns)
-			return first;
-	}
-	return NULL;
+	char scope[600];
+	lookup_scope(scope, sizeof(scope), x->d->ns, qual);
+	return stub_in_scope(x->ck->ix, name, scope);
 }
 
 size_t ot_callkind_helpers(const ot_callkinds *ck, const ot_ix_cdef *from, const char *qual,
@@ -1459,6 +1751,12 @@ static void operator_kind(struct ck_ctx *x, ot_callkind *out, const ot_ix_call *
 		return;
 	out->kind = OT_CK_OP;
 	out->op = ni->op;
+	if (!compound && lt != OT_TY_TENSOR && (!strcmp(ni->op, "sub") || !strcmp(ni->op, "div"))) {
+		/* Scalar - Tensor, Scalar / Tensor: TensorOperators.h fills a new
+		 * tensor with the scalar and subtracts or divides in place */
+		out->op = !strcmp(ni->op, "sub") ? "sub_" : "div_";
+		compound = true;
+	}
 	/* shown as written when it sits on one line */
 	out->text = memchr(code + ls, '\n', re - ls) ? ot_arena_strndup(x->a, code + c->off, oplen)
 						       : span(x->a, code, ls, re);
@@ -1471,7 +1769,7 @@ static void operator_kind(struct ck_ctx *x, ot_callkind *out, const ot_ix_call *
 		out->args[1] = r;
 		out->nargs = 2;
 	}
-	out->overload = fit_overload(x, ni->op, false, out->args, out->nargs, compound);
+	out->overload = fit_overload(x, out->op, false, out->args, out->nargs, compound);
 }
 
 void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *d,
@@ -1501,14 +1799,18 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 			out->text = c->qual;
 		return;
 	}
-	/* the arguments */
-	open = skip_ws(code, c->off + strlen(c->name), hi);
-	if (open < hi && code[open] == '<') {
-		size_t m = match_bracket(code, open, hi, open);
-		open = m == (size_t)-1 ? hi : skip_ws(code, m + 1, hi);
+	/* the arguments (not known for a call a macro of another file writes) */
+	if (c->off != OT_IX_CALL_NO_TEXT) {
+		open = skip_ws(code, c->off + strlen(c->name), hi);
+		if (open < hi && code[open] == '<') {
+			size_t m = match_bracket(code, open, hi, open);
+			open = m == (size_t)-1 ? hi : skip_ws(code, m + 1, hi);
+		}
+		nargs = open < hi && code[open] == '(' ? split_args(out->args, OT_CK_MAX_ARGS, arena, code, open, hi) : 0;
+		out->nargs = nargs < 0 ? 0 : (size_t)nargs > OT_CK_MAX_ARGS ? OT_CK_MAX_ARGS : (size_t)nargs;
+	} else {
+		x.at = 0;
 	}
-	nargs = open < hi && code[open] == '(' ? split_args(out->args, OT_CK_MAX_ARGS, arena, code, open, hi) : 0;
-	out->nargs = nargs < 0 ? 0 : (size_t)nargs > OT_CK_MAX_ARGS ? OT_CK_MAX_ARGS : (size_t)nargs;
 
 	if (c->kind == OT_CALL_REF) {
 		const ot_ix_stub *s = ni && ni->stub ? find_stub(&x, c->qual, c->name) : NULL;
@@ -1524,6 +1826,10 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 		ot_ty t;
 		if (!ni || !ni->op || !ni->op_method)
 			return; /* no op of that name: Vectorized::exp, IntArrayRef::size... */
+		/* x.to<T>(): no Tensor method that is an op takes template arguments
+		 * (item<T> is the one that calls one) */
+		if (code[skip_ws(code, c->off + strlen(c->name), hi)] == '<' && strcmp(c->name, "item"))
+			return;
 		if (!receiver(code, d->body, c->off, &rs, &re, &arrow)) {
 			out->kind = OT_CK_OP;
 			out->op = ni->op;
@@ -1545,12 +1851,24 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 			out->exact = false;
 			out->why = ot_arena_printf(arena, "the type of `%s` is not known",
 						   span(arena, code, rs, re));
+			out->overload = fit_overload(&x, ni->op, false, out->args, out->nargs, true);
 			return;
 		}
 		return; /* a method of something that is not a Tensor */
 	}
 
 	/* plain calls */
+	if (!*c->qual) {
+		/* a parameter called (a stub or a functor handed in): what it is
+		 * depends on the caller, not on the name */
+		if (!x.params_read) {
+			x.nparams = ot_callkind_params(ck->ix, d, x.pnames, x.ptypes, OT_CK_MAX_ARGS, arena);
+			x.params_read = true;
+		}
+		for (size_t k = 0; k < x.nparams; k++)
+			if (!strcmp(x.pnames[k], c->name))
+				return;
+	}
 	if (is_ti_loop(c->name)) {
 		out->kind = OT_CK_LAUNCH;
 		out->lib = OT_GPU_TI_KERNEL;
@@ -1620,6 +1938,21 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 			return;
 		}
 		if (!*q && ni && ni->op) {
+			size_t b = back_ws(code, d->body, c->off);
+			bool tensor_arg = false, scalar_args = out->nargs > 0;
+			/* ::exp(x), numeric_limits<T>::max(): qualified by the global
+			 * scope or by a type, never an aten op */
+			if (b >= 2 && code[b - 1] == ':' && code[b - 2] == ':')
+				return;
+			/* an aten op takes a Tensor: exp(x) of floats or Vectorized is
+			 * C++'s or ATen's vector maths */
+			for (size_t k = 0; k < out->nargs; k++) {
+				enum cat a = arg_cat(&x, out->args[k]);
+				tensor_arg = tensor_arg || a == C_TENSOR || a == C_TLIST;
+				scalar_args = scalar_args && (a == C_INT || a == C_FLOAT || a == C_BOOL || a == C_OTHER);
+			}
+			if (scalar_args && !tensor_arg)
+				return;
 			/* inside at::native an unqualified kernel name is the native
 			 * function itself; elsewhere argument-dependent lookup finds
 			 * at::x for Tensor arguments */

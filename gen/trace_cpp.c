@@ -241,9 +241,93 @@ static void call_verdicts(struct tb_ctx *c, const struct body_env *be, const ot_
 	}
 }
 
+/* Is definition d compiled in the build? When it is not (or the build flag
+ * is not known), an edge to it is never taken, with the arm as the reason. */
+static void def_built(struct tb_ctx *c, const ot_ix_cdef *d, ot_edge *e)
+{
+	ot_verdict pp;
+	if (!d->pp)
+		return;
+	pp = ot_cond_pparm(c->t->build, c->ix, d->file, d->pp);
+	if (pp.value == OT_TRI_TRUE)
+		return;
+	for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
+		tb_never(e, (ot_device)dev, OT_WHEN_BUILD, pp.text ? pp.text : "a build flag");
+		e->cond[dev].line = pp.line;
+	}
+	e->when_file = fpath(c, d->file);
+	tb_headline(e);
+}
+
+/* The scalar type an overload of a helper is written for, by its parameter
+ * types and a specialization on its line (gemm(..., float *c, ...),
+ * foo<c10::complex<c10::Half>>): 'F' float32, 'O' another one, '?' none
+ * (a template, or no scalar type named). */
+static char def_dtype(struct tb_ctx *c, const ot_ix_cdef *d)
+{
+	static const char *const others[] = {"double", "complex", "Half", "BFloat16", "int8_t", "int16_t",
+					     "int32_t", "uint8_t", "Float8", "qint", "quint"};
+	const char *const *names, *const *types;
+	size_t n = ot_callkinds_params(c->t->ck, d, &names, &types);
+	const ot_ix_file *f = ot_index_file(c->ix, d->file);
+	char head[256] = "";
+	bool f32 = false, other = false;
+	(void)names;
+	if (f && d->line >= 1 && d->line <= f->nlines && !d->gen) {
+		const char *l = f->code + f->line_off[d->line - 1];
+		const char *open = strchr(l, '(');
+		size_t k = open && open - l < (long)sizeof(head) ? (size_t)(open - l) : 0;
+		memcpy(head, l, k);
+		head[k] = '\0';
+	}
+	for (size_t i = 0; i <= n; i++) {
+		const char *t = i < n ? types[i] : head;
+		for (const char *p = t; (p = strstr(p, "float")); p += 5)
+			if (!(p > t && ot_is_ident_char(p[-1])) && !ot_is_ident_char(p[5]) &&
+			    !(p - t >= 8 && !memcmp(p - 8, "complex<", 8)))
+				f32 = true;
+		for (size_t k = 0; k < OT_ARRAY_LEN(others); k++)
+			if (strstr(t, others[k]))
+				other = true;
+	}
+	return f32 && !other ? 'F' : other && !f32 ? 'O' : '?';
+}
+
+/* What the caller knows of name `a` at offset `at`: a parameter's value;
+ * for a local Tensor that unwraps an optional parameter
+ * (`const Tensor& w = *at::borrow_from_optional_tensor(w_opt)`, in one or
+ * two declarations), that parameter's: "undefined" when it is None. */
+static const char *local_value(const struct body_env *be, const char *a, uint32_t at)
+{
+	const char *init;
+	for (int hop = 0; hop < 3; hop++) {
+		for (size_t k = 0; k < be->env[0].nparams; k++)
+			if (be->params[k].value && !strcmp(be->params[k].name, a))
+				return !strcmp(be->params[k].value, "nullopt") || !strcmp(be->params[k].value, "None")
+					       ? "undefined"
+					       : be->params[k].value;
+		init = ot_callkind_local_init(be->c->t->ck, be->d, at, a);
+		if (!init)
+			return "?";
+		if (init[0] == '*')
+			init++;
+		if (ot_starts_with(init, "at::borrow_from_optional_tensor(") ||
+		    ot_starts_with(init, "borrow_from_optional_tensor(")) {
+			const char *p = strchr(init, '(') + 1;
+			size_t n = strcspn(p, ")");
+			a = ot_arena_strndup(be->c->a, p, n);
+		} else if (ot_is_identifier(init)) {
+			a = init;
+		} else {
+			return "?";
+		}
+	}
+	return "?";
+}
+
 /* What a C++ call passes to the callee's parameters: literals and the
  * caller's known values, positionally. */
-static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_binding *b)
+static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_binding *b, uint32_t at)
 {
 	/* a forwarder (std::forward<Args>(args)...) passes on what it was given */
 	if (ck->nargs == 1 && !ck->receiver_tensor && be->in && ot_ends_with(ck->args[0], "...")) {
@@ -270,9 +354,7 @@ static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_bi
 		else if (!strcmp(a, "Tensor()") || !strcmp(a, "at::Tensor()") || !strcmp(a, "Tensor{}"))
 			v = "undefined";
 		else
-			for (size_t k = 0; k < be->env[0].nparams; k++)
-				if (be->params[k].value && !strcmp(be->params[k].name, a))
-					v = be->params[k].value;
+			v = local_value(be, a, at);
 		b->value[i] = v;
 	}
 }
@@ -375,22 +457,25 @@ static void register_reach(ot_edge *e, const char *backend)
 	}
 }
 
+/* Does site s name the stub declared at `decl`? */
+static bool stub_site_of(struct tb_ctx *c, const ot_ix_stub *s, const ot_ix_stub *decl)
+{
+	const ot_ix_stub *d = ot_callkind_stub_decl(c->ix, s);
+	return d && (d == decl || !strcmp(d->ns, decl->ns));
+}
+
 /* A DispatchStub: its node, and every registered kernel. */
-static long expand_stub(struct tb_ctx *c, const ot_ix_stub *first, const char *op, int depth,
+static long expand_stub(struct tb_ctx *c, const ot_ix_stub *stub, const char *op, int depth,
 			int level)
 {
-	const ot_ix_stub *decl = NULL, *def = NULL;
+	const ot_ix_stub *first = ot_index_stubs(c->ix, stub->stub), *decl = stub, *def = NULL;
 	ot_node n = {0};
 	bool is_new;
 	long node;
-	for (const ot_ix_stub *s = first; s; s = s->next) {
-		if (s->kind == OT_STUB_DECLARE && !decl)
-			decl = s;
-		if (s->kind == OT_STUB_DEFINE && !def)
+	/* the stub's own sites: those that name the same declaration */
+	for (const ot_ix_stub *s = first; s; s = s->next)
+		if (s->kind == OT_STUB_DEFINE && !def && stub_site_of(c, s, decl))
 			def = s;
-	}
-	if (!decl)
-		decl = def ? def : first;
 	n.kind = OT_NODE_STUB;
 	n.layer = OT_LAYER_STUB;
 	n.found = true;
@@ -404,7 +489,7 @@ static long expand_stub(struct tb_ctx *c, const ot_ix_stub *first, const char *o
 		n.def_file = fpath(c, def->file);
 		n.def_line = def->line;
 	}
-	node = tb_node(c, &n, decl->file, first, NULL, &is_new);
+	node = tb_node(c, &n, decl->file, decl, NULL, &is_new);
 	if (node < 0 || !is_new)
 		return node;
 	if (c->tr->nodes.items[node].def_file)
@@ -416,7 +501,7 @@ static long expand_stub(struct tb_ctx *c, const ot_ix_stub *first, const char *o
 		ot_edge e;
 		ot_verdict pp;
 		long kn;
-		if (s->kind != OT_STUB_REGISTER)
+		if (s->kind != OT_STUB_REGISTER || !stub_site_of(c, s, decl))
 			continue;
 		backend = stub_backend(s->macro, fpath(c, s->file));
 		e = tb_always(OT_EDGE_REGISTER, (uint32_t)node, (uint32_t)node);
@@ -482,7 +567,7 @@ static bool body_op(struct tb_ctx *c, uint32_t node, const struct body_env *be, 
 			return false;
 		f = ov[0];
 	}
-	call_binding(be, ck, &b);
+	call_binding(be, ck, &b, call->off);
 	en = tb_entry(c, f, depth + 1, &b, ck->exact && ck->overload);
 	e = tb_always(OT_EDGE_OP, node, en);
 	set_site(&e, c, d, call,
@@ -567,9 +652,17 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 			break;
 		}
 		case OT_CK_NATIVE:
-		case OT_CK_HELPER:
+		case OT_CK_HELPER: {
+			/* overloads for several scalar types: a float32 call takes the
+			 * float one */
+			bool has_f32 = false;
+			char dt[OT_CK_MAX_DEFS];
 			if (ck.kind == OT_CK_HELPER && level >= c->t->opts.helper_depth)
 				break;
+			for (size_t k = 0; k < ck.ndefs; k++) {
+				dt[k] = ck.ndefs > 1 ? def_dtype(c, ck.defs[k]) : '?';
+				has_f32 = has_f32 || dt[k] == 'F';
+			}
 			for (size_t k = 0; k < ck.ndefs; k++) {
 				const ot_ix_cdef *h = ck.defs[k];
 				tb_binding hb;
@@ -585,7 +678,7 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 							op, NULL, depth, OT_NODE_CFUNC);
 				if (hn < 0 || (uint32_t)hn == node)
 					continue;
-				call_binding(&be, &ck, &hb);
+				call_binding(&be, &ck, &hb, call->off);
 				sub = explore_body(c, (uint32_t)hn, h, op, depth, level + 1, &hb);
 				if (!sub && !native) {
 					struct tb_state *hs = tb_state(c, (uint32_t)hn);
@@ -602,11 +695,17 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 					if (native)
 						e.site_note = ot_arena_printf(c->a, "calls at::native::%s directly", h->name);
 					tb_reach(c, &e, v, kind, fpath(c, d->file));
+					def_built(c, h, &e);
+					if (has_f32 && dt[k] == 'O')
+						for (int dev = 0; dev < OT_DEV_COUNT; dev++)
+							tb_never(&e, (ot_device)dev, OT_WHEN_GUARD,
+								 "the overload for another scalar type (float32 takes the float one)");
 					tb_edge(c, &e);
 					interesting = true;
 				}
 			}
 			break;
+		}
 		case OT_CK_LIB:
 		case OT_CK_LAUNCH: {
 			ot_node n = {0};
@@ -734,12 +833,19 @@ static bool in_at_native(const ot_ix_cdef *d)
 /* Definitions of the C++ function a dispatch entry names: in at::native, in
  * native/ and the backend's folder first, then in native/, then elsewhere
  * in ATen; a macro invocation naming it only when there is no written
- * definition. */
+ * definition. A structured entry's kernel is a TORCH_IMPL_FUNC (a plain
+ * function of that name is another overload's), another entry's a plain
+ * function; a structured kernel written as a plain function is taken only
+ * when there is no TORCH_IMPL_FUNC. */
 static size_t kernel_defs(const struct tb_ctx *c, const char *kernel, const char *key,
 			  bool structured, const ot_ix_cdef **out, size_t max)
 {
 	size_t n = 0;
-	for (int pass = 0; pass < 4 && !n; pass++) {
+	for (int pass = 0; pass < 5 && !n; pass++) {
+		/* passes 0-2 as the kind says, 3 a plain function for a structured
+		 * entry, 4 macro invocations */
+		if (pass == 3 && !structured)
+			continue;
 		for (int symint = 0; symint < 2; symint++) {
 			char name[200];
 			snprintf(name, sizeof(name), symint ? "%s_symint" : "%s", kernel);
@@ -748,12 +854,15 @@ static size_t kernel_defs(const struct tb_ctx *c, const char *kernel, const char
 				bool native = ot_starts_with(p, "aten/src/ATen/native/");
 				if (d->in_class || !ot_starts_with(p, "aten/src/ATen/") ||
 				    ot_starts_with(p, "aten/src/ATen/native/ufunc/") || !in_at_native(d) ||
-				    native == (pass == 2))
+				    (pass < 3 && native == (pass == 2)))
 					continue;
 				if (pass < 3) {
-					if (d->kind != OT_CDEF_FUNC && !(structured && d->kind == OT_CDEF_IMPL))
+					if (d->kind != (structured ? OT_CDEF_IMPL : OT_CDEF_FUNC))
 						continue;
 					if (pass == 0 && !dir_matches_key(p, key))
+						continue;
+				} else if (pass == 3) {
+					if (d->kind != OT_CDEF_FUNC)
 						continue;
 				} else if (d->kind != OT_CDEF_MACRO) {
 					continue;
@@ -966,6 +1075,11 @@ void tb_expand_entry(struct tb_ctx *c, const struct tb_pending *p)
 		snprintf(first_key, sizeof(first_key), "%.*s", (int)strcspn(uses[u].keys, ","), uses[u].keys);
 		for (int dev = 0; dev < OT_DEV_COUNT; dev++)
 			main_key = main_key || (rk[dev] && keys_have(uses[u].keys, rk[dev]));
+		/* an op the code calls runs on the tensors the caller has: dense CPU
+		 * or CUDA ones; its sparse, quantized, nested, MPS... kernels are
+		 * listed for the op asked for only */
+		if (!main_key && depth > 0)
+			continue;
 		nd = kernel_defs(c, uses[u].kernel, first_key, eff->structured && eff->has_dispatch, defs,
 				 OT_ARRAY_LEN(defs));
 		if (nd > 1) {
@@ -1061,6 +1175,7 @@ void tb_expand_entry(struct tb_ctx *c, const struct tb_pending *p)
 				if (!rk[dev] || !keys_have(uses[u].keys, rk[dev]))
 					tb_never(&e, (ot_device)dev, OT_WHEN_KEY,
 						 ot_arena_printf(c->a, "dispatch key %s", uses[u].keys));
+			def_built(c, defs[k], &e);
 			tb_edge(c, &e);
 			/* the kernels people write against: CPU, CUDA and the
 			 * composites; sparse, quantized, nested, MPS... are listed,
