@@ -775,15 +775,13 @@ static int diagram(const ot_pages *p, const ot_trace *tr, ot_arena *a, ot_buf *d
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < tr->steps.len && nn < DIAGRAM_MAX_NODES; i++) {
 			const ot_step *s = &tr->steps.items[i];
-			const char *base;
 			if ((pass == 0) != (s->depth == 0))
 				continue;
 			id_of[i] = (int)nn + 1;
 			nodes[nn].id = ot_arena_printf(a, "s%zu", i);
 			if (s->found) {
-				base = strrchr(s->file, '/');
 				nodes[nn].label = ot_arena_printf(a, "%s\n%s\n%s:%u", ot_layer_name(s->layer),
-								  s->symbol, base ? base + 1 : s->file,
+								  s->symbol, ot_graph_path_label(s->file),
 								  s->line);
 				nodes[nn].url = source_url(p, a, s->file, s->line);
 			} else {
