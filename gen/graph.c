@@ -232,27 +232,36 @@ typedef struct {
 	bool is_placed;
 } layout_plan;
 
+/* A node's label as drawn, before escaping: wrapped; for a folded node
+ * "+N more" above its condition. */
+static void node_text(ot_buf *out, const ot_graph_node *n)
+{
+	if (!n->folded) {
+		wrap_text(out, n->label ? n->label : n->id, OT_GRAPH_WRAP);
+		return;
+	}
+	ot_buf_clear(out);
+	ot_buf_printf(out, "+%zu more", n->folded);
+	if (n->label && *n->label) {
+		ot_buf text = OT_BUF_INIT;
+		wrap_text(&text, n->label, EDGE_WRAP);
+		ot_buf_printf(out, "\n(%s)", text.ptr);
+		ot_buf_free(&text);
+	}
+}
+
 static void build_node(Agraph_t *g, const ot_graph_node *n, ot_buf *tmp, ot_buf *tmp2)
 {
 	Agnode_t *node = agnode(g, (char *)n->id, 1);
+	node_text(tmp2, n);
+	escape_label(tmp, tmp2->ptr);
+	set_attr(node, "label", tmp->ptr);
 	if (n->folded) {
-		ot_buf_clear(tmp2);
-		ot_buf_printf(tmp2, "+%zu more", n->folded);
-		if (n->label && *n->label) {
-			ot_buf text = OT_BUF_INIT;
-			wrap_text(&text, n->label, EDGE_WRAP);
-			ot_buf_printf(tmp2, "\n(%s)", text.ptr);
-			ot_buf_free(&text);
-		}
-		escape_label(tmp, tmp2->ptr);
-		set_attr(node, "label", tmp->ptr);
 		set_attr(node, "fillcolor", "#ffffff");
 		set_attr(node, "style", "rounded,filled,dotted");
 		set_attr(node, "color", "#6b7280");
 		set_attr(node, "fontcolor", "#374151");
 	} else {
-		label_text(tmp, tmp2, n->label ? n->label : n->id, OT_GRAPH_WRAP);
-		set_attr(node, "label", tmp->ptr);
 		set_attr(node, "fillcolor", n->missing ? "#ffffff" : group_fill(n->group));
 	}
 	if (n->missing) {
@@ -410,26 +419,173 @@ static double laid_out_width(Agraph_t *g)
 	return bb.UR.x - bb.LL.x + 2 * 4.0; /* the SVG renderer's pad */
 }
 
-/* Node and edge-label sizes of the natural layout, for placing. */
-static void measure(layout_plan *lp, Agraph_t *g)
+/*
+ * Text sizes, measured once by laying out a probe with Graphviz (so with
+ * the same font, its metrics and the same margins): a box grows by the
+ * same amount with every character of its longest line and with every
+ * line (the font is monospaced), from its least size.
+ */
+typedef struct {
+	double node_char, node_pad, node_line, node_vpad;
+	double label_char, label_pad, label_line, label_vpad;
+	bool done;
+} text_metrics;
+
+static text_metrics metrics;
+
+static int fail(const char *what);
+
+static void add_probe(Agraph_t *g, const char *name, int cols, int lines)
 {
-	const ot_graph *spec = lp->spec;
-	for (size_t i = 0; i < spec->nnodes; i++) {
-		Agnode_t *n = agnode(g, (char *)spec->nodes[i].id, 0);
-		lp->width[i] = ND_width(n) * 72.0;
-		lp->height[i] = ND_height(n) * 72.0;
+	ot_buf text = OT_BUF_INIT, esc = OT_BUF_INIT;
+	for (int l = 0; l < lines; l++) {
+		for (int c = 0; c < cols; c++)
+			ot_buf_putc(&text, 'M');
+		if (l + 1 < lines)
+			ot_buf_putc(&text, '\n');
 	}
-	for (size_t e = 0; e < spec->nedges; e++) {
-		Agnode_t *a = agnode(g, (char *)spec->nodes[lp->from[e]].id, 0);
-		Agnode_t *b = agnode(g, (char *)spec->nodes[lp->to[e]].id, 0);
-		for (Agedge_t *ed = agfstout(g, a); ed; ed = agnxtout(g, ed)) {
-			textlabel_t *l = ED_label(ed);
-			if (aghead(ed) != b || !l)
-				continue;
-			lp->label_width[e] = l->dimen.x;
-			lp->label_height[e] = l->dimen.y;
+	escape_label(&esc, text.ptr);
+	set_attr(agnode(g, (char *)name, 1), "label", esc.ptr);
+	ot_buf_free(&text);
+	ot_buf_free(&esc);
+}
+
+static double probe_size(Agraph_t *g, const char *name, bool height)
+{
+	Agnode_t *n = agnode(g, (char *)name, 0);
+	return (height ? ND_height(n) : ND_width(n)) * 72.0;
+}
+
+static double probe_label(Agraph_t *g, const char *from, const char *to, bool height)
+{
+	Agedge_t *e = agedge(g, agnode(g, (char *)from, 0), agnode(g, (char *)to, 0), NULL, 0);
+	textlabel_t *l = e ? ED_label(e) : NULL;
+	return l ? (height ? l->dimen.y : l->dimen.x) : 0;
+}
+
+static int calibrate(void)
+{
+	static Agdisc_t disc = {&AgMemDisc, &AgIdDisc, &buf_io};
+	static const struct { const char *from, *to; int cols, lines; } probes[] = {
+		{"a", "b", 20, 1}, {"b", "c", 40, 1}, {"c", "d", 20, 4}};
+	Agraph_t *g;
+	int error = 0;
+	if (metrics.done)
+		return 0;
+	g = agopen("probe", Agdirected, &disc);
+	if (!g)
+		return fail("agopen");
+	declare_defaults(g);
+	add_probe(g, "a", 40, 1);
+	add_probe(g, "b", 80, 1);
+	add_probe(g, "c", 40, 4);
+	add_probe(g, "d", 40, 8);
+	for (size_t i = 0; i < OT_ARRAY_LEN(probes); i++) {
+		ot_buf text = OT_BUF_INIT;
+		Agedge_t *e = agedge(g, agnode(g, (char *)probes[i].from, 0),
+				     agnode(g, (char *)probes[i].to, 0), NULL, 1);
+		for (int l = 0; l < probes[i].lines; l++) {
+			for (int c = 0; c < probes[i].cols; c++)
+				ot_buf_putc(&text, 'M');
+			if (l + 1 < probes[i].lines)
+				ot_buf_puts(&text, "\\n");
+		}
+		set_attr(e, "label", text.ptr);
+		ot_buf_free(&text);
+	}
+	if (gvLayout(gvc, g, "dot") != 0) {
+		error = fail("layout");
+		agclose(g);
+		return error;
+	}
+	metrics.node_char = (probe_size(g, "b", false) - probe_size(g, "a", false)) / 40;
+	metrics.node_pad = probe_size(g, "a", false) - 40 * metrics.node_char;
+	metrics.node_line = (probe_size(g, "d", true) - probe_size(g, "c", true)) / 4;
+	metrics.node_vpad = probe_size(g, "c", true) - 4 * metrics.node_line;
+	metrics.label_char = (probe_label(g, "b", "c", false) - probe_label(g, "a", "b", false)) / 20;
+	metrics.label_pad = probe_label(g, "a", "b", false) - 20 * metrics.label_char;
+	metrics.label_line = (probe_label(g, "c", "d", true) - probe_label(g, "a", "b", true)) / 3;
+	metrics.label_vpad = probe_label(g, "a", "b", true) - metrics.label_line;
+	metrics.done = true;
+	gvFreeLayout(gvc, g);
+	agclose(g);
+	return 0;
+}
+
+/* Columns of the longest line and the number of lines of `s`. */
+static void text_extent(const char *s, size_t *cols, size_t *lines)
+{
+	*cols = 0;
+	*lines = 1;
+	while (*s) {
+		size_t len = strcspn(s, "\n"), c = text_cols(s, len);
+		if (c > *cols)
+			*cols = c;
+		s += len;
+		if (*s == '\n') {
+			s++;
+			(*lines)++;
 		}
 	}
+}
+
+/* Every node's and label's box, from the metrics: what Graphviz will draw. */
+static void estimate(layout_plan *lp)
+{
+	const ot_graph *spec = lp->spec;
+	ot_buf text = OT_BUF_INIT;
+	size_t cols, lines;
+	for (size_t i = 0; i < spec->nnodes; i++) {
+		node_text(&text, &spec->nodes[i]);
+		text_extent(text.ptr, &cols, &lines);
+		lp->width[i] = metrics.node_pad + (double)cols * metrics.node_char;
+		lp->height[i] = metrics.node_vpad + (double)lines * metrics.node_line;
+		if (lp->width[i] < 54) /* Graphviz's least box: 0.75 x 0.5 in */
+			lp->width[i] = 54;
+		if (lp->height[i] < 36)
+			lp->height[i] = 36;
+	}
+	for (size_t e = 0; e < spec->nedges; e++) {
+		const char *label = spec->edges[e].label;
+		if (!label || !*label)
+			continue;
+		wrap_text(&text, label, EDGE_WRAP);
+		text_extent(text.ptr, &cols, &lines);
+		lp->label_width[e] = metrics.label_pad + (double)cols * metrics.label_char;
+		lp->label_height[e] = metrics.label_vpad + (double)lines * metrics.label_line;
+	}
+	ot_buf_free(&text);
+}
+
+/*
+ * Whether dot cannot draw the plan within the width: a rank of the
+ * longest-path ranking (which dot's ranking resembles) holds more than
+ * that. Then the natural layout is not even tried.
+ */
+static bool clearly_too_wide(const layout_plan *lp)
+{
+	const ot_graph *spec = lp->spec;
+	size_t n = spec->nnodes, m = spec->nedges;
+	int *rank = ot_calloc(n + 1, sizeof(int));
+	double *used = ot_calloc(n + 1, sizeof(double));
+	bool wide = false, changed = true;
+	/* longest path by relaxation; a cycle stops growing after n rounds */
+	for (size_t round = 0; changed && round < n; round++) {
+		changed = false;
+		for (size_t e = 0; e < m; e++)
+			if (lp->from[e] != lp->to[e] && rank[lp->to[e]] < rank[lp->from[e]] + 1) {
+				rank[lp->to[e]] = rank[lp->from[e]] + 1;
+				changed = true;
+			}
+	}
+	for (size_t i = 0; i < n && !wide; i++) {
+		int r = rank[i] < (int)n ? rank[i] : (int)n - 1;
+		used[r] += lp->width[i] + NODE_GAP;
+		wide = used[r] - NODE_GAP > OT_GRAPH_MAX_WIDTH;
+	}
+	free(rank);
+	free(used);
+	return wide;
 }
 
 /* Drop the "Generated by graphviz version ..." comment: it names the version. */
@@ -516,15 +672,18 @@ int ot_graph_render(ot_buf *dot, ot_buf *svg, const ot_graph *g)
 	pthread_mutex_lock(&lock);
 	ensure_context();
 	ot_buf_clear(&gv_messages);
-	if ((error = plan_init(&lp, g)) < 0)
+	if ((error = plan_init(&lp, g)) < 0 || (error = calibrate()) < 0)
 		goto done;
-	if ((error = lay_out(&graph, &lp, dot, &laid_out)) < 0)
-		goto done;
+	estimate(&lp);
+	if (clearly_too_wide(&lp)) {
+		width = OT_GRAPH_MAX_WIDTH + 1;
+	} else {
+		if ((error = lay_out(&graph, &lp, dot, &laid_out)) < 0)
+			goto done;
+		width = laid_out_width(graph);
+	}
 
 	/* too wide: placed by rows, narrower each round until it fits */
-	width = laid_out_width(graph);
-	if (width > OT_GRAPH_MAX_WIDTH)
-		measure(&lp, graph);
 	for (int round = 0; width > OT_GRAPH_MAX_WIDTH && round < PLACE_ROUNDS; round++) {
 		ot_graph_place_in in = {g->nnodes, g->nedges, lp.from, lp.to, lp.main,
 					lp.width, lp.height, lp.label_width, lp.label_height,
@@ -536,6 +695,7 @@ int ot_graph_render(ot_buf *dot, ot_buf *svg, const ot_graph *g)
 		lp.is_placed = true;
 		close_graph(graph, laid_out);
 		graph = NULL;
+		laid_out = false;
 		if ((error = lay_out(&graph, &lp, dot, &laid_out)) < 0)
 			goto done;
 		width = laid_out_width(graph);
