@@ -110,16 +110,16 @@ static size_t cols_bytes(const char *s, size_t len, size_t cols)
 
 /*
  * Where to end the first piece of a line too long for `width` columns:
- * after the last "::", '/', ' ', ',', '(', '<', '.' or '_' that leaves at
- * least half the width on the line (the earlier a character is in that
- * list, the better a break it is), else after `width` characters.
+ * after the last "::", '/', ' ', ',', '(', '<', '.' or '_' that leaves a
+ * third of the width on the line at least (the earlier a character is in
+ * that list, the better a break it is), else after `width` characters.
  */
 static size_t wrap_at(const char *s, size_t len, size_t width)
 {
 	static const char breaks[] = ":/ ,(<._";
 	size_t limit = cols_bytes(s, len, width), best = 0;
 	int best_rank = (int)sizeof(breaks);
-	for (size_t i = limit; i > 0 && text_cols(s, i) * 2 >= width; i--) {
+	for (size_t i = limit; i > 0 && text_cols(s, i) * 3 >= width; i--) {
 		const char *b = strchr(breaks, s[i - 1]);
 		int rank;
 		if (!b || !s[i - 1] || (s[i - 1] == ':' && (i < 2 || s[i - 2] != ':')))

@@ -172,12 +172,13 @@ typedef struct {
 	int *through; /* per gap (n + 1): edges routed through it so far */
 } row_info;
 
-/* A free x in row `r` for a curve that would pass at `ideal`: in the gap
- * nearest to it (beside the outermost nodes only within the width). */
+/* A free x in a row for a curve that would pass at `ideal`: in the gap
+ * nearest to it, counting the curves already through each (beside the
+ * outermost nodes only within the width). */
 static double gap_x(row_info *ri, const ot_graph_placed *out, const ot_graph_place_in *in,
 		    double ideal, double width)
 {
-	double best = ideal, dist = -1, margin = 5;
+	double best = ideal, dist = -1, margin = 5, lo = 0, hi = 0;
 	size_t pick = 0;
 	for (size_t g = 0; g <= ri->n; g++) {
 		double a = g ? out->x[ri->nodes[g - 1]] + in->width[ri->nodes[g - 1]] / 2 + margin : margin;
@@ -190,19 +191,29 @@ static double gap_x(row_info *ri, const ot_graph_placed *out, const ot_graph_pla
 			a = b = (a + b) / 2;
 		}
 		c = ideal < a ? a : ideal > b ? b : ideal;
-		d = c > ideal ? c - ideal : ideal - c;
+		/* a gap other curves already take costs as much as going round a
+		 * few points further */
+		d = (c > ideal ? c - ideal : ideal - c) + 16.0 * ri->through[g];
 		if (dist < 0 || d < dist) {
 			dist = d;
 			best = c;
 			pick = g;
+			lo = a;
+			hi = b;
 		}
 	}
 	if (dist < 0) /* a row wider than the width: pass right of it */
 		return out->x[ri->nodes[ri->n - 1]] + in->width[ri->nodes[ri->n - 1]] / 2 + margin;
-	/* curves through the same gap side by side, 4 points apart */
+	/* curves through the same gap side by side, 3 points apart, from its
+	 * middle outwards as far as it is wide */
 	{
 		int k = ri->through[pick]++;
-		best += (k % 3 == 1 ? 4 : k % 3 == 2 ? -4 : 0);
+		double mid = (lo + hi) / 2, off = 3.0 * ((k + 1) / 2) * (k % 2 ? 1 : -1);
+		if (ri->n && pick > 0 && pick < ri->n)
+			best = mid;
+		if (off > (hi - lo) / 2 || -off > (hi - lo) / 2)
+			off = 0;
+		best += off;
 	}
 	return best;
 }
