@@ -6,13 +6,11 @@
 
 #include "assets.h"
 #include "graph.h"
-#include "markdown.h"
 #include "mustache.h"
 #include "value.h"
 
-enum { T_PAGE, T_INDEX, T_HTML, T_COUNT };
-static const char *const template_names[T_COUNT] = {"page.md.mustache", "index.md.mustache",
-						    "page.html.mustache"};
+enum { T_PAGE, T_INDEX, T_COUNT };
+static const char *const template_names[T_COUNT] = {"page.md.mustache", "index.md.mustache"};
 /* partials the templates may include */
 static const char *const partial_names[] = {"wellknown.md.mustache"};
 
@@ -25,7 +23,6 @@ struct ot_pages {
 	const ot_registry *reg;
 	ot_mustache *tmpl[T_COUNT];
 	ot_buf partials[OT_ARRAY_LEN(partial_names)];
-	ot_buf css;
 	/* related ops: for each trace, indices of traces it reaches / is reached from */
 	OT_VEC(size_t) *reaches, *reached_by, *same_op;
 };
@@ -441,9 +438,6 @@ int ot_pages_new(ot_pages **out, const ot_release *rel, ot_trace *const *traces,
 		if ((rc = ot_assets_get(&p->partials[i], templates_dir, partial_names[i], NULL)) < 0)
 			goto done;
 	}
-	p->css = (ot_buf)OT_BUF_INIT;
-	if ((rc = ot_assets_get(&p->css, templates_dir, "style.css", NULL)) < 0)
-		goto done;
 	for (int t = 0; t < T_COUNT; t++) {
 		if ((rc = ot_assets_get(&text, templates_dir, template_names[t], NULL)) < 0)
 			goto done;
@@ -470,7 +464,6 @@ void ot_pages_free(ot_pages *p)
 		ot_mustache_free(p->tmpl[t]);
 	for (size_t i = 0; i < OT_ARRAY_LEN(partial_names); i++)
 		ot_buf_free(&p->partials[i]);
-	ot_buf_free(&p->css);
 	for (size_t i = 0; i < p->n && p->reaches; i++) {
 		ot_vec_free(&p->reaches[i]);
 		ot_vec_free(&p->reached_by[i]);
@@ -1015,15 +1008,29 @@ int ot_pages_render_op(ot_pages *p, size_t i, bool has_diagram, ot_buf *md)
 
 /* ---- the index ---------------------------------------------------------------------- */
 
+static const char *const group_titles[OT_STRAT_COUNT] = {"Modules (torch.nn)", "Functional (torch.nn.functional)",
+							  "Tensor methods", "torch namespace",
+							  "aten ops"};
+
+const char *ot_pages_group_title(int g)
+{
+	return g >= 0 && g < OT_STRAT_COUNT ? group_titles[g] : NULL;
+}
+
+int ot_pages_group_of(const ot_pages *p, size_t i)
+{
+	const ot_trace *tr = p->traces[i];
+	if (tr->status == OT_STATUS_ERROR && !tr->target.canonical[0])
+		return -1;
+	return (int)tr->target.strategy;
+}
+
 int ot_pages_render_index(ot_pages *p, ot_buf *md)
 {
 	ot_arena *a = ot_arena_new();
 	ot_value *ctx = ot_v_map(a), *groups = ot_v_list(a), *nf = ot_v_list(a);
 	size_t counts[4] = {0};
 	int rc;
-	static const char *const titles[OT_STRAT_COUNT] = {"Modules (torch.nn)", "Functional (torch.nn.functional)",
-							   "Tensor methods", "torch namespace",
-							   "aten ops"};
 
 	ot_v_set(a, ctx, "front_title", ot_v_str_borrow(a, yaml_string(a, ot_arena_printf(a, "PyTorch %s operators", p->rel.version))));
 	ot_v_set(a, ctx, "front_description",
@@ -1034,9 +1041,7 @@ int ot_pages_render_index(ot_pages *p, ot_buf *md)
 		for (size_t i = 0; i < p->n; i++) {
 			const ot_trace *tr = p->traces[i];
 			ot_value *row;
-			if (tr->status == OT_STATUS_ERROR && !tr->target.canonical[0])
-				continue;
-			if ((int)tr->target.strategy != s)
+			if (ot_pages_group_of(p, i) != s)
 				continue;
 			row = ot_v_map(a);
 			ot_v_set(a, row, "link", ot_v_str_borrow(a, op_link(p, a, i, "ops/")));
@@ -1048,7 +1053,7 @@ int ot_pages_render_index(ot_pages *p, ot_buf *md)
 		}
 		if (!ot_v_len(rows))
 			continue;
-		ot_v_set_str(a, g, "title", titles[s]);
+		ot_v_set_str(a, g, "title", group_titles[s]);
 		ot_v_set(a, g, "rows", rows);
 		ot_v_push(a, groups, g);
 	}
@@ -1077,33 +1082,4 @@ int ot_pages_render_index(ot_pages *p, ot_buf *md)
 	rc = render(p, T_INDEX, ctx, md, true);
 	ot_arena_free(a);
 	return rc;
-}
-
-/* ---- HTML bundle ----------------------------------------------------------------------- */
-
-int ot_pages_render_html(ot_pages *p, const char *md, size_t len, const char *title,
-			 const char *root, ot_buf *html)
-{
-	ot_arena *a = ot_arena_new();
-	ot_value *ctx = ot_v_map(a);
-	ot_buf body = OT_BUF_INIT;
-	int rc;
-
-	if ((rc = ot_markdown_to_html(&body, md, len, true)) < 0)
-		goto done;
-	ot_v_set_str(a, ctx, "title", title);
-	ot_v_set_str(a, ctx, "root", root);
-	ot_v_set_str(a, ctx, "version", p->rel.version);
-	ot_v_set(a, ctx, "body", ot_v_str_borrow(a, body.ptr));
-	rc = render(p, T_HTML, ctx, html, false);
-done:
-	ot_buf_free(&body);
-	ot_arena_free(a);
-	return rc;
-}
-
-int ot_pages_stylesheet(ot_pages *p, ot_buf *css)
-{
-	ot_buf_sets(css, p->css.ptr);
-	return 0;
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "assets.h"
+#include "bundle.h"
 #include "index.h"
 #include "layout.h"
 #include "opslist.h"
@@ -163,6 +164,7 @@ struct run {
 	ot_buf *json;  /* each op's trace.json object, made by the tracing thread */
 	ot_tj_entries *entries; /* each op's registry entries, for trace.json */
 	ot_pages *pages;
+	ot_bundle *bundle;    /* the HTML bundle (--format html) */
 	ot_diagram *diagrams; /* each op's diagram, drawn before the pages */
 	ot_output *out;
 	ot_release rel;
@@ -252,7 +254,7 @@ static void render_one(size_t i, void *payload)
 	struct run *r = payload;
 	const ot_trace *tr = r->traces[i];
 	const ot_diagram *dg = &r->diagrams[i];
-	ot_buf md = OT_BUF_INIT, html = OT_BUF_INIT, path = OT_BUF_INIT;
+	ot_buf md = OT_BUF_INIT, html = OT_BUF_INIT, path = OT_BUF_INIT, svgname = OT_BUF_INIT;
 	bool has_diagram = dg->status == 1, want_md = r->o->formats & (OT_FORMAT_MD | OT_FORMAT_HTML);
 	const ot_buf *dot = &dg->dot, *svg = &dg->svg;
 	double t1 = ot_clock();
@@ -283,7 +285,12 @@ static void render_one(size_t i, void *payload)
 	}
 	if (r->o->formats & OT_FORMAT_HTML) {
 		double t2 = ot_clock();
-		if (ot_pages_render_html(r->pages, md.ptr, md.size, tr->target.canonical, "../", &html) < 0) {
+		ot_buf_clear(&path);
+		ot_buf_printf(&path, "ops/%s.html", tr->target.slug);
+		ot_buf_clear(&svgname);
+		ot_buf_printf(&svgname, "%s.svg", tr->target.slug);
+		if (ot_bundle_page(r->bundle, &html, md.ptr, md.size, tr->target.canonical, path.ptr,
+				   has_diagram ? svg->ptr : NULL, svgname.ptr) < 0) {
 			record_failure(r, tr->input);
 			goto done;
 		}
@@ -301,6 +308,7 @@ done:
 	ot_buf_free(&md);
 	ot_buf_free(&html);
 	ot_buf_free(&path);
+	ot_buf_free(&svgname);
 }
 
 char *ot_run_default_source(void)
@@ -871,6 +879,12 @@ int ot_run(const ot_run_opts *o)
 			say("%s", ot_error_last());
 			goto done;
 		}
+		if ((formats & OT_FORMAT_HTML) &&
+		    ot_bundle_new(&r.bundle, r.pages, r.traces, r.ops.len, r.rel.version,
+				  o->templates) < 0) {
+			say("%s", ot_error_last());
+			goto done;
+		}
 	}
 	r.diagrams = ot_calloc(r.ops.len ? r.ops.len : 1, sizeof(*r.diagrams));
 	if (r.pages) {
@@ -906,12 +920,17 @@ int ot_run(const ot_run_opts *o)
 			if (!atomic_load(&r.failed) && (formats & OT_FORMAT_HTML)) {
 				char title[128];
 				snprintf(title, sizeof(title), "PyTorch %s operators", r.rel.version);
-				if (ot_pages_render_html(r.pages, b.ptr, b.size, title, "", &html) < 0)
+				const char *name;
+				if (ot_bundle_page(r.bundle, &html, b.ptr, b.size, title, "index.html", NULL,
+						   NULL) < 0)
 					record_failure(&r, "html/index.html");
 				else
 					write_file(&r, "html/index.html", &html);
-				ot_pages_stylesheet(r.pages, &html);
-				write_file(&r, "html/style.css", &html);
+				for (size_t k = 0; ot_bundle_asset(r.bundle, k, &name, &html) == 0; k++) {
+					char file[64];
+					snprintf(file, sizeof(file), "html/%s", name);
+					write_file(&r, file, &html);
+				}
 			}
 		}
 		if (formats & OT_FORMAT_JSON)
@@ -940,6 +959,7 @@ int ot_run(const ot_run_opts *o)
 	status = run_status(&r, list_errors, missing_layers);
 
 done:
+	ot_bundle_free(r.bundle);
 	ot_pages_free(r.pages);
 	free(lines);
 	ot_output_free(r.out);
