@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "assets.h"
+#include "escape.h"
 #include "markdown.h"
 #include "mustache.h"
 #include "value.h"
@@ -50,13 +51,13 @@ static void search_index(ot_buf *out, const ot_bundle *b, ot_trace *const *trace
 {
 	ot_buf_sets(out, "/* optrace: the ops of this bundle, for its sidebar and search. */\n"
 			 "window.OPTRACE_INDEX = {\"version\": ");
-	ot_json_escape(out, b->version, strlen(b->version));
+	ot_esc_json(out, b->version, strlen(b->version));
 	ot_buf_puts(out, ",\n\"groups\": [");
 	for (int g = 0; g < b->ngroups; g++) {
 		ot_buf_puts(out, g ? ",\n  {\"title\": " : "\n  {\"title\": ");
-		ot_json_escape(out, b->groups[g].title, strlen(b->groups[g].title));
+		ot_esc_json(out, b->groups[g].title, strlen(b->groups[g].title));
 		ot_buf_puts(out, ", \"id\": ");
-		ot_json_escape(out, b->groups[g].id.ptr, b->groups[g].id.size);
+		ot_esc_json(out, b->groups[g].id.ptr, b->groups[g].id.size);
 		ot_buf_puts(out, "}");
 	}
 	ot_buf_puts(out, "],\n\"ops\": [");
@@ -66,17 +67,17 @@ static void search_index(ot_buf *out, const ot_bundle *b, ot_trace *const *trace
 		if (group[i] < 0)
 			continue;
 		ot_buf_puts(out, k++ ? ",\n  {\"n\": " : "\n  {\"n\": ");
-		ot_json_escape(out, tr->target.canonical, strlen(tr->target.canonical));
+		ot_esc_json(out, tr->target.canonical, strlen(tr->target.canonical));
 		if (strcmp(tr->input, tr->target.canonical)) {
 			ot_buf_puts(out, ", \"i\": ");
-			ot_json_escape(out, tr->input, strlen(tr->input));
+			ot_esc_json(out, tr->input, strlen(tr->input));
 		}
 		ot_buf_printf(out, ", \"p\": \"ops/%s.html\", \"g\": %d, \"a\": [", tr->target.slug,
 			      group[i]);
 		for (size_t a = 0; a < tr->aten.len; a++) {
 			if (a)
 				ot_buf_puts(out, ", ");
-			ot_json_escape(out, tr->aten.items[a], strlen(tr->aten.items[a]));
+			ot_esc_json(out, tr->aten.items[a], strlen(tr->aten.items[a]));
 		}
 		ot_buf_puts(out, "]}");
 	}
@@ -187,7 +188,7 @@ static void figure(ot_buf *out, const char *svg, const char *svg_name)
 	ot_buf_sets(out, "<figure class=\"diagram\">\n<div class=\"diagram-view\">\n");
 	ot_buf_puts(out, start ? start : "");
 	ot_buf_puts(out, "</div>\n<figcaption><a href=\"");
-	ot_mustache_escape_html(out, svg_name, strlen(svg_name));
+	ot_esc_html(out, svg_name, strlen(svg_name));
 	ot_buf_puts(out, "\">Full-size diagram (SVG)</a></figcaption>\n</figure>\n");
 }
 

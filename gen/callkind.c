@@ -409,6 +409,8 @@ ot_ty ot_callkind_type(const char *type)
 			return OT_TY_TENSOR_LIST;
 	if (ot_starts_with(t, "SmallVector<Tensor,") || ot_starts_with(t, "array<Tensor,"))
 		return OT_TY_TENSOR_LIST;
+	if (!strcmp(t, "TensorIterator") || !strcmp(t, "TensorIteratorBase"))
+		return OT_TY_TENSOR_ITER;
 	return OT_TY_OTHER;
 }
 
@@ -718,6 +720,17 @@ static ot_ty name_type(struct ck_ctx *x, const char *name)
 }
 
 /* The type of the expression `e` as written. */
+/* A TensorIterator method that gives one of its operands. */
+static bool iter_tensor_method(const char *m)
+{
+	static const char *const methods[] = {"output", "input", "tensor", "output_base", "input_base",
+					      "tensor_base"};
+	for (size_t i = 0; i < OT_ARRAY_LEN(methods); i++)
+		if (!strcmp(m, methods[i]))
+			return true;
+	return false;
+}
+
 static ot_ty expr_type(struct ck_ctx *x, const char *e)
 {
 	size_t n = strlen(e);
@@ -775,6 +788,8 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 				ot_ty bt = expr_type(x, ot_arena_strndup(x->a, callee, ms - 1));
 				if (bt == OT_TY_TENSOR_PTR && (!strcmp(method, "value") || !strcmp(method, "get")))
 					return OT_TY_TENSOR;
+				if (bt == OT_TY_TENSOR_ITER)
+					return iter_tensor_method(method) ? OT_TY_TENSOR : OT_TY_OTHER;
 				if (bt != OT_TY_TENSOR)
 					return bt == OT_TY_UNKNOWN ? OT_TY_UNKNOWN : OT_TY_OTHER;
 			} else if (ms >= 2 && callee[ms - 1] == '>' && callee[ms - 2] == '-') {
@@ -821,22 +836,11 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 
 /* ---- the receiver of a member call ------------------------------------------------------------ */
 
-/* The receiver expression before the '.' or '->' that precedes the name at
- * `at`: [*rs, *re). Returns false when there is none. */
-static bool receiver(const char *c, size_t lo, size_t at, size_t *rs, size_t *re, bool *arrow)
+/* The start of the postfix expression (names, ::, ., ->, calls, indexes,
+ * template arguments) that ends at `e`, not below `lo`. */
+static size_t postfix_start(const char *c, size_t lo, size_t e, size_t at)
 {
-	size_t e = back_ws(c, lo, at), i;
-	if (e >= lo + 1 && c[e - 1] == '.') {
-		*arrow = false;
-		e--;
-	} else if (e >= lo + 2 && c[e - 1] == '>' && c[e - 2] == '-') {
-		*arrow = true;
-		e -= 2;
-	} else {
-		return false;
-	}
-	*re = e = back_ws(c, lo, e);
-	i = e;
+	size_t i = e;
 	for (;;) {
 		i = back_ws(c, lo, i);
 		if (i <= lo)
@@ -844,7 +848,7 @@ static bool receiver(const char *c, size_t lo, size_t at, size_t *rs, size_t *re
 		if (c[i - 1] == ')' || c[i - 1] == ']') {
 			size_t m = match_bracket(c, lo, at, i - 1);
 			if (m == (size_t)-1)
-				return false;
+				return e;
 			i = m;
 			/* (expr) alone, or a call/index: the name before goes on */
 			if (back_ws(c, lo, i) > lo && ot_is_ident_char(c[back_ws(c, lo, i) - 1])) {
@@ -883,7 +887,68 @@ static bool receiver(const char *c, size_t lo, size_t at, size_t *rs, size_t *re
 		}
 		break;
 	}
-	*rs = i;
+	return i;
+}
+
+/* The receiver expression before the '.' or '->' that precedes the name at
+ * `at`: [*rs, *re). Returns false when there is none. */
+static bool receiver(const char *c, size_t lo, size_t at, size_t *rs, size_t *re, bool *arrow)
+{
+	size_t e = back_ws(c, lo, at);
+	if (e >= lo + 1 && c[e - 1] == '.') {
+		*arrow = false;
+		e--;
+	} else if (e >= lo + 2 && c[e - 1] == '>' && c[e - 2] == '-') {
+		*arrow = true;
+		e -= 2;
+	} else {
+		return false;
+	}
+	*re = e = back_ws(c, lo, e);
+	*rs = postfix_start(c, lo, e, at);
+	return *rs < *re;
+}
+
+/* The operands of the binary operator at `at` (one or two characters long):
+ * the postfix expression before it, and the unary-prefixed one after it. */
+static bool operands(const char *c, size_t lo, size_t hi, size_t at, size_t oplen, size_t *ls, size_t *le,
+		     size_t *rs, size_t *re)
+{
+	size_t i;
+	*le = back_ws(c, lo, at);
+	*ls = postfix_start(c, lo, *le, at);
+	if (*ls >= *le)
+		return false;
+	i = *rs = skip_ws(c, at + oplen, hi);
+	while (i < hi && (c[i] == '-' || c[i] == '*' || c[i] == '&' || c[i] == '!'))
+		i = skip_ws(c, i + 1, hi);
+	if (i < hi && c[i] == '(') {
+		size_t m = match_bracket(c, lo, hi, i);
+		if (m == (size_t)-1)
+			return false;
+		i = m + 1;
+	}
+	for (;;) {
+		while (i < hi && ot_is_ident_char(c[i]))
+			i++;
+		if (i < hi && (c[i] == '(' || c[i] == '[')) {
+			size_t m = match_bracket(c, lo, hi, i);
+			if (m == (size_t)-1)
+				return false;
+			i = m + 1;
+			continue;
+		}
+		if (i + 1 < hi && ((c[i] == ':' && c[i + 1] == ':') || (c[i] == '-' && c[i + 1] == '>'))) {
+			i += 2;
+			continue;
+		}
+		if (i < hi && c[i] == '.' && i + 1 < hi && !isdigit((unsigned char)c[i + 1])) {
+			i++;
+			continue;
+		}
+		break;
+	}
+	*re = i;
 	return *rs < *re;
 }
 
@@ -1358,12 +1423,65 @@ size_t ot_callkind_helpers(const ot_callkinds *ck, const ot_ix_cdef *from, const
 
 /* ---- the classifier ------------------------------------------------------------------------------------ */
 
+static bool is_keyword(const char *w)
+{
+	static const char *const words[] = {"return", "case", "throw", "co_return", "sizeof", "new",
+					    "delete", "else", "do", "auto", "const", "void", "char",
+					    "int", "float", "double", "long", "unsigned", "bool"};
+	for (size_t i = 0; i < OT_ARRAY_LEN(words); i++)
+		if (!strcmp(w, words[i]))
+			return true;
+	return false;
+}
+
+/* A binary operator (OT_CALL_OPERATOR): the aten op its name says when an
+ * operand is a Tensor (the receiver, for a compound assignment), by
+ * TensorOperators.h; else not a call. */
+static void operator_kind(struct ck_ctx *x, ot_callkind *out, const ot_ix_call *c, const char *code,
+			  size_t hi)
+{
+	const struct name_info *ni = ot_map_get(x->ck->names, c->name);
+	bool compound = ot_ends_with(c->name, "_");
+	size_t ls, le, rs, re, oplen = compound ? 2 : 1;
+	const char *l, *r;
+	ot_ty lt, rt;
+	out->kind = OT_CK_NONE;
+	if (!ni || !ni->op ||
+	    !operands(code, x->d->body, hi, c->off, oplen, &ls, &le, &rs, &re))
+		return;
+	l = span(x->a, code, ls, le);
+	r = span(x->a, code, rs, re);
+	if (is_keyword(l) || !*r)
+		return;
+	lt = expr_type(x, l);
+	rt = compound ? OT_TY_UNKNOWN : expr_type(x, r);
+	if (compound ? lt != OT_TY_TENSOR : lt != OT_TY_TENSOR && rt != OT_TY_TENSOR)
+		return;
+	out->kind = OT_CK_OP;
+	out->op = ni->op;
+	/* shown as written when it sits on one line */
+	out->text = memchr(code + ls, '\n', re - ls) ? ot_arena_strndup(x->a, code + c->off, oplen)
+						       : span(x->a, code, ls, re);
+	if (compound) {
+		out->receiver_tensor = true;
+		out->args[0] = r;
+		out->nargs = 1;
+	} else {
+		out->args[0] = l;
+		out->args[1] = r;
+		out->nargs = 2;
+	}
+	out->overload = fit_overload(x, ni->op, false, out->args, out->nargs, compound);
+}
+
 void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *d,
 		    const ot_ix_call *c, ot_arena *arena)
 {
 	struct ck_ctx x = {ck, d, ot_index_file(ck->ix, d->file), arena, c->off, 0, false, {0}, {0}, 0};
 	const struct name_info *ni = ot_map_get(ck->names, c->name);
-	const char *code = x.f->code;
+	/* a macro-generated definition's own calls are in the #define, which
+	 * the code view blanks: read them from the text */
+	const char *code = d->gen ? x.f->text : x.f->code;
 	size_t hi = d->body_end ? d->body_end : x.f->len, open;
 	int nargs;
 
@@ -1371,6 +1489,10 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 	out->exact = true;
 	if (c->kind == OT_CALL_RETURN)
 		return; /* not a call */
+	if (c->kind == OT_CALL_OPERATOR) {
+		operator_kind(&x, out, c, code, hi);
+		return;
+	}
 	out->text = *c->qual ? ot_arena_printf(arena, "%s::%s", c->qual, c->name) : c->name;
 	if (c->kind == OT_CALL_LAUNCH || c->kind == OT_CALL_MACRO_LAUNCH) {
 		out->kind = OT_CK_LAUNCH;

@@ -111,7 +111,8 @@ typedef enum {
 	OT_TY_TENSOR,      /**< Tensor, TensorBase, const at::Tensor& */
 	OT_TY_TENSOR_PTR,  /**< MaybeOwned<Tensor>, optional<Tensor>, Tensor*: -> or * gives a Tensor */
 	OT_TY_TENSOR_LIST, /**< TensorList, ITensorListRef, std::vector<Tensor>: [i] gives one */
-	OT_TY_AUTO         /**< auto: the initializer tells */
+	OT_TY_AUTO,        /**< auto: the initializer tells */
+	OT_TY_TENSOR_ITER  /**< TensorIterator(Base): output(i), input(i), tensor(i) give Tensors */
 } ot_ty;
 ot_ty ot_callkind_type(const char *type);
 

@@ -292,7 +292,7 @@ static const struct tok *peek(const struct toks *tk)
 typedef struct {
 	ot_tri truth;
 	bool has_num, has_sym;
-	long num;
+	double num;
 	const char *sym; /* symn bytes; a quoted string keeps its quotes */
 	size_t symn;
 	bool select;
@@ -317,7 +317,13 @@ static value v_unknown(void)
 	return v_truth(OT_TRI_UNKNOWN);
 }
 
-static value v_num(long n)
+/* A number as C++ or Python writes it: 3, 0x10, 0.5, 2., 1e-5, 1.0f. */
+static double number(const char *s)
+{
+	return strtod(s, NULL);
+}
+
+static value v_num(double n)
 {
 	return (value){n ? OT_TRI_TRUE : OT_TRI_FALSE, true, false, n, NULL, 0, false, true, false};
 }
@@ -789,9 +795,11 @@ static value literal_value(const char *lit, size_t n)
 		return v_empty();
 	if (LIT("defined"))
 		return v_truth(OT_TRI_TRUE);
+	if (LIT(OT_COND_OBJECT))
+		return v_sym(OT_COND_OBJECT);
 #undef LIT
 	if (n && (isdigit((unsigned char)lit[0]) || (lit[0] == '-' && n > 1)))
-		return v_num(strtol(lit, NULL, 0));
+		return v_num(strtod(lit, NULL));
 	if (n >= 2 && (lit[0] == '\'' || lit[0] == '"')) {
 		value v = v_symn(lit, n);
 		v.truth = n > 2 ? OT_TRI_TRUE : OT_TRI_FALSE;
@@ -1009,7 +1017,7 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 	     name_is(ch->last, "to"))) {
 		const char *lit = param_value(c, ch->first->s, ch->first->n);
 		if (lit && (isdigit((unsigned char)lit[0]) || lit[0] == '-'))
-			return v_num(strtol(lit, NULL, 0)) ;
+			return v_num(strtod(lit, NULL));
 	}
 	if (name_is(ch->last, "defined") && ch->called && ch->first != ch->last) {
 		const char *lit = param_value(c, ch->first->s, ch->first->n);
@@ -1106,7 +1114,7 @@ static value compare(const struct tok *op, value l, value r)
 		return v_unknown();
 	}
 	if (l.has_num && r.has_num) {
-		long a = l.num, b = r.num;
+		double a = l.num, b = r.num;
 		bool res = eq ? a == b : ne ? a != b : op_is(op, "<") ? a < b : op_is(op, ">") ? a > b
 			 : op_is(op, "<=")			      ? a <= b
 								      : a >= b;
@@ -1147,7 +1155,7 @@ static value primary(struct ectx *c, struct toks *tk)
 	}
 	if (t->kind == TK_NUM) {
 		tk->at++;
-		return v_num(strtol(t->s, NULL, 0));
+		return v_num(number(t->s));
 	}
 	if (t->kind == TK_STR) {
 		tk->at++;
@@ -1256,12 +1264,14 @@ ot_verdict ot_cond_pyexpr(const ot_pyenv *env, const char *text)
 /* ---- guard chains ------------------------------------------------------------------------ */
 
 /* The expression evaluator of one language, over its environment. */
-typedef ot_verdict (*expr_fn)(const void *env, const char *text);
+/* Evaluate a guard's text, written at `line` of its body. */
+typedef ot_verdict (*expr_fn)(const void *env, const char *text, uint32_t line);
 
 struct gchain {
 	const ot_ix_guard *g;
 	size_t n;
 	expr_fn eval;
+	uint32_t file, pp; /* C++: the body's file and the definition's own arm */
 	const void *env;
 };
 
@@ -1272,16 +1282,30 @@ static ot_verdict negated(ot_verdict v)
 	return v;
 }
 
-static ot_verdict cexpr_cb(const void *env, const char *text);
+static ot_verdict cexpr_cb(const void *env, const char *text, uint32_t line);
 
 static const ot_ix_guard *guard_at(const struct gchain *ch, uint16_t id)
 {
 	return id && id <= ch->n ? &ch->g[id - 1] : NULL;
 }
 
+/* A C++ guard written in a preprocessor arm the build leaves out is not
+ * compiled: its verdict is the arm's (false), else the value is TRUE. */
+static bool left_out(const struct gchain *ch, const ot_ix_guard *g, ot_verdict *why)
+{
+	const ot_cenv *env = ch->eval == cexpr_cb ? ch->env : NULL;
+	if (!env || !env->build || !env->ix || !g->pp || g->pp == ch->pp)
+		return false;
+	*why = ot_cond_pparm(env->build, env->ix, ch->file, g->pp);
+	return why->value == OT_TRI_FALSE;
+}
+
 static ot_verdict own_cond(const struct gchain *ch, const ot_ix_guard *g)
 {
-	ot_verdict v = g->text ? ch->eval(ch->env, g->text) : verdict(OT_TRI_UNKNOWN, NULL);
+	ot_verdict v;
+	if (left_out(ch, g, &v))
+		return v;
+	v = g->text ? ch->eval(ch->env, g->text, g->line) : verdict(OT_TRI_UNKNOWN, NULL);
 	v.line = g->line;
 	return v;
 }
@@ -1311,8 +1335,9 @@ static ot_verdict arm_taken(const struct gchain *ch, const ot_ix_guard *e)
 
 /* A case label that names a backend (ConvBackend::Cudnn, Mkldnn, Miopen,
  * Mps, ..., an Empty or Overrideable one) judged for `dev`. */
-static ot_tri label_truth(const char *label, ot_device dev, bool *select)
+static ot_tri label_truth(const ot_cenv *env, const char *label, bool *select)
 {
+	ot_device dev = env->dev;
 	char low[128];
 	size_t n = 0;
 	const char *p = strrchr(label, ':');
@@ -1321,6 +1346,14 @@ static ot_tri label_truth(const char *label, ot_device dev, bool *select)
 		low[n++] = (char)tolower((unsigned char)*p);
 	low[n] = '\0';
 	*select = false;
+	/* a transposed kernel: for the call whose `transposed` is false, never */
+	if (strstr(low, "transpose")) {
+		for (size_t i = 0; i < env->nparams; i++)
+			if ((!strcmp(env->params[i].name, "transposed") || !strcmp(env->params[i].name, "transposed_")) &&
+			    env->params[i].value && !strcmp(env->params[i].value, "false"))
+				return OT_TRI_FALSE;
+		return OT_TRI_UNKNOWN;
+	}
 	if (strstr(low, "miopen") || strstr(low, "mps") || strstr(low, "xnnpack") || strstr(low, "hip") ||
 	    strstr(low, "vulkan") || strstr(low, "metal") || strstr(low, "xpu") || strstr(low, "empty") ||
 	    strstr(low, "overrideable"))
@@ -1338,18 +1371,29 @@ static ot_tri label_truth(const char *label, ot_device dev, bool *select)
 	return OT_TRI_UNKNOWN;
 }
 
-/* Is case `g` of a switch the one taken? Its own expression, else its
- * label's backend; a case whose sibling is taken is not. */
+/* Is case `g` of a switch the one taken? Its subject compared with its
+ * label, else the label's backend; a case whose sibling is taken is not.
+ * The condition shown is the label as written. */
 static ot_verdict case_taken(const struct gchain *ch, const ot_ix_guard *g)
 {
 	const ot_cenv *env = ch->eval == cexpr_cb ? ch->env : NULL;
-	const char *eq = g->text ? strstr(g->text, " == ") : NULL;
-	ot_verdict v = own_cond(ch, g);
+	const char *label = g->text && ot_starts_with(g->text, "case ") ? g->text + 5 : NULL;
+	char expr[512];
+	ot_verdict v;
 	bool select;
 	ot_tri t;
-	if (!env || !eq || v.value != OT_TRI_UNKNOWN)
+	if (!label || !g->subject) {
+		v = verdict(OT_TRI_UNKNOWN, g->text);
+		v.line = g->line;
 		return v;
-	t = label_truth(eq + 4, env->dev, &select);
+	}
+	snprintf(expr, sizeof(expr), "%s == %s", g->subject, label);
+	v = ch->eval(ch->env, expr, g->line);
+	v.text = g->text;
+	v.line = g->line;
+	if (!env || v.value != OT_TRI_UNKNOWN)
+		return v;
+	t = label_truth(env, label, &select);
 	if (t != OT_TRI_UNKNOWN) {
 		v.value = t;
 		v.select = select;
@@ -1358,12 +1402,11 @@ static ot_verdict case_taken(const struct gchain *ch, const ot_ix_guard *g)
 	/* a sibling case (same switch: same parent, same subject) taken */
 	for (size_t i = 0; i < ch->n; i++) {
 		const ot_ix_guard *o = &ch->g[i];
-		const char *oeq = o->text ? strstr(o->text, " == ") : NULL;
 		bool sel;
-		if (o == g || o->kind != OT_GUARD_CASE || o->parent != g->parent || !oeq ||
-		    oeq - o->text != eq - g->text || strncmp(o->text, g->text, (size_t)(eq - g->text)))
+		if (o == g || o->kind != OT_GUARD_CASE || o->parent != g->parent || !o->subject ||
+		    strcmp(o->subject, g->subject) || !ot_starts_with(o->text, "case "))
 			continue;
-		if (label_truth(oeq + 4, env->dev, &sel) == OT_TRI_TRUE) {
+		if (label_truth(env, o->text + 5, &sel) == OT_TRI_TRUE) {
 			v.value = OT_TRI_FALSE;
 			v.text = o->text;
 			v.negated = true;
@@ -1376,6 +1419,8 @@ static ot_verdict case_taken(const struct gchain *ch, const ot_ix_guard *g)
 static ot_verdict guard_own(const struct gchain *ch, const ot_ix_guard *g)
 {
 	ot_verdict v;
+	if (left_out(ch, g, &v))
+		return v;
 	switch (g->kind) {
 	case OT_GUARD_CASE:
 		v = case_taken(ch, g);
@@ -1471,24 +1516,29 @@ static ot_verdict chain_verdict(const struct gchain *ch, uint16_t guard)
 	return v;
 }
 
-static ot_verdict cexpr_cb(const void *env, const char *text)
+static ot_verdict cexpr_cb(const void *env, const char *text, uint32_t line)
 {
+	(void)line;
 	return ot_cond_cexpr(env, text);
 }
 
-static ot_verdict pyexpr_cb(const void *env, const char *text)
+/* A name in a Python guard holds the value it has where the guard is
+ * written, not where the guarded code is. */
+static ot_verdict pyexpr_cb(const void *env, const char *text, uint32_t line)
 {
-	return ot_cond_pyexpr(env, text);
+	ot_pyenv at = *(const ot_pyenv *)env;
+	at.line = line;
+	return ot_cond_pyexpr(&at, text);
 }
 
 ot_verdict ot_cond_guard(const ot_cenv *env, const ot_ix_cdef *d, uint16_t guard)
 {
-	struct gchain ch = {d->guards, d->nguards, cexpr_cb, env};
+	struct gchain ch = {d->guards, d->nguards, cexpr_cb, d->file, d->pp, env};
 	return chain_verdict(&ch, guard);
 }
 
 ot_verdict ot_cond_pyguard(const ot_pyenv *env, const ot_ix_guard *guards, size_t n, uint16_t guard)
 {
-	struct gchain ch = {guards, n, pyexpr_cb, env};
+	struct gchain ch = {guards, n, pyexpr_cb, 0, 0, env};
 	return chain_verdict(&ch, guard);
 }

@@ -108,6 +108,10 @@ struct ot_cenv {
 	 * again: owned by the caller, zeroed before the first use. */
 	ot_verdict *memo;
 	uint8_t *memo_done;
+	/** When set, a guard written in a preprocessor arm this build leaves
+	 * out is not there (the index holds the body's file). */
+	const ot_build *build;
+	const struct ot_index *ix;
 };
 
 /**
@@ -129,11 +133,18 @@ typedef struct ot_pyenv ot_pyenv;
 struct ot_pyenv {
 	ot_device dev;
 	bool module;     /**< a Module's method: self.training holds */
-	/** The literal value of name `name` where the condition stands, or NULL
+	uint32_t line;   /**< the line the expression is written at (set by
+			      ot_cond_pyguard for each guard), or 0 */
+	/** The literal value of name `name` where the condition stands (at
+	 * `line` when it is set), or NULL
 	 * when not known ("None", "True", "False", "3", "'mean'"). */
 	const char *(*value_of)(const ot_pyenv *env, const char *name);
 	const void *payload;
 };
+
+/** What value_of gives for a value that is an object, never None (a
+ * Parameter, a Module): `x is None` is false, its truth is not known. */
+#define OT_COND_OBJECT "<object>"
 
 /** One Python condition expression (text as written, comments removed). */
 ot_verdict ot_cond_pyexpr(const ot_pyenv *env, const char *text);

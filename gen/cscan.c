@@ -672,7 +672,9 @@ static uint16_t cur_guard(const struct walker *w)
 static uint16_t add_guard(struct walker *w, uint8_t kind, const char *text, size_t at,
 			  uint16_t prev)
 {
-	ot_ix_guard g = {text, line_of(w, at), cur_guard(w), prev, kind, false, false};
+	/* the code after a chain that leaves runs on past the arm the chain is in */
+	ot_ix_guard g = {text, line_of(w, at), cur_guard(w), prev, kind, false, false,
+			 kind == OT_GUARD_AFTER ? 0 : w->arm, NULL};
 	if (w->guards.len >= UINT16_MAX - 1)
 		return cur_guard(w);
 	ot_vec_push(&w->guards, g);
@@ -921,12 +923,13 @@ static bool body_keyword(struct walker *w, size_t s, size_t e, int paren)
 			if (c[k] == ':' && c[k + 1] != ':' && c[k - 1] != ':')
 				break;
 		label_end = k;
-		text = c[s] == 'd' ? "default"
-				   : ot_arena_printf(w->arena, "%s == %s", sw->subject,
-						     cond_text(w, e, label_end));
-		push_scope(w, (struct scope_guard){0, SC_CASE, false,
-						   add_guard(w, OT_GUARD_CASE, text, s, 0), w->depth,
-						   paren, 0, NULL});
+		text = c[s] == 'd' ? "default" : ot_arena_printf(w->arena, "case %s", cond_text(w, e, label_end));
+		{
+			uint16_t g = add_guard(w, OT_GUARD_CASE, text, s, 0);
+			if (g && g <= w->guards.len)
+				w->guards.items[g - 1].subject = sw->subject;
+			push_scope(w, (struct scope_guard){0, SC_CASE, false, g, w->depth, paren, 0, NULL});
+		}
 		return true;
 	}
 	case 'r':
@@ -1528,7 +1531,7 @@ static pthread_once_t walk_class_once = PTHREAD_ONCE_INIT;
 static void init_walk_class(void)
 {
 	for (int ch = 0; ch < 256; ch++)
-		walk_class[ch] = ot_is_ident_char(ch) || strchr("(){};:#?,", ch);
+		walk_class[ch] = ot_is_ident_char(ch) || strchr("(){};:#?,+-*/", ch);
 	walk_class[0] = false;
 }
 
@@ -1540,6 +1543,39 @@ static bool ends_argument(const char *c, size_t len, size_t i)
 	while (i < len && (c[i] == ' ' || c[i] == '\t' || c[i] == '\n' || c[i] == '\r'))
 		i++;
 	return i < len && (c[i] == ',' || c[i] == ')');
+}
+
+/* A binary + - * / (or += -= *= /=) at offset `i` of a body: recorded as
+ * an OT_CALL_OPERATOR for the classifier to judge by its operands' types.
+ * Returns the offset of the operator's last character. */
+static size_t body_operator(struct walker *w, size_t i)
+{
+	static const char *const plain[] = {"add", "sub", "mul", "div"};
+	static const char *const inplace[] = {"add_", "sub_", "mul_", "div_"};
+	const char *c = w->code;
+	char ch = c[i], nx = i + 1 < w->len ? c[i + 1] : '\0';
+	size_t p = i, n;
+	int which = ch == '+' ? 0 : ch == '-' ? 1 : ch == '*' ? 2 : 3;
+	bool compound = nx == '=';
+	ot_ix_call call = {0};
+	if ((ch == '-' && nx == '>') || (nx == ch && ch != '*' && ch != '/'))
+		return i + 1; /* ->, ++, -- */
+	while (p > 0 && (c[p - 1] == ' ' || c[p - 1] == '\t' || c[p - 1] == '\n' || c[p - 1] == '\r'))
+		p--;
+	n = next_code(c, w->len, i + (compound ? 2 : 1));
+	/* an operand before (a name, a call, an index) and one after */
+	if (p == 0 || !(ot_is_ident_char(c[p - 1]) || c[p - 1] == ')' || c[p - 1] == ']') || n >= w->len ||
+	    !(ot_is_ident_char(c[n]) || c[n] == '(' || c[n] == '-' || c[n] == '*' || c[n] == '!'))
+		return compound ? i + 1 : i;
+	call.name = compound ? inplace[which] : plain[which];
+	call.qual = "";
+	call.line = line_of(w, i);
+	call.off = (uint32_t)i;
+	call.pp = w->arm;
+	call.guard = cur_guard(w);
+	call.kind = OT_CALL_OPERATOR;
+	ot_vec_push(&w->calls, call);
+	return compound ? i + 1 : i;
 }
 
 static void walk(struct walker *w)
@@ -1596,6 +1632,13 @@ static void walk(struct walker *w)
 		case '?':
 			if (w->func >= 0)
 				body_question(w, i, paren);
+			break;
+		case '+':
+		case '-':
+		case '*':
+		case '/':
+			if (w->func >= 0)
+				i = body_operator(w, i);
 			break;
 		case '{':
 			if (decl_scope(w) && (paren > 0 || in_ctor_initializer(c, head_start, i))) {
@@ -1987,6 +2030,75 @@ static bool mtok_is_expr_word(const struct mdef *m, size_t k)
 
 typedef OT_VEC(ot_ix_mitem) mitem_vec;
 
+/* Words followed by '(' that are not calls. */
+static bool mtok_not_callee(const struct mdef *m, size_t k)
+{
+	static const char *const words[] = {"if", "for", "while", "switch", "return", "sizeof", "catch",
+					    "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast",
+					    "decltype", "alignof", "noexcept", "static_assert", "typeid",
+					    "defined", "alignas"};
+	for (size_t i = 0; i < OT_ARRAY_LEN(words); i++)
+		if (mtok_is(m, k, words[i]))
+			return true;
+	return false;
+}
+
+/* The calls written out in the body of a function item whose parameter list
+ * closes at token `close`: a name that is not a macro parameter nor pasted,
+ * followed by '(' or by template arguments and '('. Offsets are the raw
+ * text's; lines are set by the caller. */
+static void body_calls(ot_arena *arena, const struct mdef *m, size_t close, ot_ix_mitem *it)
+{
+	OT_VEC(ot_ix_call) v = {0};
+	size_t open = close + 1, end;
+	int depth = 0;
+	while (open < m->n && !mtok_punct(m, open, '{'))
+		open++;
+	for (end = open; end < m->n; end++)
+		if (mtok_punct(m, end, '{'))
+			depth++;
+		else if (mtok_punct(m, end, '}') && --depth == 0)
+			break;
+	for (size_t k = open + 1; k < end; k++) {
+		const struct mtok *tk = &m->toks[k];
+		ot_ix_call call = {0};
+		size_t next = k + 1, q = k;
+		if (tk->kind != 'i' || mtok_param(m, k) >= 0 || mtok_not_callee(m, k) ||
+		    (next < end && m->toks[next].kind == 'h') || (k > 0 && m->toks[k - 1].kind == 'h'))
+			continue;
+		if (mtok_punct(m, next, '<')) {
+			int d = 0;
+			size_t j;
+			for (j = next; j < end; j++) {
+				if (mtok_punct(m, j, '<'))
+					d++;
+				else if (mtok_punct(m, j, '>') && --d == 0)
+					break;
+				else if (mtok_punct(m, j, ';') || mtok_punct(m, j, '{') || mtok_punct(m, j, '}'))
+					j = end - 1;
+			}
+			if (j >= end)
+				continue;
+			next = j + 1;
+		}
+		if (!mtok_punct(m, next, '('))
+			continue;
+		/* the qualifier: name :: name :: before it */
+		while (q >= 2 && mtok_is(m, q - 1, "::") && m->toks[q - 2].kind == 'i')
+			q -= 2;
+		call.name = ot_arena_strndup(arena, m->t + tk->s, tk->e - tk->s);
+		call.qual = q < k ? ot_arena_strndup(arena, m->t + m->toks[q].s, m->toks[k - 2].e - m->toks[q].s)
+				  : "";
+		call.kind = k > 0 && (mtok_punct(m, k - 1, '.') || mtok_is(m, k - 1, "->")) ? OT_CALL_MEMBER
+											  : OT_CALL_PLAIN;
+		call.off = (uint32_t)tk->s;
+		ot_vec_push(&v, call);
+	}
+	it->calls = OT_ARENA_VEC(arena, &v);
+	it->ncalls = (uint32_t)v.len;
+	ot_vec_free(&v);
+}
+
 /* The items of a macro body (ot_ix_mitem), walked at its top level. */
 static void macro_items(mitem_vec *items, ot_arena *arena, const struct mdef *m)
 {
@@ -2027,8 +2139,10 @@ static void macro_items(mitem_vec *items, ot_arena *arena, const struct mdef *m)
 			it.kind = OT_MITEM_IMPL;
 			it.name = mtok_template(arena, m, open + 1, close, &uses);
 			it.params = mtok_text(arena, m, close + 1, pclose);
-			if (uses && mtok_body_follows(m, pclose))
+			if (uses && mtok_body_follows(m, pclose)) {
+				body_calls(arena, m, pclose, &it);
 				ot_vec_push(items, it);
+			}
 			k = pclose;
 			continue;
 		}
@@ -2048,6 +2162,7 @@ static void macro_items(mitem_vec *items, ot_arena *arena, const struct mdef *m)
 				it.kind = OT_MITEM_FUNC;
 				it.name = name;
 				it.params = mtok_text(arena, m, open, close);
+				body_calls(arena, m, close, &it);
 				ot_vec_push(items, it);
 			} else if (!pasted && (!prev || mtok_punct(m, k - 1, ';') ||
 					       mtok_punct(m, k - 1, '}') || mtok_punct(m, k - 1, ')')) &&
@@ -2164,6 +2279,11 @@ static void find_pasting_macros(struct walker *w, const char *text, size_t len)
 		macro_items(&items, w->arena, &m);
 		if (!items.len || in_block_comment(text, ls))
 			continue;
+		for (size_t i = 0; i < items.len; i++)
+			for (uint32_t c = 0; c < items.items[i].ncalls; c++) {
+				ot_ix_call *call = (ot_ix_call *)&items.items[i].calls[c];
+				call->line = line_of(w, call->off);
+			}
 		mac.items = OT_ARENA_VEC(w->arena, &items);
 		mac.nitems = (uint32_t)items.len;
 		mac.name = ot_arena_strndup(w->arena, text + ns, ne - ns);

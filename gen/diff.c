@@ -1,11 +1,13 @@
 #include "diff.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "opslist.h"
 #include "output.h"
 #include "run.h"
@@ -31,14 +33,19 @@ const char *ot_diff_class_label(ot_diff_class c)
 /* ---- building changes ------------------------------------------------------------------- */
 
 typedef OT_VEC(ot_diff_item) item_vec;
+typedef OT_VEC(ot_diff_change) change_vec;
 
 struct cmp {
 	ot_diff *d;
 	ot_arena *a;
 	ot_map *autogen[2]; /* per side: every overload an entry's `autogen:` generates */
-	OT_VEC(ot_diff_change) changes;
+	ot_map *known[2];   /* per side: every entry some op names */
+	change_vec changes; /* of each op, in input order */
 	item_vec items; /* of the change being built */
 	bool generated;  /* compare_op: the op is generated (autogen) on one side */
+	bool changed;    /* overloads_changed: some overload is in one release only */
+	bool elsewhere;  /* compare_op: an input of one release whose overloads
+			    all are in the other, under other inputs */
 	ot_diff_change cur;
 };
 
@@ -54,7 +61,7 @@ static void begin(struct cmp *c, ot_diff_class cls, const char *op, const char *
 static void item(struct cmp *c, const char *what, const char *subject, const char *old,
 		 const char *new, bool breaking)
 {
-	ot_diff_item it = {what, subject, NULL, old, new, breaking};
+	ot_diff_item it = {.what = what, .subject = subject, .old = old, .new = new, .breaking = breaking};
 	ot_vec_push(&c->items, it);
 }
 
@@ -70,6 +77,25 @@ static void end(struct cmp *c)
 	for (size_t i = 0; i < ch->nitems; i++)
 		ch->breaking |= ch->items[i].breaking;
 	ot_vec_push(&c->changes, *ch);
+}
+
+/* Keep each item as a change of its own, at the item's places. */
+static void one_each(struct cmp *c)
+{
+	item_vec all = c->items;
+	ot_diff_change base = c->cur;
+	c->items = (item_vec){0};
+	for (size_t i = 0; i < all.len; i++) {
+		ot_diff_item it = all.items[i];
+		c->cur = base;
+		c->cur.old_loc = it.old_loc;
+		c->cur.new_loc = it.new_loc;
+		it.old_loc = it.new_loc = (ot_diff_loc){NULL, 0};
+		c->items.len = 0;
+		ot_vec_push(&c->items, it);
+		end(c);
+	}
+	ot_vec_free(&all);
 }
 
 static ot_diff_loc loc(const char *file, int line)
@@ -160,12 +186,111 @@ static bool same_returns(const ot_reg_schema *o, const ot_reg_schema *n)
 	return true;
 }
 
+/* Why a retyped argument keeps its callers (PyTorch's schema check, which
+ * compares the JIT types - SymInt and DeviceIndex are `int` there -, the
+ * Python argument parser and the C++ API torchgen writes). */
+#define WHY_SYMINT "a SymInt takes an int: Python passes ints as before, and C++ keeps the int " \
+		   "overload beside the `_symint` one"
+#define WHY_OPTIONAL "an optional argument takes what the required one took"
+#define WHY_SCALAR "a Scalar takes an int or a float, in Python and C++"
+#define WHY_DEVICE_INDEX "PyTorch's schema check reads DeviceIndex as int; Python passes an int, " \
+			 "and C++ converts an int64_t to c10::DeviceIndex implicitly"
+
+/* A schema type as its base ("int", "Tensor") and the rest ("[2]?", "?[]"). */
+static size_t type_base(const char *t)
+{
+	size_t n = 0;
+	while ((t[n] >= 'a' && t[n] <= 'z') || (t[n] >= 'A' && t[n] <= 'Z') || (t[n] >= '0' && t[n] <= '9') ||
+	       t[n] == '_')
+		n++;
+	return n;
+}
+
+/*
+ * Does type `n` take every value type `o` took? Returns the reason (see
+ * WHY_*; *widened tells a wider type from one PyTorch reads as the same),
+ * or NULL when callers may break: another list size (int[2] -> int[]), an
+ * optional made required, another base type.
+ */
+static const char *type_accepts(ot_arena *a, const char *o, const char *n, bool *widened)
+{
+	size_t bo = type_base(o), bn = type_base(n);
+	const char *so = o + bo, *sn = n + bn, *base_why = NULL, *opt_why = NULL;
+	size_t lo = strlen(so);
+
+	*widened = true;
+	if (!strcmp(so, sn))
+		opt_why = NULL;
+	else if (strlen(sn) == lo + 1 && !strncmp(so, sn, lo) && sn[lo] == '?' && (!lo || so[lo - 1] != '?'))
+		opt_why = WHY_OPTIONAL; /* T -> T?, int[2] -> int[2]? */
+	else
+		return NULL;
+	if (bo == bn && !strncmp(o, n, bo))
+		base_why = NULL;
+	else if (bo == 3 && !strncmp(o, "int", 3) && bn == 6 && !strncmp(n, "SymInt", 6))
+		base_why = WHY_SYMINT;
+	else if (((bo == 3 && !strncmp(o, "int", 3)) || (bo == 5 && !strncmp(o, "float", 5))) &&
+		 bn == 6 && !strncmp(n, "Scalar", 6) && (!*so || !strcmp(so, "?")))
+		base_why = WHY_SCALAR;
+	else if (bo == 3 && !strncmp(o, "int", 3) && bn == 11 && !strncmp(n, "DeviceIndex", 11)) {
+		base_why = WHY_DEVICE_INDEX;
+		*widened = false;
+	} else
+		return NULL;
+	if (base_why && opt_why)
+		return ot_arena_printf(a, "%s; %s", base_why, opt_why);
+	return base_why ? base_why : opt_why;
+}
+
+static void schema_item(struct cmp *c, const char *what, const char *subject, const char *old,
+			const char *new, bool breaking, const char *why)
+{
+	item(c, what, subject, old, new, breaking);
+	c->items.items[c->items.len - 1].why = why;
+}
+
+static bool is_out_arg(const ot_reg_arg *g)
+{
+	return g->kwarg_only && g->is_write;
+}
+
+static void diff_arg(struct cmp *c, const ot_reg_arg *ga, const ot_reg_arg *gb)
+{
+	if (!str_eq(ga->type, gb->type)) {
+		bool widened;
+		const char *why = type_accepts(c->a, ga->type, gb->type, &widened);
+		schema_item(c, why && widened ? "argument-widened" : "argument-retyped", gb->name, ga->type,
+			    gb->type, !why,
+			    why ? why
+				: ot_arena_printf(c->a, "`%s` does not take every `%s` callers passed",
+						  gb->type, ga->type));
+	}
+	if (!str_eq(ga->annotation, gb->annotation))
+		schema_item(c, "alias-changed", gb->name, ga->annotation, gb->annotation, true,
+			    "the alias annotation says whether the op writes or returns the argument: "
+			    "PyTorch's schema check requires the same one");
+	if (!str_eq(ga->def, gb->def)) {
+		if (!ga->def)
+			schema_item(c, "default-changed", gb->name, ga->def, gb->def, false,
+				    "a default added: callers that pass it still may");
+		else
+			schema_item(c, "default-changed", gb->name, ga->def, gb->def, true,
+				    gb->def ? "callers that leave it out get another value"
+					    : "callers that leave it out fail");
+	}
+	if (ga->kwarg_only != gb->kwarg_only)
+		schema_item(c, "keyword-only-changed", gb->name, ga->kwarg_only ? "keyword-only" : "positional",
+			    gb->kwarg_only ? "keyword-only" : "positional", gb->kwarg_only,
+			    gb->kwarg_only ? "callers that pass it by position fail"
+					   : "callers that pass it by keyword still may");
+}
+
 static void diff_schema(struct cmp *c, const ot_reg_func *fo, const ot_reg_func *fn)
 {
 	const ot_reg_schema *o = &fo->schema, *n = &fn->schema;
 	int *to_new = ot_calloc(o->nargs + 1, sizeof(int)), *to_old = ot_calloc(n->nargs + 1, sizeof(int));
-	size_t last_pos_new = 0; /* 1 + index of the last matched positional argument in new */
-	bool have_last = false;
+	int last_new = -1; /* index in new of the last matched old argument that is no out= one */
+	int last_out = -1; /* ... and of the last out= one */
 
 	for (size_t i = 0; i < o->nargs; i++)
 		to_new[i] = -1;
@@ -185,28 +310,21 @@ static void diff_schema(struct cmp *c, const ot_reg_func *fo, const ot_reg_func 
 			continue;
 		to_new[i] = (int)i;
 		to_old[i] = (int)i;
-		item(c, "argument-renamed", o->args[i].name, o->args[i].name, n->args[i].name, true);
+		schema_item(c, "argument-renamed", o->args[i].name, o->args[i].name, n->args[i].name, true,
+			    "callers that pass it by keyword fail");
 	}
 	for (size_t i = 0; i < o->nargs; i++) {
-		const ot_reg_arg *ga = &o->args[i], *gb;
+		const ot_reg_arg *ga = &o->args[i];
 		if (to_new[i] < 0) {
-			item(c, "argument-removed", ga->name, arg_text(c->a, ga), NULL, true);
+			schema_item(c, "argument-removed", ga->name, arg_text(c->a, ga), NULL, true,
+				    "callers that pass it fail");
 			continue;
 		}
-		gb = &n->args[to_new[i]];
-		if (!ga->kwarg_only && !gb->kwarg_only && (!have_last || (size_t)to_new[i] + 1 > last_pos_new)) {
-			last_pos_new = (size_t)to_new[i] + 1;
-			have_last = true;
-		}
-		if (!str_eq(ga->type, gb->type))
-			item(c, "argument-retyped", gb->name, ga->type, gb->type, true);
-		if (!str_eq(ga->annotation, gb->annotation))
-			item(c, "alias-changed", gb->name, ga->annotation, gb->annotation, true);
-		if (!str_eq(ga->def, gb->def))
-			item(c, "default-changed", gb->name, ga->def, gb->def, true);
-		if (ga->kwarg_only != gb->kwarg_only)
-			item(c, "keyword-only-changed", gb->name, ga->kwarg_only ? "keyword-only" : "positional",
-			     gb->kwarg_only ? "keyword-only" : "positional", true);
+		if (!is_out_arg(ga) && to_new[i] > last_new)
+			last_new = to_new[i];
+		if (is_out_arg(ga) && to_new[i] > last_out)
+			last_out = to_new[i];
+		diff_arg(c, ga, &n->args[to_new[i]]);
 	}
 	/* matched positional arguments must keep their relative order */
 	{
@@ -227,48 +345,66 @@ static void diff_schema(struct cmp *c, const ot_reg_func *fo, const ot_reg_func 
 			for (size_t j = 0; j < n->nargs; j++)
 				if (!n->args[j].kwarg_only && n->args[j].name)
 					ot_buf_printf(&nb, "%s%s", nb.size ? ", " : "", n->args[j].name);
-			item(c, "argument-order-changed", NULL, ot_arena_strdup(c->a, ob.ptr),
-			     ot_arena_strdup(c->a, nb.ptr), true);
+			schema_item(c, "argument-order-changed", NULL, ot_arena_strdup(c->a, ob.ptr),
+				    ot_arena_strdup(c->a, nb.ptr), true,
+				    "callers that pass arguments by position give them to other parameters");
 		}
 		ot_buf_free(&ob);
 		ot_buf_free(&nb);
 	}
 	for (size_t j = 0; j < n->nargs; j++) {
 		const ot_reg_arg *g = &n->args[j];
-		bool compatible;
+		bool after = (int)j > last_new;
 		if (to_old[j] >= 0)
 			continue;
-		/* callers that pass arguments by position still work only when the new
-		 * one has a default and comes after every argument they pass */
-		compatible = g->def && (g->kwarg_only || !have_last || j >= last_pos_new);
-		item(c, g->kwarg_only ? "keyword-argument-added" : "argument-added", g->name, NULL,
-		     arg_text(c->a, g), !compatible);
+		/* PyTorch's rule: a new argument has a default and comes after
+		 * every old one but the out= arguments (C++ passes keyword-only
+		 * arguments by position too) */
+		schema_item(c, g->kwarg_only ? "keyword-argument-added" : "argument-added", g->name, NULL,
+			    arg_text(c->a, g), !(g->def && after),
+			    !g->def  ? "it has no default: callers that do not pass it fail"
+			    : !after ? "it comes before old arguments: callers that pass those by position "
+				       "(C++ passes keyword-only arguments by position) fail"
+			    : (int)j < last_out ? "it has a default and comes after every old argument but "
+						  "the out= ones"
+						: "it has a default and comes after every old argument");
 	}
 	if (!same_returns(o, n))
-		item(c, "returns-changed", NULL, returns_text(c->a, o), returns_text(c->a, n), true);
+		schema_item(c, "returns-changed", NULL, returns_text(c->a, o), returns_text(c->a, n), true,
+			    o->nreturns != n->nreturns ? "callers that unpack the results get another number of them"
+						       : "callers that use the results get other types or names");
 	if (fo->variant_function != fn->variant_function)
-		item(c, fn->variant_function ? "variant-added" : "variant-removed", "function", NULL, NULL,
-		     !fn->variant_function);
+		schema_item(c, fn->variant_function ? "variant-added" : "variant-removed", "function", NULL,
+			    NULL, !fn->variant_function,
+			    fn->variant_function ? NULL : "callers of the function (torch.X, at::X) fail");
 	if (fo->variant_method != fn->variant_method)
-		item(c, fn->variant_method ? "variant-added" : "variant-removed", "method", NULL, NULL,
-		     !fn->variant_method);
+		schema_item(c, fn->variant_method ? "variant-added" : "variant-removed", "method", NULL, NULL,
+			    !fn->variant_method,
+			    fn->variant_method ? NULL : "callers of the method (Tensor.X) fail");
 	if (!str_eq(fo->python_module, fn->python_module))
-		item(c, "python-module-changed", NULL, fo->python_module, fn->python_module, true);
+		schema_item(c, "python-module-changed", NULL, fo->python_module, fn->python_module, true,
+			    "Python callers find it in another module");
 	free(to_new);
 	free(to_old);
 }
 
 /* ---- dispatch --------------------------------------------------------------------------- */
 
-/* The entry's dispatch table as key -> kernel; an entry without a table,
- * a delegate or ufunc loops is CompositeImplicitAutograd (kernel unknown: ""). */
-static ot_map *dispatch_table(const ot_reg_func *f)
+/* An entry without a table, a delegate or ufunc loops: torchgen gives it
+ * the CompositeImplicitAutograd kernel named after its C++ API. */
+static bool implied_table(const ot_reg_func *f)
+{
+	return !f->has_dispatch && !f->structured_delegate && !f->nufunc_inner_loop;
+}
+
+/* The entry's dispatch table as key -> kernel, the implied one included. */
+static ot_map *dispatch_table(ot_arena *a, const ot_reg_func *f)
 {
 	ot_map *m = ot_map_new();
 	for (size_t i = 0; i < f->ndispatch; i++)
 		ot_map_put(m, f->dispatch[i].key, (void *)f->dispatch[i].kernel);
-	if (!f->has_dispatch && !f->structured_delegate && !f->nufunc_inner_loop)
-		ot_map_put(m, "CompositeImplicitAutograd", (void *)"");
+	if (implied_table(f))
+		ot_map_put(m, "CompositeImplicitAutograd", (void *)ot_reg_func_implicit_kernel(a, f));
 	return m;
 }
 
@@ -305,16 +441,17 @@ static const char *joined(ot_arena *a, const char *const *items, size_t n, const
 	return s;
 }
 
-/* Keys of `from` missing in `other` (added or removed), grouped by kernel. */
-static void key_groups(struct cmp *c, const ot_map *from, const ot_map *other, const char *what,
-		       bool removed, const ot_reg_func *n, const ot_map *tn)
+/* Keys of `from` (the table of `ffrom`) missing in `other` (added or
+ * removed), grouped by kernel. */
+static void key_groups(struct cmp *c, const ot_reg_func *ffrom, const ot_map *from, const ot_map *other,
+		       const char *what, bool removed, const ot_reg_func *n, const ot_map *tn)
 {
 	ot_map *by_kernel = ot_map_new();
 	OT_VEC(const char *) keys = {0};
 	for (size_t i = 0; i < ot_map_len(from); i++) {
 		const char *k = ot_map_key_at(from, i);
 		/* an implied CompositeImplicitAutograd (no table) is told by composite-changed */
-		if (!ot_map_get(other, k) && *(const char *)ot_map_value_at(from, i))
+		if (!ot_map_get(other, k) && !(implied_table(ffrom) && !strcmp(k, "CompositeImplicitAutograd")))
 			ot_vec_push(&keys, k);
 	}
 	for (size_t i = 0; i < keys.len; i++) {
@@ -339,9 +476,29 @@ static void key_groups(struct cmp *c, const ot_map *from, const ot_map *other, c
 	ot_map_free(by_kernel);
 }
 
-static void diff_dispatch(struct cmp *c, const ot_reg_func *fo, const ot_reg_func *fn)
+/* Where a side's trace reached the kernel of `overload` for `key`: the
+ * definition a renamed kernel is linked to, or none. */
+static ot_diff_loc kernel_loc(const ot_tj_op *op, const char *overload, const char *key, const char *kernel)
 {
-	ot_map *to = dispatch_table(fo), *tn = dispatch_table(fn);
+	size_t kl = strlen(kernel);
+	for (size_t i = 0; op && i < op->nsteps; i++) {
+		const ot_step *s = &op->steps[i];
+		size_t sl;
+		if (!s->found || strcmp(s->op, overload) || strcmp(s->backend, key))
+			continue;
+		sl = strlen(s->symbol);
+		/* "conv2d_symint", or qualified: "at::native::conv2d_symint" */
+		if (!strcmp(s->symbol, kernel) ||
+		    (sl > kl + 2 && !strcmp(s->symbol + sl - kl, kernel) && s->symbol[sl - kl - 1] == ':'))
+			return loc(s->file, (int)s->line);
+	}
+	return loc(NULL, 0);
+}
+
+static void diff_dispatch(struct cmp *c, const ot_reg_func *fo, const ot_reg_func *fn, const ot_tj_op *o,
+			  const ot_tj_op *n)
+{
+	ot_map *to = dispatch_table(c->a, fo), *tn = dispatch_table(c->a, fn);
 	const char *ko = composite_kind(to), *kn = composite_kind(tn);
 
 	if (fo->structured != fn->structured)
@@ -359,12 +516,25 @@ static void diff_dispatch(struct cmp *c, const ot_reg_func *fo, const ot_reg_fun
 	}
 	if (!str_eq(ko, kn))
 		item(c, "composite-changed", NULL, ko, kn, false);
-	key_groups(c, tn, to, "keys-added", false, fn, tn);
-	key_groups(c, to, tn, "keys-removed", true, fn, tn);
+	key_groups(c, fn, tn, to, "keys-added", false, fn, tn);
+	key_groups(c, fo, to, tn, "keys-removed", true, fn, tn);
 	for (size_t i = 0; i < ot_map_len(to); i++) {
 		const char *k = ot_map_key_at(to, i), *a = ot_map_value_at(to, i), *b = ot_map_get(tn, k);
-		if (b && *a && *b && strcmp(a, b))
-			item(c, "kernel-renamed", k, a, b, false);
+		bool io = implied_table(fo) && !strcmp(k, "CompositeImplicitAutograd");
+		bool in = implied_table(fn) && !strcmp(k, "CompositeImplicitAutograd");
+		ot_diff_item *it;
+		if (!b || !strcmp(a, b))
+			continue;
+		item(c, "kernel-renamed", k, a, b, false);
+		it = &c->items.items[c->items.len - 1];
+		/* both definitions, as the traces found them */
+		it->old_loc = kernel_loc(o, fo->schema.full, k, a);
+		it->new_loc = kernel_loc(n, fn->schema.full, k, b);
+		if (io || in)
+			it->why = io ? "the old entry has no dispatch table: torchgen names its "
+				       "CompositeImplicitAutograd kernel after the op"
+				     : "the new entry has no dispatch table: torchgen names its "
+				       "CompositeImplicitAutograd kernel after the op";
 	}
 	ot_map_free(to);
 	ot_map_free(tn);
@@ -500,9 +670,9 @@ static bool lost_differentiability(const char *o, const char *n)
 	return false;
 }
 
-static bool is_implicit(const ot_reg_func *f)
+static bool is_implicit(ot_arena *a, const ot_reg_func *f)
 {
-	ot_map *t = dispatch_table(f);
+	ot_map *t = dispatch_table(a, f);
 	const char *k = composite_kind(t);
 	bool r = k && !strcmp(k, "CompositeImplicitAutograd");
 	ot_map_free(t);
@@ -523,7 +693,7 @@ static void diff_backward(struct cmp *c, const ot_reg_func *fo, const ot_reg_fun
 	}
 	if (!n) {
 		/* a composite's gradient comes from the ops it is built from */
-		item(c, "derivative-removed", NULL, NULL, NULL, !is_implicit(fn));
+		item(c, "derivative-removed", NULL, NULL, NULL, !is_implicit(c->a, fn));
 		c->cur.old_loc = loc(OT_REGISTRY_DERIV_PATH, o->line);
 		return;
 	}
@@ -698,7 +868,6 @@ static const char *reg_text(ot_arena *a, const struct reg *r)
 static void diff_moved(struct cmp *c, const ot_tj_op *o, const ot_tj_op *n)
 {
 	ot_map *dn = definitions(c->a, n), *d_o = definitions(c->a, o);
-	ot_map *groups = ot_map_new(); /* "layer\told\tnew" -> index of its item */
 	reg_vec ro = {0}, rn = {0};
 	ot_map *so = ot_map_new(), *sn = ot_map_new();
 	bool *used_n, *used_o;
@@ -707,28 +876,20 @@ static void diff_moved(struct cmp *c, const ot_tj_op *o, const ot_tj_op *n)
 		const struct def *a = ot_map_value_at(d_o, i);
 		const struct def *b = ot_map_get(dn, ot_map_key_at(d_o, i));
 		const ot_step *fa, *fb;
-		const char *from, *to, *gkey;
-		void *at;
+		const char *from, *to;
+		ot_diff_item *it;
 		if (!b)
 			continue;
 		from = files_only(c->a, a, b, &fa);
 		to = files_only(c->a, b, a, &fb);
 		if (!from || !to)
 			continue; /* only gained or lost a place: not a move */
-		if (!c->cur.old_loc.file) {
-			c->cur.old_loc = loc(fa->file, (int)fa->line);
-			c->cur.new_loc = loc(fb->file, (int)fb->line);
-		}
-		gkey = ot_arena_printf(c->a, "%s\t%s\t%s", a->layer, from, to);
-		at = ot_map_get(groups, gkey);
-		if (at) {
-			ot_diff_item *it = &c->items.items[(size_t)at - 1];
-			it->subject = ot_arena_printf(c->a, "%s, %s", it->subject, a->symbol);
-			continue;
-		}
+		/* one item per definition: ops that reach it share it (one_each) */
 		item(c, "moved", a->symbol, from, to, false);
-		c->items.items[c->items.len - 1].layer = a->layer;
-		ot_map_put(groups, gkey, (void *)(uintptr_t)c->items.len);
+		it = &c->items.items[c->items.len - 1];
+		it->layer = a->layer;
+		it->old_loc = loc(fa->file, (int)fa->line);
+		it->new_loc = loc(fb->file, (int)fb->line);
 	}
 
 	/* registrations of stubs both sides reach */
@@ -762,9 +923,11 @@ static void diff_moved(struct cmp *c, const ot_tj_op *o, const ot_tj_op *n)
 				else if (pass == 2)
 					item(c, "registration-moved", reg_text(c->a, a), a->step->file,
 					     b->step->file, false);
-				if (pass && !c->cur.old_loc.file) {
-					c->cur.old_loc = loc(a->step->file, (int)a->step->line);
-					c->cur.new_loc = loc(b->step->file, (int)b->step->line);
+				if (pass) {
+					c->items.items[c->items.len - 1].old_loc =
+						loc(a->step->file, (int)a->step->line);
+					c->items.items[c->items.len - 1].new_loc =
+						loc(b->step->file, (int)b->step->line);
 				}
 				break;
 			}
@@ -775,16 +938,14 @@ static void diff_moved(struct cmp *c, const ot_tj_op *o, const ot_tj_op *n)
 		if (used_o[i] || !ot_map_get(sn, a->stub))
 			continue;
 		item(c, "registration-removed", a->step->file, reg_text(c->a, a), NULL, false);
-		if (!c->cur.old_loc.file)
-			c->cur.old_loc = loc(a->step->file, (int)a->step->line);
+		c->items.items[c->items.len - 1].old_loc = loc(a->step->file, (int)a->step->line);
 	}
 	for (size_t j = 0; j < rn.len; j++) {
 		const struct reg *b = &rn.items[j];
 		if (used_n[j] || !ot_map_get(so, b->stub))
 			continue;
 		item(c, "registration-added", b->step->file, NULL, reg_text(c->a, b), false);
-		if (!c->cur.new_loc.file)
-			c->cur.new_loc = loc(b->step->file, (int)b->step->line);
+		c->items.items[c->items.len - 1].new_loc = loc(b->step->file, (int)b->step->line);
 	}
 	free(used_n);
 	free(used_o);
@@ -792,7 +953,6 @@ static void diff_moved(struct cmp *c, const ot_tj_op *o, const ot_tj_op *n)
 	ot_vec_free(&rn);
 	ot_map_free(so);
 	ot_map_free(sn);
-	ot_map_free(groups);
 	free_defs(dn);
 	free_defs(d_o);
 }
@@ -917,18 +1077,60 @@ static ot_diff_loc op_loc(const ot_tj_op *op)
 	return loc(NULL, 0);
 }
 
-static void strvec_add(ot_strvec *v, const char *s)
+/* Add `s` (borrowed) to `v` unless `set` (what v holds) has it: an op can
+ * name 200,000 overloads. */
+static void strvec_add(ot_strvec *v, ot_map *set, const char *s)
 {
-	for (size_t i = 0; i < v->len; i++)
-		if (!strcmp(v->items[i], s))
-			return;
+	if (ot_map_get(set, s))
+		return;
+	ot_map_put(set, s, (void *)1);
 	ot_vec_push(v, s);
+}
+
+/* An overload of `input` that one release has (f, in it) and the other not. */
+static void overload_change(struct cmp *c, const char *input, const ot_reg_func *f, bool removed)
+{
+	begin(c, removed ? OT_DIFF_REMOVED : OT_DIFF_ADDED, input, f->schema.full);
+	item(c, removed ? "overload-removed" : "overload-added", f->schema.full, removed ? f->func : NULL,
+	     removed ? NULL : f->func, removed);
+	if (removed)
+		c->cur.old_loc = loc(OT_REGISTRY_NATIVE_PATH, f->line);
+	else
+		c->cur.new_loc = loc(OT_REGISTRY_NATIVE_PATH, f->line);
+	end(c);
+}
+
+/* An aten input ("aten::X.vec") found in one release only is its overloads
+ * removed (added): the same changes as another op that reaches them, so
+ * a removal is reported once. False when the registry does not know them. */
+static bool overloads_changed(struct cmp *c, const char *input, const ot_tj_op *here, bool removed)
+{
+	struct side sh;
+	bool known = here->has_registry && here->strategy && !strcmp(here->strategy, "aten") &&
+		     here->aten.len > 0;
+	if (!known)
+		return false;
+	side_init(&sh, here);
+	for (size_t i = 0; i < here->aten.len && known; i++)
+		known = entry(&sh, here->aten.items[i]) != NULL;
+	for (size_t i = 0; i < here->aten.len && known; i++) {
+		const char *ov = here->aten.items[i];
+		/* the other release may have it under another input (--all lists
+		 * frobenius_norm.dim apart from frobenius_norm) */
+		if (ot_map_get(c->autogen[removed ? 1 : 0], ov) || ot_map_get(c->known[removed ? 1 : 0], ov))
+			continue;
+		overload_change(c, input, entry(&sh, ov), removed);
+		c->changed = true;
+	}
+	side_free(&sh);
+	return known;
 }
 
 static void compare_op(struct cmp *c, const char *input, const ot_tj_op *o, const ot_tj_op *n)
 {
 	struct side so, sn;
 	ot_strvec ovs = {0}, dels = {0};
+	ot_map *in_ovs, *in_dels;
 
 	if (!present(o) || !present(n)) {
 		bool removed = present(o);
@@ -942,6 +1144,12 @@ static void compare_op(struct cmp *c, const char *input, const ot_tj_op *o, cons
 			c->generated = true;
 			return;
 		}
+		c->changed = false;
+		if (overloads_changed(c, input, here, removed)) {
+			/* every overload is in the other release, under other inputs */
+			c->elsewhere = !c->changed;
+			return;
+		}
 		begin(c, removed ? OT_DIFF_REMOVED : OT_DIFF_ADDED, input, "");
 		item(c, removed ? "op-removed" : "op-added", input, NULL, NULL, removed);
 		if (removed)
@@ -953,10 +1161,12 @@ static void compare_op(struct cmp *c, const char *input, const ot_tj_op *o, cons
 	}
 	side_init(&so, o);
 	side_init(&sn, n);
+	in_ovs = ot_map_new();
+	in_dels = ot_map_new();
 	for (size_t i = 0; i < o->aten.len; i++)
-		strvec_add(&ovs, o->aten.items[i]);
+		strvec_add(&ovs, in_ovs, o->aten.items[i]);
 	for (size_t i = 0; i < n->aten.len; i++)
-		strvec_add(&ovs, n->aten.items[i]);
+		strvec_add(&ovs, in_ovs, n->aten.items[i]);
 
 	if (o->has_registry && n->has_registry) {
 		for (size_t i = 0; i < ovs.len; i++) {
@@ -964,18 +1174,11 @@ static void compare_op(struct cmp *c, const char *input, const ot_tj_op *o, cons
 			const ot_reg_func *fo = entry(&so, ov), *fn = entry(&sn, ov);
 			/* an overload written out on one side and generated (autogen:) on
 			 * the other exists in both releases */
-			if (fo && !fn && ot_map_get(sn.names, fo->schema.name) && !ot_map_get(sn.autogen, ov)) {
-				begin(c, OT_DIFF_REMOVED, input, ov);
-				item(c, "overload-removed", ov, fo->func, NULL, true);
-				c->cur.old_loc = loc(OT_REGISTRY_NATIVE_PATH, fo->line);
-				end(c);
-			} else if (fn && !fo && ot_map_get(so.names, fn->schema.name) &&
-				   !ot_map_get(so.autogen, ov)) {
-				begin(c, OT_DIFF_ADDED, input, ov);
-				item(c, "overload-added", ov, NULL, fn->func, false);
-				c->cur.new_loc = loc(OT_REGISTRY_NATIVE_PATH, fn->line);
-				end(c);
-			}
+			if (fo && !fn && ot_map_get(sn.names, fo->schema.name) && !ot_map_get(sn.autogen, ov))
+				overload_change(c, input, fo, true);
+			else if (fn && !fo && ot_map_get(so.names, fn->schema.name) &&
+				 !ot_map_get(so.autogen, ov))
+				overload_change(c, input, fn, false);
 			if (!fo || !fn)
 				continue;
 			begin(c, OT_DIFF_SCHEMA, input, ov);
@@ -987,19 +1190,19 @@ static void compare_op(struct cmp *c, const char *input, const ot_tj_op *o, cons
 			diff_backward(c, fo, fn);
 			end(c);
 			if (fo->structured_delegate)
-				strvec_add(&dels, fo->structured_delegate);
+				strvec_add(&dels, in_dels, fo->structured_delegate);
 			if (fn->structured_delegate)
-				strvec_add(&dels, fn->structured_delegate);
+				strvec_add(&dels, in_dels, fn->structured_delegate);
 		}
 		/* dispatch: the overloads, then the delegates that compute them */
 		for (size_t i = 0; i < dels.len; i++)
-			strvec_add(&ovs, dels.items[i]);
+			strvec_add(&ovs, in_ovs, dels.items[i]);
 		for (size_t i = 0; i < ovs.len; i++) {
 			const ot_reg_func *fo = entry(&so, ovs.items[i]), *fn = entry(&sn, ovs.items[i]);
 			if (!fo || !fn)
 				continue;
 			begin(c, OT_DIFF_DISPATCH, input, ovs.items[i]);
-			diff_dispatch(c, fo, fn);
+			diff_dispatch(c, fo, fn, o, n);
 			c->cur.old_loc = loc(OT_REGISTRY_NATIVE_PATH, fo->line);
 			c->cur.new_loc = loc(OT_REGISTRY_NATIVE_PATH, fn->line);
 			end(c);
@@ -1012,13 +1215,15 @@ static void compare_op(struct cmp *c, const char *input, const ot_tj_op *o, cons
 	if (o->status == OT_STATUS_TRACED && n->status == OT_STATUS_TRACED) {
 		begin(c, OT_DIFF_MOVED, input, "");
 		diff_moved(c, o, n);
-		end(c);
+		one_each(c);
 		begin(c, OT_DIFF_GPU, input, "");
 		diff_gpu(c, o, &so, n, &sn, &ovs);
 		end(c);
 	}
 	ot_vec_free(&ovs);
 	ot_vec_free(&dels);
+	ot_map_free(in_ovs);
+	ot_map_free(in_dels);
 	side_free(&so);
 	side_free(&sn);
 }
@@ -1036,6 +1241,151 @@ static int cmp_change(const void *pa, const void *pb)
 	if ((r = strcmp(a->op, b->op)))
 		return r;
 	return strcmp(a->overload, b->overload);
+}
+
+/* ---- one change per fact ------------------------------------------------------------------ */
+
+static void key_str(ot_buf *b, char sep, const char *s)
+{
+	ot_buf_putc(b, sep);
+	ot_buf_puts(b, s ? s : "\x01"); /* NULL is not "" */
+}
+
+/* What makes the changes of two ops one: the class, the overload and the
+ * items, not their places (one op's trace may have found a definition
+ * another's did not). An op (not an overload) added or removed is its
+ * own; a GPU library change is one where both traces show it in the same
+ * places. */
+static const char *change_key(ot_arena *a, const ot_diff_change *ch)
+{
+	ot_buf b = OT_BUF_INIT;
+	const char *k;
+	ot_buf_printf(&b, "%d", (int)ch->cls);
+	key_str(&b, '\x1d', ch->overload);
+	if (!*ch->overload && (ch->cls == OT_DIFF_REMOVED || ch->cls == OT_DIFF_ADDED))
+		key_str(&b, '\x1d', ch->op);
+	if (ch->cls == OT_DIFF_GPU) {
+		ot_buf_printf(&b, "\x1d%s:%u", ch->old_loc.file ? ch->old_loc.file : "", ch->old_loc.line);
+		ot_buf_printf(&b, "\x1d%s:%u", ch->new_loc.file ? ch->new_loc.file : "", ch->new_loc.line);
+	}
+	for (size_t i = 0; i < ch->nitems; i++) {
+		const ot_diff_item *it = &ch->items[i];
+		key_str(&b, '\x1e', it->what);
+		key_str(&b, '\x1f', it->subject);
+		key_str(&b, '\x1f', it->layer);
+		key_str(&b, '\x1f', it->old);
+		key_str(&b, '\x1f', it->new);
+	}
+	k = ot_arena_strdup(a, b.ptr);
+	ot_buf_free(&b);
+	return k;
+}
+
+static void fill_loc(ot_diff_loc *to, const ot_diff_loc *from)
+{
+	if (!to->file && from->file)
+		*to = *from;
+}
+
+/* Merge `add` (changes of one op each, in input order) into one change
+ * per fact, each with the ops it affects (in input order, so sorted). */
+static void merge_changes(ot_arena *a, change_vec *out, const change_vec *add)
+{
+	ot_map *seen = ot_map_new(); /* key -> 1 + index in out */
+	OT_VEC(ot_strvec) ops = {0};
+	for (size_t i = 0; i < add->len; i++) {
+		const ot_diff_change *ch = &add->items[i];
+		const char *k = change_key(a, ch);
+		size_t at = (size_t)(uintptr_t)ot_map_get(seen, k);
+		ot_diff_change *u;
+		if (!at) {
+			ot_strvec none = {0};
+			ot_vec_push(out, *ch);
+			ot_vec_push(&ops, none);
+			at = out->len;
+			ot_map_put(seen, k, (void *)(uintptr_t)at);
+		}
+		u = &out->items[at - 1];
+		if (!ops.items[at - 1].len || strcmp(ops.items[at - 1].items[ops.items[at - 1].len - 1], ch->op))
+			ot_vec_push(&ops.items[at - 1], ch->op);
+		fill_loc(&u->old_loc, &ch->old_loc);
+		fill_loc(&u->new_loc, &ch->new_loc);
+		for (size_t k2 = 0; k2 < u->nitems; k2++) {
+			fill_loc(&u->items[k2].old_loc, &ch->items[k2].old_loc);
+			fill_loc(&u->items[k2].new_loc, &ch->items[k2].new_loc);
+		}
+	}
+	for (size_t i = 0; i < out->len; i++) {
+		out->items[i].nops = ops.items[i].len;
+		out->items[i].ops = ot_arena_alloc(a, ops.items[i].len * sizeof(char *));
+		memcpy(out->items[i].ops, ops.items[i].items, ops.items[i].len * sizeof(char *));
+		out->items[i].op = out->items[i].ops[0];
+		ot_vec_free(&ops.items[i]);
+	}
+	ot_vec_free(&ops);
+	ot_map_free(seen);
+}
+
+struct moved_def {
+	const char *symbol;
+	ot_diff_loc old_loc, new_loc;
+};
+
+static int cmp_moved_def(const void *pa, const void *pb)
+{
+	return strcmp(((const struct moved_def *)pa)->symbol, ((const struct moved_def *)pb)->symbol);
+}
+
+/* Definitions that moved between the same files, reached by the same ops,
+ * are one row: "matmul_nested, matmul_out_nested: A -> B" (sorted, linked
+ * at the first). */
+static void group_moves(ot_arena *a, change_vec *v)
+{
+	typedef OT_VEC(struct moved_def) def_vec;
+	ot_map *groups = ot_map_new(); /* layer, files, ops -> 1 + index */
+	OT_VEC(def_vec) defs = {0};     /* per kept change: the definitions of its group */
+	size_t kept = 0;
+	for (size_t i = 0; i < v->len; i++) {
+		ot_diff_change *ch = &v->items[i];
+		struct moved_def md = {ch->items[0].subject, ch->old_loc, ch->new_loc};
+		def_vec none = {0};
+		ot_buf b = OT_BUF_INIT;
+		size_t at;
+		if (ch->cls == OT_DIFF_MOVED && ch->nitems == 1 && !strcmp(ch->items[0].what, "moved")) {
+			ot_buf_printf(&b, "%s\x1f%s\x1f%s", ch->items[0].layer, ch->items[0].old,
+				      ch->items[0].new);
+			for (size_t k = 0; k < ch->nops; k++)
+				key_str(&b, '\x1e', ch->ops[k]);
+			at = (size_t)(uintptr_t)ot_map_get(groups, b.ptr);
+			if (at) {
+				ot_vec_push(&defs.items[at - 1], md);
+				ot_buf_free(&b);
+				continue;
+			}
+			ot_map_put(groups, ot_arena_strdup(a, b.ptr), (void *)(uintptr_t)(kept + 1));
+			ot_vec_push(&none, md);
+		}
+		ot_buf_free(&b);
+		v->items[kept++] = *ch;
+		ot_vec_push(&defs, none);
+	}
+	v->len = kept;
+	for (size_t i = 0; i < kept; i++) {
+		def_vec *g = &defs.items[i];
+		if (g->len > 1) {
+			ot_buf b = OT_BUF_INIT;
+			qsort(g->items, g->len, sizeof(*g->items), cmp_moved_def);
+			for (size_t k = 0; k < g->len; k++)
+				ot_buf_printf(&b, "%s%s", k ? ", " : "", g->items[k].symbol);
+			v->items[i].items[0].subject = ot_arena_strdup(a, b.ptr);
+			v->items[i].old_loc = g->items[0].old_loc;
+			v->items[i].new_loc = g->items[0].new_loc;
+			ot_buf_free(&b);
+		}
+		ot_vec_free(g);
+	}
+	ot_vec_free(&defs);
+	ot_map_free(groups);
 }
 
 static int index_ops(ot_map **out, const ot_tj_doc *doc, const char *side)
@@ -1057,6 +1407,7 @@ int ot_diff_compare(ot_diff **out, const ot_tj_doc *old, const ot_tj_doc *new)
 {
 	ot_diff *d = ot_calloc(1, sizeof(*d));
 	struct cmp c = {0};
+	change_vec merged = {0};
 	ot_map *mo = NULL, *mn = NULL;
 	ot_strvec inputs = {0}, unchanged = {0};
 	OT_VEC(ot_diff_skip) skipped = {0};
@@ -1071,9 +1422,11 @@ int ot_diff_compare(ot_diff **out, const ot_tj_doc *old, const ot_tj_doc *new)
 	for (int s = 0; s < 2; s++) {
 		const ot_tj_doc *doc = s ? new : old;
 		c.autogen[s] = ot_map_new();
+		c.known[s] = ot_map_new();
 		for (size_t i = 0; i < doc->ops.len; i++)
 			for (size_t k = 0; k < doc->ops.items[i].nregistry; k++) {
 				const ot_reg_func *f = doc->ops.items[i].registry[k];
+				ot_map_put(c.known[s], f->schema.full, (void *)f);
 				for (size_t g = 0; g < f->nautogen; g++)
 					ot_map_put(c.autogen[s], f->autogen[g], (void *)f);
 			}
@@ -1103,8 +1456,34 @@ int ot_diff_compare(ot_diff **out, const ot_tj_doc *old, const ot_tj_doc *new)
 			ot_vec_push(&skipped, sk);
 			continue;
 		}
-		c.generated = false;
+		/* a trace.json written without --full did not trace it: nothing to
+		 * compare (its registry entries alone would pass for "unchanged") */
+		if ((o && o->status == OT_STATUS_WELLKNOWN) || (n && n->status == OT_STATUS_WELLKNOWN)) {
+			bool wo = o && o->status == OT_STATUS_WELLKNOWN, wn = n && n->status == OT_STATUS_WELLKNOWN;
+			ot_diff_skip sk = {inputs.items[i],
+					   wo && wn ? "well-known in both trace.json files (written without "
+						      "--full): not traced"
+					   : wo	    ? "well-known in the old trace.json (written without --full): "
+						      "not traced"
+						    : "well-known in the new trace.json (written without --full): "
+						      "not traced"};
+			d->wellknown_side[0] |= wo;
+			d->wellknown_side[1] |= wn;
+			d->wellknown_skipped++;
+			ot_vec_push(&skipped, sk);
+			continue;
+		}
+		c.generated = c.elsewhere = false;
 		compare_op(&c, inputs.items[i], o, n);
+		if (c.elsewhere) {
+			ot_diff_skip sk = {inputs.items[i], o && present(o)
+						? "listed in the old release only; its overloads are in the new "
+						  "one, under other inputs"
+						: "listed in the new release only; its overloads are in the old "
+						  "one, under other inputs"};
+			ot_vec_push(&skipped, sk);
+			continue;
+		}
 		if (c.generated) {
 			ot_diff_skip sk = {inputs.items[i], o && present(o)
 						? "generated from another entry's autogen: in the new release"
@@ -1117,19 +1496,21 @@ int ot_diff_compare(ot_diff **out, const ot_tj_doc *old, const ot_tj_doc *new)
 		else
 			d->changed_ops++;
 	}
-	if (c.changes.len)
-		qsort(c.changes.items, c.changes.len, sizeof(*c.changes.items), cmp_change);
-	for (size_t i = 0; i < c.changes.len; i++) {
-		d->counts[c.changes.items[i].cls]++;
-		if (c.changes.items[i].breaking) {
-			d->breaking[c.changes.items[i].cls]++;
+	merge_changes(d->arena, &merged, &c.changes);
+	group_moves(d->arena, &merged);
+	if (merged.len)
+		qsort(merged.items, merged.len, sizeof(*merged.items), cmp_change);
+	for (size_t i = 0; i < merged.len; i++) {
+		d->counts[merged.items[i].cls]++;
+		if (merged.items[i].breaking) {
+			d->breaking[merged.items[i].cls]++;
 			d->nbreaking++;
 		}
 	}
-	d->nchanges = c.changes.len;
+	d->nchanges = merged.len;
 	d->changes = ot_arena_alloc(d->arena, (d->nchanges + 1) * sizeof(*d->changes));
 	if (d->nchanges)
-		memcpy(d->changes, c.changes.items, d->nchanges * sizeof(*d->changes));
+		memcpy(d->changes, merged.items, d->nchanges * sizeof(*d->changes));
 	d->nunchanged = unchanged.len;
 	d->unchanged = ot_arena_alloc(d->arena, (unchanged.len + 1) * sizeof(*d->unchanged));
 	if (unchanged.len)
@@ -1143,6 +1524,7 @@ int ot_diff_compare(ot_diff **out, const ot_tj_doc *old, const ot_tj_doc *new)
 done:
 	ot_diff_free(d);
 	ot_vec_free(&c.changes);
+	ot_vec_free(&merged);
 	ot_vec_free(&c.items);
 	ot_vec_free(&inputs);
 	ot_vec_free(&unchanged);
@@ -1151,6 +1533,8 @@ done:
 	ot_map_free(mn);
 	ot_map_free(c.autogen[0]);
 	ot_map_free(c.autogen[1]);
+	ot_map_free(c.known[0]);
+	ot_map_free(c.known[1]);
 	return rc;
 }
 
@@ -1166,11 +1550,12 @@ void ot_diff_free(ot_diff *d)
 
 #define MD_VALUE_MAX 120
 
-/* A code span. In Markdown table cells '|' is escaped and long values are
- * cut (at a UTF-8 boundary) with an ellipsis; the JSON text keeps them whole. */
+/* A code span (escape.h). In Markdown table cells long values are cut (at
+ * a UTF-8 boundary) with an ellipsis; the JSON text keeps them whole. */
 static void code(ot_buf *b, const char *s, bool md)
 {
-	size_t len = s ? strlen(s) : 0, run = 0, longest = 0, cut = len;
+	size_t len = s ? strlen(s) : 0, cut = len;
+	ot_buf t = OT_BUF_INIT;
 	if (!s || !*s) {
 		ot_buf_puts(b, "(none)");
 		return;
@@ -1180,29 +1565,17 @@ static void code(ot_buf *b, const char *s, bool md)
 		while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
 			cut--;
 	}
-	for (size_t i = 0; i < cut; i++) {
-		run = s[i] == '`' ? run + 1 : 0;
-		if (run > longest)
-			longest = run;
-	}
-	for (size_t i = 0; i <= longest; i++)
-		ot_buf_putc(b, '`');
-	if (longest || s[0] == ' ')
-		ot_buf_putc(b, ' ');
-	for (size_t i = 0; i < cut; i++) {
-		char ch = s[i];
-		if (ch == '\n' || ch == '\r' || ch == '\t')
-			ch = ' ';
-		if (md && ch == '|')
-			ot_buf_putc(b, '\\');
-		ot_buf_putc(b, ch);
-	}
+	ot_buf_put(&t, s, cut);
 	if (cut < len)
-		ot_buf_puts(b, "…");
-	if (longest || s[cut ? cut - 1 : 0] == ' ')
-		ot_buf_putc(b, ' ');
-	for (size_t i = 0; i <= longest; i++)
-		ot_buf_putc(b, '`');
+		ot_buf_puts(&t, "…");
+	ot_esc_md_code(b, t.ptr, t.size, md);
+	ot_buf_free(&t);
+}
+
+/* Text of a trace.json as Markdown prose (escape.h). */
+static void text(ot_buf *b, const char *s)
+{
+	ot_esc_md_text(b, s, strlen(s));
 }
 
 static void code_aten(ot_buf *b, const char *name, bool md)
@@ -1249,6 +1622,7 @@ static const char *from_to_label(const char *what, bool *with_subject)
 		{"ufunc-changed", "ufunc_inner_loop", false},
 		{"output-differentiability-changed", "output_differentiability", false},
 		{"argument-retyped", "type", true},
+		{"argument-widened", "type widened", true},
 		{"alias-changed", "alias annotation", true},
 		{"default-changed", "default", true},
 		{"kernel-renamed", "kernel", true},
@@ -1289,9 +1663,11 @@ static void item_text(ot_buf *b, const ot_diff_item *it, bool md)
 		ot_buf_puts(b, " added");
 	} else if (IS("keyword-only-changed")) {
 		code(b, it->subject, md);
-		ot_buf_printf(b, " is now %s", it->new);
+		ot_buf_puts(b, " is now ");
+		text(b, it->new ? it->new : "");
 	} else if (IS("variant-added") || IS("variant-removed")) {
-		ot_buf_printf(b, "%s variant %s", it->subject, IS("variant-added") ? "added" : "removed");
+		text(b, it->subject ? it->subject : "");
+		ot_buf_printf(b, " variant %s", IS("variant-added") ? "added" : "removed");
 	} else if ((label = from_to_label(w, &with_subject))) {
 		if (with_subject) {
 			code(b, it->subject, md);
@@ -1323,7 +1699,8 @@ static void item_text(ot_buf *b, const ot_diff_item *it, bool md)
 			ot_buf_puts(b, ")");
 		}
 	} else if (IS("moved")) {
-		ot_buf_printf(b, "%s ", it->layer ? it->layer : "");
+		text(b, it->layer ? it->layer : "");
+		ot_buf_putc(b, ' ');
 		code(b, it->subject, md);
 		ot_buf_puts(b, ": ");
 		from_to(b, it, md);
@@ -1356,7 +1733,7 @@ static void item_text(ot_buf *b, const ot_diff_item *it, bool md)
 		ot_buf_puts(b, "GPU work: ");
 		from_to_or(b, it, md, "(none found)");
 	} else {
-		ot_buf_printf(b, "%s", w);
+		text(b, w);
 	}
 #undef IS
 }
@@ -1369,7 +1746,7 @@ static void item_text(ot_buf *b, const ot_diff_item *it, bool md)
  * (no base URL, an unverified tree, no place). */
 static void url_of(ot_buf *b, const ot_tj_doc *doc, const ot_diff_loc *l, const char *base)
 {
-	static const char hex[] = "0123456789ABCDEF";
+	ot_buf enc = OT_BUF_INIT;
 	const char *ref = doc->tag ? doc->tag : doc->verified ? doc->commit : NULL;
 	ot_buf_clear(b);
 	if (!base)
@@ -1378,37 +1755,23 @@ static void url_of(ot_buf *b, const ot_tj_doc *doc, const ot_diff_loc *l, const 
 		return;
 	/* the tag comes from a trace.json too: encoded like the path, so no
 	 * text of a file can end the link or start markup */
-	ot_buf_printf(b, "%s/", base);
-	for (int part = 0; part < 2; part++) {
-		const unsigned char *p = (const unsigned char *)(part ? l->file : ref);
-		for (; *p; p++) {
-			if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-			    (*p >= '0' && *p <= '9') || strchr(part ? "/._-~+" : "._-~+", *p))
-				ot_buf_putc(b, (char)*p);
-			else
-				ot_buf_printf(b, "%%%c%c", hex[*p >> 4], hex[*p & 15]);
-		}
-		if (!part)
-			ot_buf_putc(b, '/');
-	}
+	ot_esc_url(b, base, strlen(base));
+	ot_buf_putc(b, '/');
+	ot_buf_clear(&enc);
+	ot_esc_url_path(&enc, ref, strlen(ref));
+	for (size_t i = 0; i < enc.size; i++) /* a '/' in a tag is not a folder */
+		if (enc.ptr[i] == '/')
+			ot_buf_puts(b, "%2F");
+		else
+			ot_buf_putc(b, enc.ptr[i]);
+	ot_buf_putc(b, '/');
+	ot_esc_url_path(b, l->file, strlen(l->file));
+	ot_buf_free(&enc);
 	if (l->line)
 		ot_buf_printf(b, "#L%u", l->line);
 }
 
 /* ---- Markdown ----------------------------------------------------------------------------- */
-
-static void details(ot_buf *b, const ot_diff_change *ch, bool md)
-{
-	if (*ch->overload && ch->cls != OT_DIFF_ADDED && ch->cls != OT_DIFF_REMOVED) {
-		code_aten(b, ch->overload, md);
-		ot_buf_puts(b, ": ");
-	}
-	for (size_t i = 0; i < ch->nitems; i++) {
-		if (i)
-			ot_buf_puts(b, "; ");
-		item_text(b, &ch->items[i], md);
-	}
-}
 
 /* A release's version as Markdown text: a trace.json may hold anything. */
 static void label(ot_buf *b, const ot_tj_doc *doc)
@@ -1420,12 +1783,12 @@ static void label(ot_buf *b, const ot_tj_doc *doc)
 				       : '?');
 }
 
-static void links(ot_buf *b, const ot_diff_change *ch, const ot_tj_doc *old, const ot_tj_doc *new,
-		  const char *base)
+static void links(ot_buf *b, const ot_diff_loc *lo, const ot_diff_loc *ln, const ot_tj_doc *old,
+		  const ot_tj_doc *new, const char *base)
 {
 	ot_buf uo = OT_BUF_INIT, un = OT_BUF_INIT;
-	url_of(&uo, old, &ch->old_loc, base);
-	url_of(&un, new, &ch->new_loc, base);
+	url_of(&uo, old, lo, base);
+	url_of(&un, new, ln, base);
 	if (uo.size || un.size) {
 		ot_buf_puts(b, " (");
 		if (uo.size) {
@@ -1446,6 +1809,65 @@ static void links(ot_buf *b, const ot_diff_change *ch, const ot_tj_doc *old, con
 	ot_buf_free(&un);
 }
 
+/* The item texts; md: each with its own links. */
+static void details(ot_buf *b, const ot_diff_change *ch, bool md, const ot_tj_doc *old,
+		    const ot_tj_doc *new, const char *base)
+{
+	if (*ch->overload && ch->cls != OT_DIFF_ADDED && ch->cls != OT_DIFF_REMOVED) {
+		code_aten(b, ch->overload, md);
+		ot_buf_puts(b, ": ");
+	}
+	for (size_t i = 0; i < ch->nitems; i++) {
+		if (i)
+			ot_buf_puts(b, "; ");
+		item_text(b, &ch->items[i], md);
+		if (md)
+			links(b, &ch->items[i].old_loc, &ch->items[i].new_loc, old, new, base);
+	}
+}
+
+/* Why a change does or does not break callers (schema), or what it means:
+ * each reason once, the breaking ones first. The reasons are optrace's
+ * own words, never a file's, so they are written as they are. */
+static void whys(ot_buf *b, const ot_diff_change *ch)
+{
+	for (int brk = 1; brk >= 0; brk--) {
+		bool any = false;
+		for (size_t i = 0; i < ch->nitems; i++) {
+			const ot_diff_item *it = &ch->items[i];
+			bool dup = false;
+			if (!it->why || it->breaking != brk)
+				continue;
+			for (size_t k = 0; k < i && !dup; k++)
+				dup = ch->items[k].why && ch->items[k].breaking == brk &&
+				      !strcmp(ch->items[k].why, it->why);
+			if (dup)
+				continue;
+			if (any)
+				ot_buf_puts(b, "; ");
+			else if (ch->cls == OT_DIFF_SCHEMA)
+				ot_buf_puts(b, brk ? " — breaking: " : " — compatible: ");
+			else
+				ot_buf_puts(b, " — ");
+			ot_buf_puts(b, it->why);
+			any = true;
+		}
+	}
+}
+
+/* The ops a change affects, as code spans; at most OPS_SHOWN in Markdown. */
+#define OPS_SHOWN 8
+static void ops_cell(ot_buf *b, const ot_diff_change *ch)
+{
+	for (size_t i = 0; i < ch->nops && i < OPS_SHOWN; i++) {
+		if (i)
+			ot_buf_puts(b, ", ");
+		code(b, ch->ops[i], true);
+	}
+	if (ch->nops > OPS_SHOWN)
+		ot_buf_printf(b, " and %zu more", ch->nops - OPS_SHOWN);
+}
+
 static void short_ref(ot_buf *b, const ot_tj_doc *doc)
 {
 	code(b, doc->tag ? doc->tag : doc->version, true);
@@ -1458,6 +1880,26 @@ static void short_ref(ot_buf *b, const ot_tj_doc *doc)
 	} else if (!doc->verified) {
 		ot_buf_puts(b, " (unverified source)");
 	}
+}
+
+void ot_diff_warning(ot_buf *out, const ot_diff *d, const ot_tj_doc *old, const ot_tj_doc *new, bool md)
+{
+	const char *q = md ? "`" : "";
+	if (!d->wellknown_skipped)
+		return;
+	for (int s = 0, n = 0; s < 2; s++) {
+		if (!d->wellknown_side[s])
+			continue;
+		ot_buf_printf(out, "%sthe %s trace.json (%s", n++ ? " and " : "", s ? "new" : "old", q);
+		label(out, s ? new : old);
+		ot_buf_printf(out, "%s)", q);
+	}
+	ot_buf_printf(out, " %s written without %s--full%s: %zu well-known op%s %s not traced there, so %s "
+			   "not compared (not \"unchanged\"); write both with %soptrace --full%s to compare "
+			   "them",
+		      d->wellknown_side[0] && d->wellknown_side[1] ? "were" : "was", q, q, d->wellknown_skipped,
+		      d->wellknown_skipped == 1 ? "" : "s", d->wellknown_skipped == 1 ? "was" : "were",
+		      d->wellknown_skipped == 1 ? "it is" : "they are", q, q);
 }
 
 void ot_diff_markdown(ot_buf *out, const ot_diff *d, const ot_tj_doc *old, const ot_tj_doc *new,
@@ -1486,10 +1928,23 @@ void ot_diff_markdown(ot_buf *out, const ot_diff *d, const ot_tj_doc *old, const
 			      d->changed_ops, d->nchanges, d->nchanges == 1 ? "" : "s", d->nbreaking,
 			      d->nchanges - d->nbreaking, d->nchanges - d->nbreaking == 1 ? "" : "s");
 	ot_buf_printf(out, "%s %zu unchanged", d->nchanges ? ";" : ",", d->nunchanged);
-	if (d->nskipped)
+	if (d->nskipped && d->wellknown_skipped == d->nskipped)
+		ot_buf_printf(out, ", %zu not compared (%zu well-known in a trace.json written without "
+				   "`--full`; listed in the JSON report)", d->nskipped, d->wellknown_skipped);
+	else if (d->nskipped && d->wellknown_skipped)
+		ot_buf_printf(out, ", %zu not compared (%zu well-known in a trace.json written without "
+				   "`--full`, %zu not traced in either release or generated by `autogen:` in "
+				   "one; listed in the JSON report)", d->nskipped, d->wellknown_skipped,
+			      d->nskipped - d->wellknown_skipped);
+	else if (d->nskipped)
 		ot_buf_printf(out, ", %zu not compared (not traced in either release, or generated by "
 				   "`autogen:` in one; listed in the JSON report)", d->nskipped);
 	ot_buf_puts(out, ".\n\n");
+	if (d->wellknown_skipped) {
+		ot_buf_puts(out, "**Warning:** ");
+		ot_diff_warning(out, d, old, new, true);
+		ot_buf_puts(out, "\n\n");
+	}
 	if (d->no_registry)
 		ot_buf_puts(out, "**Note:** a trace.json without registry data (written by an older "
 				 "optrace) was given: schema, dispatch and backward changes were not "
@@ -1501,7 +1956,7 @@ void ot_diff_markdown(ot_buf *out, const ot_diff *d, const ot_tj_doc *old, const
 				      d->breaking[k]);
 		ot_buf_puts(out, "\nLine shifts inside a file are not changes; values are as written "
 				 "in `native_functions.yaml` and `derivatives.yaml`.\n\n");
-		ot_buf_puts(out, "| Change | Op | Details |\n|:--|:--|:--|\n");
+		ot_buf_puts(out, "| Change | Ops | Details |\n|:--|:--|:--|\n");
 	}
 	for (size_t i = 0; i < d->nchanges; i++) {
 		const ot_diff_change *ch = &d->changes[i];
@@ -1511,10 +1966,11 @@ void ot_diff_markdown(ot_buf *out, const ot_diff *d, const ot_tj_doc *old, const
 			ot_buf_printf(&row, "| **%s (breaking)** | ", class_labels[ch->cls]);
 		else
 			ot_buf_printf(&row, "| %s | ", class_labels[ch->cls]);
-		code(&row, ch->op, true);
+		ops_cell(&row, ch);
 		ot_buf_puts(&row, " | ");
-		details(&row, ch, true);
-		links(&row, ch, old, new, base);
+		details(&row, ch, true, old, new, base);
+		links(&row, &ch->old_loc, &ch->new_loc, old, new, base);
+		whys(&row, ch);
 		ot_buf_puts(&row, " |\n");
 		/* room for this row and, if rows remain, the line that counts them */
 		ot_buf_clear(&tail);
@@ -1597,6 +2053,15 @@ void ot_diff_json(ot_buf *out, const ot_diff *d, const ot_tj_doc *old, const ot_
 	ot_v_set(a, counts, "classes", classes);
 	ot_v_set(a, root, "counts", counts);
 	ot_v_set_bool(a, root, "registry_compared", !d->no_registry);
+	{
+		ot_value *w = ot_v_list(a);
+		if (d->wellknown_skipped) {
+			ot_buf_clear(&t);
+			ot_diff_warning(&t, d, old, new, false);
+			ot_v_push(a, w, ot_v_str(a, t.ptr));
+		}
+		ot_v_set(a, root, "warnings", w);
+	}
 	for (size_t i = 0; i < d->nchanges; i++) {
 		const ot_diff_change *ch = &d->changes[i];
 		ot_value *m = ot_v_map(a), *items = ot_v_list(a);
@@ -1604,6 +2069,12 @@ void ot_diff_json(ot_buf *out, const ot_diff *d, const ot_tj_doc *old, const ot_
 		ot_v_set_str(a, m, "label", class_labels[ch->cls]);
 		ot_v_set_bool(a, m, "breaking", ch->breaking);
 		ot_v_set_str(a, m, "op", ch->op);
+		{
+			ot_value *ops = ot_v_list(a);
+			for (size_t k = 0; k < ch->nops; k++)
+				ot_v_push(a, ops, ot_v_str_borrow(a, ch->ops[k]));
+			ot_v_set(a, m, "ops", ops);
+		}
 		ot_v_set(a, m, "overload", *ch->overload ? ot_v_str(a, ch->overload) : ot_v_null(a));
 		for (size_t k = 0; k < ch->nitems; k++) {
 			const ot_diff_item *it = &ch->items[k];
@@ -1617,6 +2088,11 @@ void ot_diff_json(ot_buf *out, const ot_diff *d, const ot_tj_doc *old, const ot_
 			ot_buf_clear(&t);
 			item_text(&t, it, false);
 			ot_v_set_str(a, v, "text", t.ptr);
+			ot_v_set(a, v, "why", ot_v_str(a, it->why));
+			if (it->old_loc.file || it->new_loc.file) {
+				ot_v_set(a, v, "old_place", loc_value(a, old, &it->old_loc, base));
+				ot_v_set(a, v, "new_place", loc_value(a, new, &it->new_loc, base));
+			}
 			ot_v_push(a, items, v);
 		}
 		ot_v_set(a, m, "items", items);
@@ -1702,16 +2178,23 @@ static ot_opslist *list_of(const ot_tj_doc *doc)
 	return l;
 }
 
-/* The folders above the report `path`, made when missing. */
+/* The folders above the report `path`, made when missing; a folder made
+ * here is marked as optrace's (ot_output_mark_folder), so that a run of the
+ * main command may write into it later (out/ by default). */
 static int make_parent_dirs(const char *path)
 {
 	const char *slash = strrchr(path, '/');
+	struct stat st;
+	bool made;
 	char *dir;
 	int rc;
 	if (!slash || slash == path)
 		return 0;
 	dir = ot_strndup(path, (size_t)(slash - path));
+	made = lstat(dir, &st) < 0;
 	rc = ot_output_make_dirs(dir);
+	if (!rc && made)
+		rc = ot_output_mark_folder(dir);
 	free(dir);
 	return rc;
 }
@@ -1730,33 +2213,54 @@ static int write_through(FILE *f, const char *path, const ot_buf *b)
 	return rc;
 }
 
-/* Write `path` atomically (temporary file, then rename); unchanged bytes
- * are not rewritten. "-" writes to stdout; a symbolic link, a device or a
- * FIFO is written through, never replaced. */
-static int write_report(const char *path, const ot_buf *b)
+/*
+ * Write `path` atomically (a new temporary file beside it, made with
+ * mkstemp, then rename); unchanged bytes are not rewritten. "-" writes to
+ * stdout. The report's folder follows the main command's rules for -o
+ * (ot_output_check_folder: no link, not /, the home folder or the
+ * checkout, unless --force). A device or FIFO (also behind a link, as
+ * /dev/stdout is) is written through; a link to anything else is
+ * replaced, like every file of the main command's, never followed.
+ */
+static int write_report(const char *path, const ot_buf *b, const ot_run_opts *ro)
 {
 	ot_buf tmp = OT_BUF_INIT;
 	struct stat st;
-	FILE *f;
-	int rc = 0;
+	char *dir, *checkout;
+	const char *slash;
+	bool compare = false;
+	mode_t mask;
+	int fd, rc = 0;
 
 	if (!strcmp(path, "-"))
 		return write_through(stdout, "stdout", b);
+	slash = strrchr(path, '/');
+	dir = slash ? ot_strndup(path, slash == path ? 1 : (size_t)(slash - path)) : ot_strdup(".");
+	checkout = ro->source ? ot_strdup(ro->source) : ot_run_default_source();
+	rc = ot_output_check_folder(dir, checkout, ro->force);
+	free(dir);
+	free(checkout);
+	if (rc < 0)
+		return rc;
 	if (lstat(path, &st) == 0) {
+		struct stat target;
 		if (S_ISDIR(st.st_mode))
 			return ot_error_set("cannot write %s: it is a folder", path);
-		if (!S_ISREG(st.st_mode))
+		if (S_ISLNK(st.st_mode) && stat(path, &target) == 0 && !S_ISREG(target.st_mode) &&
+		    !S_ISDIR(target.st_mode))
 			return write_through(fopen(path, "wb"), path, b);
+		if (!S_ISLNK(st.st_mode) && !S_ISREG(st.st_mode))
+			return write_through(fopen(path, "wb"), path, b);
+		compare = S_ISREG(st.st_mode);
 	}
-	f = fopen(path, "rb");
-	if (f) {
+	if (compare && (fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) >= 0) {
 		ot_buf cur = OT_BUF_INIT;
 		char chunk[65536];
-		size_t n;
+		ssize_t n;
 		bool same;
-		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && cur.size <= b->size)
-			ot_buf_put(&cur, chunk, n);
-		fclose(f);
+		while ((n = read(fd, chunk, sizeof(chunk))) > 0 && cur.size <= b->size)
+			ot_buf_put(&cur, chunk, (size_t)n);
+		close(fd);
 		same = ot_buf_equal(&cur, b);
 		ot_buf_free(&cur);
 		if (same)
@@ -1764,19 +2268,23 @@ static int write_report(const char *path, const ot_buf *b)
 	}
 	if ((rc = make_parent_dirs(path)) < 0)
 		goto done;
-	ot_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-	f = fopen(tmp.ptr, "wb");
-	if (!f) {
+	/* a new file of a name nobody could plant: O_CREAT | O_EXCL, never a link */
+	ot_buf_printf(&tmp, "%s.tmp.XXXXXX", path);
+	fd = mkostemp(tmp.ptr, O_CLOEXEC);
+	if (fd < 0) {
 		rc = ot_error_set("cannot write %s: %s", path, strerror(errno));
 		goto done;
 	}
-	if (fwrite(b->ptr, 1, b->size, f) != b->size || fflush(f) || fsync(fileno(f))) {
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) < 0 || write(fd, b->ptr, b->size) != (ssize_t)b->size ||
+	    fsync(fd) < 0) {
 		rc = ot_error_set("cannot write %s: %s", path, strerror(errno));
-		fclose(f);
+		close(fd);
 		unlink(tmp.ptr);
 		goto done;
 	}
-	fclose(f);
+	close(fd);
 	if (rename(tmp.ptr, path) < 0) {
 		rc = ot_error_set("cannot write %s: %s", path, strerror(errno));
 		unlink(tmp.ptr);
@@ -1818,7 +2326,7 @@ int ot_diff_run(const ot_diff_opts *o)
 	}
 	/* trace.json sides first: a release side may trace the file's inputs */
 	for (int s = 0; s < 2; s++) {
-		if (file[s] && ot_tracejson_load(&docs[s], args[s]) < 0) {
+		if (file[s] && ot_tracejson_load(&docs[s], args[s], o->run.max_read_bytes) < 0) {
 			say("%s", ot_error_last());
 			goto done;
 		}
@@ -1850,10 +2358,17 @@ int ot_diff_run(const ot_diff_opts *o)
 		say("%s", ot_error_last());
 		goto done;
 	}
+	if (d->wellknown_skipped) {
+		/* even with -q: the report alone would not say why ops are missing */
+		ot_buf w = OT_BUF_INIT;
+		ot_diff_warning(&w, d, docs[0], docs[1], false);
+		say("warning: %s", w.ptr);
+		ot_buf_free(&w);
+	}
 	ot_diff_markdown(&md, d, docs[0], docs[1], &rdo);
 	if (o->out_json) {
 		ot_diff_json(&json, d, docs[0], docs[1], &rdo);
-		if (write_report(o->out_json, &json) < 0) {
+		if (write_report(o->out_json, &json, &o->run) < 0) {
 			say("%s", ot_error_last());
 			goto done;
 		}
@@ -1867,7 +2382,7 @@ int ot_diff_run(const ot_diff_opts *o)
 		name_part(&path, docs[1]->version);
 		ot_buf_puts(&path, ".md");
 	}
-	if (write_report(path.ptr, &md) < 0) {
+	if (write_report(path.ptr, &md, &o->run) < 0) {
 		say("%s", ot_error_last());
 		goto done;
 	}

@@ -12,10 +12,18 @@
  *                    breaking, added informational)
  *   schema           arguments added, removed, renamed, retyped, reordered,
  *                    made keyword-only, defaults changed, returns changed,
- *                    variants or python_module changed; only an added
- *                    argument with a default (keyword-only, or after every
- *                    old positional argument) is compatible
- *   dispatch         dispatch keys added or removed, kernels renamed,
+ *                    variants or python_module changed; compatible as
+ *                    PyTorch's schema check (FunctionSchema::
+ *                    isBackwardCompatibleWith) and its C++ API define it:
+ *                    a type widened (int -> SymInt, int[N] -> SymInt[N],
+ *                    T -> T?, int/float -> Scalar), a default added, a
+ *                    keyword-only argument made positional, an argument
+ *                    added with a default after every old one (before the
+ *                    out= arguments); every item says why (ot_diff_item.why)
+ *   dispatch         dispatch keys added or removed, kernels renamed (an
+ *                    entry without a table has the implied
+ *                    CompositeImplicitAutograd kernel torchgen names after
+ *                    it: conv2d at 1.13.1 -> conv2d_symint at 2.6.0),
  *                    structured / structured_delegate / structured_inherits /
  *                    ufunc_inner_loop changes, CompositeImplicitAutograd <->
  *                    CompositeExplicitAutograd; for the op's overloads and
@@ -34,8 +42,12 @@
  *                    generated ufunc kernel, ...); compared only when both
  *                    sides were traced through the source
  *
- * Every change is one (class, op, overload) with one or more items; it is
- * breaking when one of its items is.
+ * Every change is one fact of the releases (class, overload or definition,
+ * items), reported once with the ops it affects (ops reaching the same
+ * overload share its schema change); it is breaking when one of its items
+ * is. An op that is "well-known" in a trace.json (written without --full)
+ * was not traced there: it is not compared (skipped, and counted in
+ * ot_diff.wellknown_skipped for the warning).
  */
 #ifndef OT_DIFF_H
 #define OT_DIFF_H
@@ -71,19 +83,29 @@ typedef struct {
 
 /** One fact of a change. Strings are borrowed from the diff or its documents. */
 typedef struct {
-	const char *what;    /**< "argument-retyped", "keys-added", "moved", ... */
+	const char *what;    /**< "argument-retyped", "argument-widened",
+				  "keys-added", "moved", ... */
 	const char *subject; /**< what it is about (an argument, dispatch keys,
 				  symbols, a stub), or NULL */
 	const char *layer;   /**< moved: the trace layer ("cpp"), else NULL */
 	const char *old;     /**< the value before, or NULL */
 	const char *new;     /**< the value after, or NULL */
 	bool breaking;
+	const char *why;     /**< schema items: why callers do (not) break
+				  ("a SymInt takes an int ..."); a renamed
+				  implied kernel: where its name comes from;
+				  or NULL. Always optrace's own words (constant
+				  text, never a file's), so Markdown-safe */
+	ot_diff_loc old_loc, new_loc; /**< the item's own places (a renamed
+					   kernel's definitions), or none */
 } ot_diff_item;
 
 typedef struct {
 	ot_diff_class cls;
 	bool breaking;
-	const char *op;       /**< the op's input */
+	const char *op;       /**< the first of `ops` */
+	const char **ops;     /**< the inputs it affects, sorted, at least one */
+	size_t nops;
 	const char *overload; /**< "mm.out", or "" for the op as a whole */
 	ot_diff_item *items;
 	size_t nitems;
@@ -98,7 +120,8 @@ typedef struct {
 
 typedef struct {
 	ot_arena *arena;
-	ot_diff_change *changes; /**< breaking first, then by class, op, overload */
+	ot_diff_change *changes; /**< one per change, breaking first, then by
+				      class, first op, overload */
 	size_t nchanges;
 	const char **unchanged;  /**< inputs compared without a change, sorted */
 	size_t nunchanged;
@@ -111,6 +134,9 @@ typedef struct {
 	size_t breaking[OT_DIFF_CLASS_COUNT];
 	bool no_registry;        /**< a side had no "registry" data: schema,
 				      dispatch and backward were not compared */
+	size_t wellknown_skipped; /**< ops skipped as "well-known" in a side
+				       (a trace.json written without --full) */
+	bool wellknown_side[2];  /**< which side (old, new) had them */
 } ot_diff;
 
 /**
@@ -137,9 +163,11 @@ typedef struct {
 
 /**
  * The GitHub-Flavored Markdown report (replaces `out`): a headline with
- * the counts per class, then one table `| Change | Op | Details |`,
- * breaking changes first, each row linking the source lines of both
- * releases. Rows that do not fit in max_bytes are left out whole and
+ * the counts per class (and ot_diff_warning's text, if any), then one
+ * table `| Change | Ops | Details |`, one row per change, breaking changes
+ * first, each row naming the ops it affects (at most 8, then "and N
+ * more"), linking the source lines of both releases (an item's own
+ * places after it) and ending with why it does or does not break callers. Rows that do not fit in max_bytes are left out whole and
  * counted in a last line ("N more changes ..."): the report never exceeds
  * max_bytes (at least OT_DIFF_MIN_BYTES). No raw HTML; '|' is escaped in
  * cells; values are code spans.
@@ -148,10 +176,20 @@ void ot_diff_markdown(ot_buf *out, const ot_diff *d, const ot_tj_doc *old, const
 		      const ot_diff_render_opts *ro);
 
 /**
+ * Append the warning a diff of a trace.json written without --full needs
+ * (its well-known ops were not traced, so not compared), naming the file
+ * (old, new or both); nothing when there is none. md: values as code spans.
+ */
+void ot_diff_warning(ot_buf *out, const ot_diff *d, const ot_tj_doc *old, const ot_tj_doc *new, bool md);
+
+/**
  * The JSON report (replaces `out`): {"schema_version", "tool", "old",
- * "new", "counts", "changes", "unchanged", "skipped"}, changes in the order
- * of the diff, every item with its what/subject/layer/old/new/breaking and
- * its text as the Markdown report writes it.
+ * "new", "counts", "registry_compared", "warnings", "changes",
+ * "unchanged", "skipped"}, changes in the order of the diff, each with
+ * "op" (the first of "ops") and "ops", every item with its
+ * what/subject/layer/old/new/breaking, its text as the Markdown report
+ * writes it, its "why" (or null) and, when it has places of its own,
+ * "old_place"/"new_place".
  */
 void ot_diff_json(ot_buf *out, const ot_diff *d, const ot_tj_doc *old, const ot_tj_doc *new,
 		  const ot_diff_render_opts *ro);

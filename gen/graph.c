@@ -10,6 +10,8 @@
 #include <cgraph.h>
 #include <gvc.h>
 
+#include "escape.h"
+
 /*
  * Everything that touches Graphviz runs under `lock`: cgraph's error
  * callback, the layout engines and the renderers keep global state.
@@ -65,25 +67,11 @@ static int buf_flush(void *chan)
 
 static Agiodisc_t buf_io = {NULL, buf_putstr, buf_flush};
 
-/*
- * Graphviz reads a label as an escString: "\N"-style substitutions, "\n"
- * "\l" "\r" line breaks, a backslash before any other byte dropped, and
- * HTML entities ("&amp;") decoded. Escape so the text shows literally,
- * with our '\n' as a centred line break.
- */
+/* Labels and URLs in Graphviz's own escaping (escape.h), into `out`. */
 static void escape_label(ot_buf *out, const char *s)
 {
 	ot_buf_clear(out);
-	for (; *s; s++) {
-		if (*s == '\\')
-			ot_buf_puts(out, "\\\\");
-		else if (*s == '\n')
-			ot_buf_puts(out, "\\n");
-		else if (*s == '&')
-			ot_buf_puts(out, "&amp;");
-		else
-			ot_buf_putc(out, *s);
-	}
+	ot_esc_dot_label(out, s, strlen(s));
 }
 
 /* Characters of a UTF-8 string (continuation bytes not counted). */
@@ -162,24 +150,10 @@ static void label_text(ot_buf *out, ot_buf *tmp, const char *s, size_t width)
 	escape_label(out, tmp->ptr);
 }
 
-/*
- * URLs get "\N"-style substitutions; percent-encode what Graphviz or a
- * browser would otherwise reinterpret. Graphviz 2.43 copies '&' into the
- * SVG attribute unescaped (invalid XML), so it is written as "&amp;" here.
- * Relative URLs stay relative.
- */
 static void escape_url(ot_buf *out, const char *s)
 {
 	ot_buf_clear(out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '\\' || c <= ' ' || c == 0x7f || c == '"' || c == '<' || c == '>')
-			ot_buf_printf(out, "%%%02X", c);
-		else if (c == '&')
-			ot_buf_puts(out, "&amp;");
-		else
-			ot_buf_putc(out, *s);
-	}
+	ot_esc_dot_url(out, s, strlen(s));
 }
 
 static void set_attr(void *obj, const char *name, const char *value)

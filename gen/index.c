@@ -262,6 +262,9 @@ static void site_calls(struct expand *e)
 			}
 			while (ot_is_ident_char(*p))
 				p++;
+			if ((p - b == 4 && !memcmp(b, "true", 4)) || (p - b == 5 && !memcmp(b, "false", 5)) ||
+			    (p - b == 7 && !memcmp(b, "nullptr", 7)))
+				continue; /* a literal argument */
 			call.name = ot_arena_strndup(e->ix->arena, b, (size_t)(p - b));
 			call.qual = "";
 			call.line = s->line;
@@ -371,6 +374,19 @@ static void add_generated(struct expand *e, const ot_ix_macro *paster, const ot_
 		site_calls(e);
 	d->calls = e->calls;
 	d->ncalls = e->ncalls;
+	/* the calls the macro's body writes out, when it is in the same file:
+	 * their offsets are in its code view */
+	if (it->ncalls && paster->file == site->file) {
+		ot_ix_call *all = ot_arena_alloc(e->ix->arena, (e->ncalls + it->ncalls) * sizeof(*all));
+		if (e->ncalls)
+			memcpy(all, e->calls, e->ncalls * sizeof(*all));
+		memcpy(all + e->ncalls, it->calls, it->ncalls * sizeof(*all));
+		for (uint32_t i = 0; i < it->ncalls; i++)
+			if (!ot_map_get(e->ix->call_names, it->calls[i].name))
+				ot_map_put(e->ix->call_names, it->calls[i].name, (void *)1);
+		d->calls = all;
+		d->ncalls = e->ncalls + it->ncalls;
+	}
 	LINK(e->ix->cdefs, e->tails, name, d, ot_ix_cdef);
 	e->ix->stats.generated++;
 }

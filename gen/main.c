@@ -44,7 +44,10 @@ enum {
 	OPT_OP,
 	OPT_JSON,      /* diff and show */
 	OPT_MAX_BYTES, /* diff only */
-	OPT_FAIL_ON    /* diff only */
+	OPT_FAIL_ON,   /* diff only */
+	OPT_MAX_FILE,
+	OPT_MAX_READ,
+	OPT_FORCE
 };
 
 struct opt {
@@ -71,6 +74,11 @@ struct opt {
 	{"unverified-source", OPT_UNVERIFIED, NULL,                                        \
 	 "accept a plain directory whose release cannot be proven"}
 #define O_PYTHON {"python", OPT_PYTHON, "PATH", "interpreter whose installed torch names the release"}
+#define O_MAX_FILE                                                                        \
+	{"max-file-bytes", OPT_MAX_FILE, "N",                                              \
+	 "largest source file read (default 32M; K, M, G\nsuffixes)"}
+#define O_MAX_READ                                                                        \
+	{"max-read-bytes", OPT_MAX_READ, "N", "bytes of source one run reads in all (default 1G)"}
 #define O_FULL {"full", OPT_FULL, NULL, "no well-known early exit: trace every op through the source"}
 #define O_DEPTH                                                                           \
 	{"depth", OPT_DEPTH, "N",                                                          \
@@ -89,13 +97,20 @@ static const struct opt main_opts[] = {
 	O_SOURCE_URL,
 	O_UNVERIFIED,
 	O_PYTHON,
+	O_MAX_FILE,
+	O_MAX_READ,
 	HEADING("What to trace:"),
 	{"op", OPT_OP, "NAME", "trace the op NAME (repeatable), as an OP argument does"},
 	{"all", OPT_ALL, NULL, "every entry of native_functions.yaml (with OPS_LIST: both)"},
 	O_FULL,
 	O_DEPTH,
 	HEADING("Output:"),
-	{"out", 'o', "DIR", "output folder (default: out)"},
+	{"out", 'o', "DIR",
+	 "output folder (default: out); not /, the home folder,\n"
+	 "the checkout, nor a non-empty folder optrace did not\n"
+	 "make (no .optrace-manifest), unless --force; one run\n"
+	 "at a time (a second one exits 2)"},
+	{"force", OPT_FORCE, NULL, "write into such a folder, over files optrace did not\nwrite"},
 	{"format", OPT_FORMAT, "LIST", "comma-separated: md, json, html (default: md,json)"},
 	{"templates", OPT_TEMPLATES, "DIR", "use the templates of DIR where it has them"},
 	{"base-url", OPT_BASE_URL, "URL",
@@ -141,7 +156,13 @@ static const struct opt diff_opts[] = {
 	O_DEPTH,
 	O_TEMPLATES_WK,
 	{"out", 'o', "FILE",
-	 "the Markdown report (default: out/diff-OLD-NEW.md;\n'-' writes it to stdout)"},
+	 "the Markdown report (default: out/diff-OLD-NEW.md;\n"
+	 "'-' writes it to stdout); its folder follows the\n"
+	 "rules of optrace -o (no link, not /, the home folder\n"
+	 "or the checkout), unless --force"},
+	{"force", OPT_FORCE, NULL, "write where those rules refuse to"},
+	O_MAX_FILE,
+	O_MAX_READ,
 	{"json", OPT_JSON, "FILE", "also write the whole classification as JSON"},
 	{"max-bytes", OPT_MAX_BYTES, "N",
 	 "size limit of the Markdown report (default 60000,\n"
@@ -165,9 +186,12 @@ static const char diff_head[] =
 	"releases: ops and overloads removed or added, schema, dispatch and backward\n"
 	"changes, implementation moved to another file, GPU library changed. OLD and NEW\n"
 	"are releases of one checkout (1.13.1, v2.6.0), read from their tags, or\n"
-	"trace.json files written earlier by optrace. Well-known ops are always traced\n"
-	"in full. The report is GitHub-Flavored Markdown sized for a pull-request\n"
-	"comment or $GITHUB_STEP_SUMMARY.\n"
+	"trace.json files written earlier by optrace. A release is traced in full; the\n"
+	"well-known ops of a trace.json written without --full are not compared (a\n"
+	"warning says so). Breaking is what breaks Python or C++ callers, as PyTorch's\n"
+	"schema check defines it: a type widened (int -> SymInt) is not. One row per\n"
+	"change, with the ops it affects. The report is GitHub-Flavored Markdown sized\n"
+	"for a pull-request comment or $GITHUB_STEP_SUMMARY.\n"
 	"\n";
 
 static const char diff_tail[] =
@@ -182,6 +206,8 @@ static const struct opt show_opts[] = {
 	O_SOURCE_URL,
 	O_UNVERIFIED,
 	O_PYTHON,
+	O_MAX_FILE,
+	O_MAX_READ,
 	O_FULL,
 	O_DEPTH,
 	O_TEMPLATES_WK,
@@ -305,6 +331,28 @@ static bool parse_int(const char *s, int min, int max, int *out)
 	return true;
 }
 
+/* A byte count: digits, then optionally K, M or G (powers of 1024). */
+static bool parse_size(const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		return false;
+	v = strtoull(s, &end, 10);
+	if (*end == 'K' || *end == 'k')
+		shift = 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30, end++;
+	if (errno || *end || !v || v > (SIZE_MAX >> shift))
+		return false;
+	*out = (size_t)(v << shift);
+	return true;
+}
+
 static bool parse_formats(const char *s, unsigned *out)
 {
 	char buf[128];
@@ -366,6 +414,14 @@ static int shared_option(int c, ot_run_opts *o, const char *head, const char *ta
 		if (!parse_int(optarg, 0, 8, &o->max_depth))
 			return usage_error("--depth needs a number from 0 to 8, not '%s'", optarg);
 		return -1;
+	case OPT_MAX_FILE:
+	case OPT_MAX_READ:
+		if (!parse_size(optarg, c == OPT_MAX_FILE ? &o->max_file_bytes : &o->max_read_bytes))
+			return usage_error("a byte limit is a positive number, optionally with K, M or "
+					   "G, not '%s'",
+					   optarg);
+		return -1;
+	case OPT_FORCE: o->force = true; return -1;
 	case ':':
 		return usage_error("option '%s' needs an argument", argv[optind - 1]);
 	default:

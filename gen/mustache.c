@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
+
 enum {
 	N_TEXT,
 	N_VAR,      /* {{name}}: escaped */
@@ -680,32 +682,5 @@ int ot_mustache_render(ot_buf *out, const char *tmpl, size_t len, const ot_value
 
 void ot_mustache_escape_html(ot_buf *out, const char *s, size_t len)
 {
-	size_t i, run = 0;
-
-	for (i = 0; i < len; i++) {
-		const char *rep;
-		switch (s[i]) {
-		case '&':
-			rep = "&amp;";
-			break;
-		case '<':
-			rep = "&lt;";
-			break;
-		case '>':
-			rep = "&gt;";
-			break;
-		case '"':
-			rep = "&quot;";
-			break;
-		case '\'':
-			rep = "&#39;";
-			break;
-		default:
-			continue;
-		}
-		ot_buf_put(out, s + run, i - run);
-		ot_buf_puts(out, rep);
-		run = i + 1;
-	}
-	ot_buf_put(out, s + run, len - run);
+	ot_esc_html(out, s, len);
 }

@@ -111,7 +111,7 @@ int ot_mustache_render_compiled(ot_buf *out, const ot_mustache *tmpl, const ot_v
 /** Free a compiled template. NULL is a no-op. */
 void ot_mustache_free(ot_mustache *tmpl);
 
-/** The default HTML escaper: & < > " (and ' as &#39;). */
+/** The default HTML escaper: escape.h's ot_esc_html (& < > " ' as entities). */
 void ot_mustache_escape_html(ot_buf *out, const char *s, size_t len);
 
 #endif

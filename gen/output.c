@@ -8,12 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "buf.h"
 
-#define MANIFEST_HEADER "# optrace manifest v1"
+#define MANIFEST_HEADER "# optrace manifest v2"
+#define MANIFEST_HEADER_V1 "# optrace manifest v1"
 #define RESERVED_PREFIX ".optrace-"
 #define MAX_DEPTH 64
 #define MAX_MANIFEST (64u << 20)
@@ -23,11 +26,15 @@ enum entry_state { PENDING, STAGED, UNCHANGED, FAILED };
 struct entry {
 	const char *path; /* in the arena */
 	enum entry_state state;
+	uint64_t hash;    /* of the bytes written */
 };
 
 struct ot_output {
 	char *dir;
 	int dirfd, stagefd; /* OUT and OUT/.optrace-staging, never via a symlink */
+	int lockfd;         /* OUT/.optrace-lock, flock()ed while the run lasts */
+	char *created;      /* the first folder of OUT's path this run made, or NULL */
+	bool force;
 	pthread_mutex_t lock; /* guards everything below */
 	ot_arena *arena;
 	OT_VEC(struct entry) entries;
@@ -215,6 +222,100 @@ static size_t parts_len(const ot_output_part *parts, size_t n)
 	return len;
 }
 
+/*
+ * The manifest's hash of a file's bytes, fed in pieces of any length:
+ * 8 bytes at a time (a multiply-rotate mix, then the length), fast enough
+ * to run over every byte a run writes.
+ */
+struct hasher {
+	uint64_t h, total;
+	unsigned char tail[8];
+	size_t ntail;
+};
+
+#define HASH_MUL 0x9E3779B97F4A7C15ULL
+
+static void hash_word(struct hasher *s, uint64_t w)
+{
+	s->h = (s->h ^ (w * HASH_MUL));
+	s->h = ((s->h << 31) | (s->h >> 33)) * 0xBF58476D1CE4E5B9ULL;
+}
+
+static void hash_feed(struct hasher *s, const char *data, size_t len)
+{
+	s->total += len;
+	while (len && s->ntail) {
+		s->tail[s->ntail++] = (unsigned char)*data++;
+		len--;
+		if (s->ntail == 8) {
+			uint64_t w;
+			memcpy(&w, s->tail, 8);
+			hash_word(s, w);
+			s->ntail = 0;
+		}
+	}
+	if (s->ntail) /* all of it went into the partial word */
+		return;
+	for (; len >= 8; data += 8, len -= 8) {
+		uint64_t w;
+		memcpy(&w, data, 8);
+		hash_word(s, w);
+	}
+	memcpy(s->tail, data, len);
+	s->ntail = len;
+}
+
+static uint64_t hash_end(struct hasher *s)
+{
+	uint64_t w = 0, h;
+	memcpy(&w, s->tail, s->ntail);
+	hash_word(s, w);
+	hash_word(s, s->total);
+	h = s->h;
+	h ^= h >> 33;
+	h *= 0xFF51AFD7ED558CCDULL;
+	return h ^ (h >> 33);
+}
+
+uint64_t ot_output_hash(const char *data, size_t len)
+{
+	struct hasher s = {0, 0, {0}, 0};
+	hash_feed(&s, data, len);
+	return hash_end(&s);
+}
+
+static uint64_t parts_hash(const ot_output_part *parts, size_t n)
+{
+	struct hasher s = {0, 0, {0}, 0};
+	for (size_t i = 0; i < n; i++)
+		hash_feed(&s, parts[i].data, parts[i].len);
+	return hash_end(&s);
+}
+
+/* The hash of what regular file `name` (below `parent`) holds; false when
+ * it is not one or cannot be read. */
+static bool file_hash(uint64_t *out, int parent, const char *name)
+{
+	struct hasher s = {0, 0, {0}, 0};
+	char chunk[65536];
+	struct stat st;
+	ssize_t n;
+	int fd = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	*out = 0;
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return false;
+	}
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			hash_feed(&s, chunk, (size_t)n);
+	close(fd);
+	*out = hash_end(&s);
+	return n == 0;
+}
+
 static int same_contents(bool *out, int fd, const ot_output_part *parts, size_t nparts,
 			 const char *label)
 {
@@ -360,34 +461,267 @@ int ot_output_make_dirs(const char *dir)
 	return error;
 }
 
+/*
+ * The absolute, resolved form of `path`, which need not exist yet (its
+ * missing tail is kept as written). Caller frees; NULL when nothing of it
+ * resolves.
+ */
+static char *resolved(const char *path)
+{
+	size_t len = strlen(path);
+	for (;;) {
+		char *prefix = len ? ot_strndup(path, len) : ot_strdup(".");
+		char *real = realpath(prefix, NULL);
+		free(prefix);
+		if (real) {
+			ot_buf b = OT_BUF_INIT;
+			const char *tail = path + len;
+			ot_buf_puts(&b, real);
+			free(real);
+			while (*tail == '/')
+				tail++;
+			if (*tail) {
+				if (b.ptr[b.size - 1] != '/')
+					ot_buf_putc(&b, '/');
+				ot_buf_puts(&b, tail);
+			}
+			return ot_buf_detach(&b);
+		}
+		if (!len || (errno != ENOENT && errno != ENOTDIR))
+			return NULL;
+		while (len && path[len - 1] != '/')
+			len--;
+		while (len > 1 && path[len - 1] == '/')
+			len--;
+	}
+}
+
+int ot_output_check_folder(const char *dir, const char *checkout, bool force)
+{
+	char *real = NULL, *home = NULL, *co = NULL;
+	const char *h = getenv("HOME");
+	struct stat st;
+	int error = 0;
+
+	if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
+		return ot_error_set("output folder %s is a symbolic link", dir);
+	if (force)
+		return 0;
+	if (!(real = resolved(dir)))
+		return ot_error_set("cannot inspect %s: %s", dir, strerror(errno));
+	home = h && *h ? resolved(h) : NULL;
+	co = checkout ? resolved(checkout) : NULL;
+	if (!strcmp(real, "/"))
+		error = ot_error_set("output folder %s is the root folder; name another one (or use "
+				     "--force)",
+				     dir);
+	else if (home && !strcmp(real, home))
+		error = ot_error_set("output folder %s is the home folder; name another one (or use "
+				     "--force)",
+				     dir);
+	else if (co && !strcmp(real, co))
+		error = ot_error_set("output folder %s is the PyTorch checkout; name another one (or "
+				     "use --force)",
+				     dir);
+	else if (co && !strncmp(real, co, strlen(co)) && real[strlen(co)] == '/')
+		error = ot_error_set("output folder %s is inside the PyTorch checkout %s; name another "
+				     "one (or use --force)",
+				     dir, checkout);
+	free(real);
+	free(home);
+	free(co);
+	return error;
+}
+
+/* Whether folder `fd` holds anything but optrace's own entries, and a manifest. */
+static int folder_kind(bool *others, bool *manifest, int fd, const char *dir)
+{
+	int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = copy >= 0 ? fdopendir(copy) : NULL;
+	struct dirent *e;
+	*others = *manifest = false;
+	if (!d) {
+		if (copy >= 0)
+			close(copy);
+		return ot_error_set("cannot list %s: %s", dir, strerror(errno));
+	}
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, OT_OUTPUT_MANIFEST))
+			*manifest = true;
+		else if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+			 strncmp(e->d_name, RESERVED_PREFIX, strlen(RESERVED_PREFIX)))
+			*others = true;
+	}
+	closedir(d);
+	return 0;
+}
+
+static bool not_writable(int err)
+{
+	return err == EACCES || err == EPERM || err == EROFS;
+}
+
+/* The pid that holds a flock() on the file `fd`, from /proc/locks; 0 when unknown. */
+static long lock_holder(int fd)
+{
+	char line[256];
+	long pid = 0;
+	struct stat st;
+	FILE *f;
+	if (fstat(fd, &st) < 0 || !(f = fopen("/proc/locks", "re")))
+		return 0;
+	while (!pid && fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		unsigned long ino;
+		long p;
+		char *s = strstr(line, "FLOCK");
+		if (s && sscanf(s, "FLOCK %*s %*s %ld %x:%x:%lu", &p, &maj, &min, &ino) == 4 &&
+		    maj == major(st.st_dev) && min == minor(st.st_dev) && ino == st.st_ino)
+			pid = p;
+	}
+	fclose(f);
+	return pid;
+}
+
+/*
+ * One run per output folder: OUT/.optrace-lock, flock()ed for as long as
+ * the run lasts. The file is never written (a run leaves OUT's bytes and
+ * times as they were): the holder's pid is read from /proc/locks.
+ */
+static int take_lock(ot_output *o)
+{
+	size_t n = strlen(o->dir);
+	const char *sep = n && o->dir[n - 1] == '/' ? "" : "/";
+	long pid;
+
+	o->lockfd = openat(o->dirfd, OT_OUTPUT_LOCK, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (o->lockfd < 0) {
+		if (not_writable(errno))
+			return ot_error_set("output folder %s is not writable: %s", o->dir, strerror(errno));
+		return ot_error_set("cannot open %s%s%s: %s", o->dir, sep, OT_OUTPUT_LOCK,
+				    strerror(errno));
+	}
+	if (flock(o->lockfd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno != EWOULDBLOCK)
+		return ot_error_set("cannot lock %s%s%s: %s", o->dir, sep, OT_OUTPUT_LOCK,
+				    strerror(errno));
+	pid = lock_holder(o->lockfd);
+	if (pid > 0)
+		return ot_error_set("%s%s is in use by pid %ld (another optrace run); try again when "
+				    "it has finished",
+				    o->dir, sep, pid);
+	return ot_error_set("%s%s is in use by another optrace run; try again when it has finished",
+			    o->dir, sep);
+}
+
+/* The first folder of `dir`'s path that does not exist (all after it do
+ * not either), or NULL. Caller frees. */
+static char *first_missing(const char *dir)
+{
+	char *p = ot_strdup(dir), *missing = NULL;
+	struct stat st;
+	for (;;) {
+		char *slash;
+		if (lstat(p, &st) == 0)
+			break;
+		free(missing);
+		missing = ot_strdup(p);
+		slash = strrchr(p, '/');
+		while (slash && slash > p && slash[-1] == '/')
+			slash--;
+		if (!slash || slash == p)
+			break;
+		*slash = '\0';
+	}
+	free(p);
+	return missing;
+}
+
+/* A run that published nothing leaves no folder it made: the lock file,
+ * then each folder from OUT up to the first one made, if empty. */
+static void remove_created(ot_output *o)
+{
+	char *p = ot_strdup(o->dir);
+	unlinkat(o->dirfd, OT_OUTPUT_LOCK, 0);
+	for (;;) {
+		char *slash;
+		if (rmdir(p) < 0 || !strcmp(p, o->created))
+			break;
+		slash = strrchr(p, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+	}
+	free(p);
+}
+
+int ot_output_mark_folder(const char *dir)
+{
+	static const char header[] = MANIFEST_HEADER "\n";
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), m, error = 0;
+	if (fd < 0)
+		return ot_error_set("cannot open %s: %s", dir, strerror(errno));
+	m = openat(fd, OT_OUTPUT_MANIFEST, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (m >= 0) {
+		error = write_all(m, header, sizeof(header) - 1, OT_OUTPUT_MANIFEST);
+		if (close(m) < 0 && !error)
+			error = io_error("close", OT_OUTPUT_MANIFEST);
+	} else if (errno != EEXIST) {
+		error = ot_error_set("cannot create %s/%s: %s", dir, OT_OUTPUT_MANIFEST, strerror(errno));
+	}
+	close(fd);
+	return error;
+}
+
 int ot_output_open(ot_output **out, const char *dir)
+{
+	return ot_output_open_with(out, dir, NULL);
+}
+
+int ot_output_open_with(ot_output **out, const char *dir, const ot_output_opts *opts)
 {
 	ot_output *o = NULL;
 	ot_buf label = OT_BUF_INIT;
 	struct stat st;
+	bool force = opts && opts->force, others, manifest;
+
 	int error = 0;
 
 	*out = NULL;
 	if (!dir || !*dir)
 		return ot_error_set("no output folder given");
+	if ((error = ot_output_check_folder(dir, opts ? opts->checkout : NULL, force)) < 0)
+		return error;
+	o = ot_calloc(1, sizeof(*o));
+	o->dirfd = o->stagefd = o->lockfd = -1;
+	o->dir = ot_strdup(dir);
+	pthread_mutex_init(&o->lock, NULL);
 	if (lstat(dir, &st) < 0) {
 		/* ENOTDIR: a file on the way, which make_dirs reports */
-		if (errno != ENOENT && errno != ENOTDIR)
-			return ot_error_set("cannot inspect %s: %s", dir, strerror(errno));
+		if (errno != ENOENT && errno != ENOTDIR) {
+			error = ot_error_set("cannot inspect %s: %s", dir, strerror(errno));
+			goto done;
+		}
+		/* remembered, so a run that fails leaves no folder it made */
+		o->created = first_missing(dir);
 		if ((error = ot_output_make_dirs(dir)) < 0)
-			return error;
-		if (lstat(dir, &st) < 0)
-			return ot_error_set("cannot inspect %s: %s", dir, strerror(errno));
+			goto done;
+		if (lstat(dir, &st) < 0) {
+			error = ot_error_set("cannot inspect %s: %s", dir, strerror(errno));
+			goto done;
+		}
 	}
-	if (S_ISLNK(st.st_mode))
-		return ot_error_set("output folder %s is a symbolic link", dir);
-	if (!S_ISDIR(st.st_mode))
-		return ot_error_set("output folder %s is not a folder", dir);
+	if (S_ISLNK(st.st_mode)) {
+		error = ot_error_set("output folder %s is a symbolic link", dir);
+		goto done;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		error = ot_error_set("output folder %s is not a folder", dir);
+		goto done;
+	}
 
-	o = ot_calloc(1, sizeof(*o));
-	o->dir = ot_strdup(dir);
-	o->dirfd = o->stagefd = -1;
-	pthread_mutex_init(&o->lock, NULL);
+	o->force = force;
 	o->arena = ot_arena_new();
 	o->files = ot_map_new();
 	o->dirs = ot_map_new();
@@ -397,12 +731,23 @@ int ot_output_open(ot_output **out, const char *dir)
 		error = ot_error_set("cannot open output folder %s: %s", dir, strerror(errno));
 		goto done;
 	}
+	if ((error = folder_kind(&others, &manifest, o->dirfd, dir)) < 0)
+		goto done;
+	if (others && !manifest && !force) {
+		error = ot_error_set("output folder %s is not empty and optrace did not make it (it "
+				     "has no %s); name a new or empty folder, or use --force",
+				     dir, OT_OUTPUT_MANIFEST);
+		goto done;
+	}
+	/* the staging folder belongs to the run that holds the lock */
+	if ((error = take_lock(o)) < 0)
+		goto done;
 	ot_buf_printf(&label, "%s/%s", dir, OT_OUTPUT_STAGING);
 	/* a killed run's staging folder: ours to discard */
 	if ((error = remove_tree_at(o->dirfd, OT_OUTPUT_STAGING, label.ptr, 0)) < 0)
 		goto done;
 	if (mkdirat(o->dirfd, OT_OUTPUT_STAGING, 0777) < 0) {
-		if (errno == EACCES || errno == EPERM || errno == EROFS)
+		if (not_writable(errno))
 			error = ot_error_set("output folder %s is not writable: %s", dir,
 					     strerror(errno));
 		else
@@ -470,6 +815,7 @@ int ot_output_write_parts(ot_output *o, const char *relpath, const ot_output_par
 {
 	size_t index = 0;
 	bool same = false;
+	uint64_t hash;
 	int error;
 
 	if (!relpath || !valid_relpath(relpath))
@@ -485,7 +831,9 @@ int ot_output_write_parts(ot_output *o, const char *relpath, const ot_output_par
 	if (!error && !same)
 		error = stage(o, relpath, parts, nparts);
 
+	hash = error < 0 ? 0 : parts_hash(parts, nparts); /* outside the lock */
 	pthread_mutex_lock(&o->lock);
+	o->entries.items[index].hash = hash;
 	o->entries.items[index].state = error < 0 ? FAILED : same ? UNCHANGED : STAGED;
 	if (error < 0)
 		o->failed++;
@@ -561,14 +909,42 @@ static int sync_folders(ot_output *o, ot_map *folders)
 	return error;
 }
 
-/* The previous manifest's paths (validated); NULL-free vector of heap strings. */
+/*
+ * A manifest: its lines "PATH\tHASH" (v2; HASH is 16 hex digits of the
+ * bytes optrace wrote there) or "PATH" (v1, no hash), sorted, each once.
+ * A path may have two lines: a run killed while publishing leaves the old
+ * and the new bytes listed.
+ */
 typedef OT_VEC(char *) path_list;
+
+/* The path part of a manifest line, and its hash (false when it has none). */
+static size_t line_path(const char *line, uint64_t *hash, bool *has_hash)
+{
+	const char *tab = strrchr(line, '\t');
+	*has_hash = false;
+	*hash = 0;
+	if (!tab)
+		return strlen(line);
+	if (strlen(tab + 1) == 16 && strspn(tab + 1, "0123456789abcdef") == 16) {
+		*hash = strtoull(tab + 1, NULL, 16);
+		*has_hash = true;
+	}
+	return (size_t)(tab - line);
+}
+
+static char *manifest_line(const char *path, uint64_t hash)
+{
+	ot_buf b = OT_BUF_INIT;
+	ot_buf_printf(&b, "%s\t%016llx", path, (unsigned long long)hash);
+	return ot_buf_detach(&b);
+}
 
 static void read_manifest(path_list *out, ot_output *o)
 {
 	ot_buf data = OT_BUF_INIT;
 	char chunk[65536], *line, *next;
 	int fd, lineno = 0;
+	bool v1 = false;
 	ssize_t n;
 
 	fd = openat(o->dirfd, OT_OUTPUT_MANIFEST, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -601,12 +977,16 @@ static void read_manifest(path_list *out, ot_output *o)
 
 	for (line = data.ptr; line < data.ptr + data.size; line = next) {
 		char *nl = memchr(line, '\n', (size_t)(data.ptr + data.size - line));
+		uint64_t hash;
+		bool has_hash;
+		size_t plen;
 		next = nl ? nl + 1 : data.ptr + data.size;
 		if (nl)
 			*nl = '\0';
 		lineno++;
 		if (lineno == 1) {
-			if (strcmp(line, MANIFEST_HEADER)) {
+			v1 = !strcmp(line, MANIFEST_HEADER_V1);
+			if (strcmp(line, MANIFEST_HEADER) && !v1) {
 				warn("%s/%s does not start with \"%s\": no stale file is removed",
 				     o->dir, OT_OUTPUT_MANIFEST, MANIFEST_HEADER);
 				goto done;
@@ -616,12 +996,17 @@ static void read_manifest(path_list *out, ot_output *o)
 		if (!*line || *line == '#')
 			continue;
 		/* the rules for writing apply: nothing outside OUT, nothing of ours */
-		if (strlen(line) != (size_t)(next - line - (nl ? 1 : 0)) || !valid_relpath(line)) {
+		plen = line_path(line, &hash, &has_hash);
+		line[plen] = '\0';
+		if (strlen(line) + (has_hash ? 17 : 0) != (size_t)(next - line - (nl ? 1 : 0)) ||
+		    !valid_relpath(line) || (!v1 && !has_hash)) {
 			warn("%s/%s:%d: ignoring malformed line", o->dir, OT_OUTPUT_MANIFEST, lineno);
 			continue;
 		}
-		ot_vec_push(out, ot_strdup(line));
+		ot_vec_push(out, has_hash ? manifest_line(line, hash) : ot_strdup(line));
 	}
+	if (out->len > 1)
+		qsort(out->items, out->len, sizeof(char *), ot_strptr_cmp);
 
 done:
 	ot_buf_free(&data);
@@ -635,7 +1020,47 @@ static void free_paths(path_list *paths)
 	ot_vec_free(paths);
 }
 
-static int write_manifest(ot_output *o, const path_list *paths)
+/* The lines of `m` for `path`: [*first, *end). They are contiguous: '\t'
+ * sorts before every byte a path may hold. */
+static void lines_of(const path_list *m, const char *path, size_t *first, size_t *end)
+{
+	size_t lo = 0, hi = m->len, len = strlen(path);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(m->items[mid], path) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = *end = lo;
+	while (*end < m->len && !strncmp(m->items[*end], path, len) &&
+	       (!m->items[*end][len] || m->items[*end][len] == '\t'))
+		(*end)++;
+}
+
+enum listed { NOT_LISTED, LISTED_NO_HASH, LISTED_OTHER, LISTED_SAME };
+
+/* What the manifest says of `path` holding bytes of `hash`. */
+static enum listed listed(const path_list *m, const char *path, uint64_t hash)
+{
+	size_t first, end;
+	enum listed r = NOT_LISTED;
+	lines_of(m, path, &first, &end);
+	for (size_t i = first; i < end; i++) {
+		uint64_t h;
+		bool has;
+		line_path(m->items[i], &h, &has);
+		if (!has && r == NOT_LISTED)
+			r = LISTED_NO_HASH;
+		else if (has && h == hash)
+			return LISTED_SAME;
+		else if (has)
+			r = LISTED_OTHER;
+	}
+	return r;
+}
+
+static int write_manifest(ot_output *o, const path_list *lines)
 {
 	ot_buf text = OT_BUF_INIT, label = OT_BUF_INIT;
 	ot_output_part part;
@@ -644,9 +1069,9 @@ static int write_manifest(ot_output *o, const path_list *paths)
 	size_t i;
 
 	ot_buf_puts(&text, MANIFEST_HEADER "\n");
-	for (i = 0; i < paths->len; i++)
-		if (i == 0 || strcmp(paths->items[i], paths->items[i - 1]))
-			ot_buf_printf(&text, "%s\n", paths->items[i]);
+	for (i = 0; i < lines->len; i++)
+		if (i == 0 || strcmp(lines->items[i], lines->items[i - 1]))
+			ot_buf_printf(&text, "%s\n", lines->items[i]);
 	ot_buf_printf(&label, "%s/%s", o->dir, OT_OUTPUT_MANIFEST);
 	part = (ot_output_part){text.ptr, text.size};
 
@@ -687,11 +1112,15 @@ static int depth_cmp(const void *a, const void *b)
 	return strcmp(x, y);
 }
 
-/* Delete a stale file if it still is a regular file of ours; count it. */
-static void remove_stale(ot_output *o, const char *relpath, ot_map *emptied, size_t *removed)
+/* Delete a stale file if it still is a regular file holding what the
+ * manifest `old` says optrace wrote there; count it. */
+static void remove_stale(ot_output *o, const path_list *old, const char *relpath, ot_map *emptied,
+			 size_t *removed)
 {
 	const char *name, *slash;
 	struct stat st;
+	uint64_t hash;
+	enum listed how;
 	int parent = -1;
 	int error = open_parent(&parent, &name, o->dirfd, o->dir, relpath, false);
 	if (error < 0) {
@@ -707,6 +1136,13 @@ static void remove_stale(ot_output *o, const char *relpath, ot_map *emptied, siz
 	}
 	if (!S_ISREG(st.st_mode)) {
 		warn("not removing stale %s/%s: no longer a regular file", o->dir, relpath);
+		goto done;
+	}
+	how = file_hash(&hash, parent, name) ? listed(old, relpath, hash) : NOT_LISTED;
+	if (how != LISTED_SAME) {
+		warn("not removing stale %s/%s: %s", o->dir, relpath,
+		     how == LISTED_NO_HASH ? "the manifest records no hash of what optrace wrote there"
+					   : "it no longer holds what optrace wrote there");
 		goto done;
 	}
 	if (unlinkat(parent, name, 0) < 0) {
@@ -746,6 +1182,43 @@ static void remove_empty_dirs(ot_output *o, ot_map *emptied)
 	free(dirs);
 }
 
+/*
+ * Before anything is published: a file this run replaces must be one
+ * optrace wrote, still as it wrote it (the manifest says so), never a
+ * file of the user's that happens to have an output's name. Lock held.
+ */
+static int check_overwrites(ot_output *o, const path_list *old)
+{
+	int error = 0;
+	for (size_t i = 0; i < o->entries.len && !error; i++) {
+		const struct entry *e = &o->entries.items[i];
+		const char *name;
+		struct stat st;
+		uint64_t hash;
+		enum listed how;
+		int parent = -1;
+		if (e->state != STAGED)
+			continue;
+		if (open_parent(&parent, &name, o->dirfd, o->dir, e->path, false) < 0)
+			continue; /* no folder yet, or publish reports it */
+		if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+			how = file_hash(&hash, parent, name) ? listed(old, e->path, hash) : NOT_LISTED;
+			if (how == NOT_LISTED)
+				error = ot_error_set("%s/%s is not a file optrace wrote (%s does not list "
+						     "it); nothing was published, %s is unchanged: move "
+						     "it away, or use --force",
+						     o->dir, e->path, OT_OUTPUT_MANIFEST, o->dir);
+			else if (how == LISTED_OTHER)
+				error = ot_error_set("%s/%s was changed since optrace wrote it; nothing was "
+						     "published, %s is unchanged: move it away, or use "
+						     "--force",
+						     o->dir, e->path, o->dir);
+		}
+		close_parent(parent, o->dirfd);
+	}
+	return error;
+}
+
 int ot_output_commit(ot_output *o, ot_output_stats *stats)
 {
 	path_list old = {0}, keep = {0};
@@ -774,6 +1247,8 @@ int ot_output_commit(ot_output *o, ot_output_stats *stats)
 
 	if (o->entries.len > 1) /* qsort must not see NULL */
 		qsort(o->entries.items, o->entries.len, sizeof(struct entry), entry_cmp);
+	if (!o->force && (error = check_overwrites(o, &old)) < 0)
+		goto done;
 	for (i = 0; i < o->entries.len && o->entries.items[i].state != STAGED; i++)
 		;
 	if (i < o->entries.len) {
@@ -792,7 +1267,8 @@ int ot_output_commit(ot_output *o, ot_output_stats *stats)
 		for (i = 0; i < old.len; i++)
 			ot_vec_push(&both, ot_strdup(old.items[i]));
 		for (i = 0; i < o->entries.len; i++)
-			ot_vec_push(&both, ot_strdup(o->entries.items[i].path));
+			ot_vec_push(&both, manifest_line(o->entries.items[i].path,
+							 o->entries.items[i].hash));
 		qsort(both.items, both.len, sizeof(char *), ot_strptr_cmp);
 		error = write_manifest(o, &both);
 		free_paths(&both);
@@ -813,7 +1289,7 @@ int ot_output_commit(ot_output *o, ot_output_stats *stats)
 		} else {
 			st.unchanged++;
 		}
-		ot_vec_push(&keep, ot_strdup(e->path));
+		ot_vec_push(&keep, manifest_line(e->path, e->hash));
 	}
 	if ((error = sync_folders(o, folders)) < 0)
 		goto done;
@@ -821,9 +1297,17 @@ int ot_output_commit(ot_output *o, ot_output_stats *stats)
 		goto done;
 	/* Only now is the new manifest the record: stale files of the old one go. */
 	emptied = ot_map_new();
-	for (i = 0; i < old.len; i++)
-		if (!ot_map_get(o->files, old.items[i])) /* every claim was published */
-			remove_stale(o, old.items[i], emptied, &st.removed);
+	for (i = 0; i < old.len; i++) {
+		uint64_t h;
+		bool has;
+		char *path = ot_strndup(old.items[i], line_path(old.items[i], &h, &has));
+		/* every claim was published; a path with two lines is looked at once */
+		if (!ot_map_get(o->files, path) &&
+		    (i == 0 || strncmp(old.items[i - 1], path, strlen(path)) ||
+		     (old.items[i - 1][strlen(path)] && old.items[i - 1][strlen(path)] != '\t')))
+			remove_stale(o, &old, path, emptied, &st.removed);
+		free(path);
+	}
 	remove_empty_dirs(o, emptied);
 	if (st.removed && fsync(o->dirfd) < 0)
 		warn("cannot sync %s: %s", o->dir, strerror(errno));
@@ -861,13 +1345,19 @@ void ot_output_free(ot_output *o)
 		if (o->staging && remove_tree_at(o->dirfd, OT_OUTPUT_STAGING, label.ptr, 0) < 0)
 			warn("%s", ot_error_last());
 		ot_buf_free(&label);
+		if (o->created && !o->committed)
+			remove_created(o);
+		/* else the lock file stays: removing it would race with its next taker */
 		close(o->dirfd);
 	}
+	if (o->lockfd >= 0)
+		close(o->lockfd);
 	pthread_mutex_destroy(&o->lock);
 	ot_map_free(o->files);
 	ot_map_free(o->dirs);
 	ot_vec_free(&o->entries);
 	ot_arena_free(o->arena);
+	free(o->created);
 	free(o->dir);
 	free(o);
 }

@@ -18,11 +18,23 @@
  * symlink in place of a file is replaced by the file; a folder in place of
  * a file is an error).
  *
- * The manifest's first line is "# optrace manifest v1", then one path per
- * line, sorted. When reading it, a missing or different header means no
- * stale file is removed; malformed lines are skipped; every path is checked
- * by the rules above. Warnings (skipped lines, stale paths that are no
- * longer regular files) go to stderr as "optrace: warning: ...".
+ * The manifest's first line is "# optrace manifest v2", then one line per
+ * file, sorted: its path, a tab and 16 hex digits of ot_output_hash of the
+ * bytes written (a path killed while publishing has two, the
+ * old and the new). When reading it, a missing or different header means
+ * no stale file is removed; malformed lines are skipped; every path is
+ * checked by the rules above. A stale file is deleted only when it still
+ * holds what the manifest says optrace wrote (a v1 manifest, which has no
+ * hashes, deletes nothing), and a published file is replaced only when it
+ * is listed and unchanged (unless forced). Warnings (skipped lines, stale
+ * paths that are no longer what optrace wrote) go to stderr as
+ * "optrace: warning: ...".
+ *
+ * One run per output folder: OUT/.optrace-lock (an empty file, made once,
+ * never written) is locked with flock() from ot_output_open to
+ * ot_output_free; a second run fails at once with "OUT/ is in use by pid
+ * N" (the holder, from /proc/locks). The staging folder belongs to the run
+ * that holds the lock.
  */
 #ifndef OT_OUTPUT_H
 #define OT_OUTPUT_H
@@ -31,6 +43,7 @@
 
 #define OT_OUTPUT_MANIFEST ".optrace-manifest"
 #define OT_OUTPUT_STAGING ".optrace-staging"
+#define OT_OUTPUT_LOCK ".optrace-lock"
 
 typedef struct ot_output ot_output;
 
@@ -47,11 +60,41 @@ typedef struct {
 int ot_output_make_dirs(const char *dir);
 
 /**
- * Open (create if needed, with parents) the output folder `dir` and a fresh
- * staging folder inside it. Errors: `dir` is a file or a symlink, not
- * writable, cannot be created. A staging folder left by a killed run is
- * removed first. Caller frees with ot_output_free.
+ * The rules for a folder optrace writes into (also optrace diff's report
+ * folder): not a symbolic link; unless `force`, not the root folder, the
+ * home folder ($HOME), nor the checkout `checkout` (may be NULL) or a folder
+ * inside it (compared once resolved; `dir` need not exist yet).
  */
+int ot_output_check_folder(const char *dir, const char *checkout, bool force);
+
+typedef struct {
+	const char *checkout; /**< the PyTorch checkout, never an output folder; may be NULL */
+	bool force;           /**< --force: any folder (but a link), over any file */
+} ot_output_opts;
+
+/**
+ * Open (create if needed, with parents) the output folder `dir`, take its
+ * lock and make a fresh staging folder inside it. Errors: the rules of
+ * ot_output_check_folder; `dir` is a file, not writable, cannot be
+ * created; it is not empty and holds no manifest (not made by optrace)
+ * unless opts->force; another run holds its lock ("DIR/ is in use by pid
+ * N"). A staging folder left by a killed run is removed once the lock is
+ * held. `opts` may be NULL (no checkout, not forced). Caller frees with
+ * ot_output_free.
+ */
+int ot_output_open_with(ot_output **out, const char *dir, const ot_output_opts *opts);
+
+/** The manifest's 64-bit hash of a file's bytes (not cryptographic). */
+uint64_t ot_output_hash(const char *data, size_t len);
+
+/**
+ * Mark the folder `dir`, which optrace just made for a file of its own (an
+ * optrace diff report), as optrace's: an empty manifest, unless it has one.
+ * A later run into it is then not refused as a folder of someone else's.
+ */
+int ot_output_mark_folder(const char *dir);
+
+/** ot_output_open_with(out, dir, NULL). */
 int ot_output_open(ot_output **out, const char *dir);
 
 /**

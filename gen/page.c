@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "assets.h"
+#include "escape.h"
 #include "graph.h"
 #include "mustache.h"
 #include "value.h"
@@ -29,66 +30,47 @@ struct ot_pages {
 
 /* ---- Markdown text helpers ------------------------------------------------------ */
 
-/* Escape prose so that GitHub (CommonMark) and MkDocs (Python-Markdown)
- * both show it literally: backslash escapes for the punctuation both honour,
- * entities for '<', '>' and '&'. */
-static void md_escape(ot_buf *out, const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-		switch (c) {
-		case '\\': case '`': case '*': case '_': case '{': case '}': case '[': case ']':
-		case '#': case '!':
-			ot_buf_putc(out, '\\');
-			ot_buf_putc(out, c);
-			break;
-		case '<': ot_buf_puts(out, "&lt;"); break;
-		case '>': ot_buf_puts(out, "&gt;"); break;
-		case '&': ot_buf_puts(out, "&amp;"); break;
-		case '|': ot_buf_puts(out, "&#124;"); break;
-		case '\n': ot_buf_putc(out, ' '); break;
-		default: ot_buf_putc(out, c);
-		}
-	}
-}
-
+/* The Markdown leaves every page string goes through; the rules are
+ * escape.h's (GitHub's cmark-gfm and MkDocs' Python-Markdown show the text
+ * literally). */
 static const char *md_text(ot_arena *a, const char *s)
 {
 	ot_buf b = OT_BUF_INIT;
 	const char *r;
-	md_escape(&b, s, strlen(s));
+	ot_esc_md_text(&b, s, strlen(s));
 	r = ot_arena_strndup(a, b.ptr, b.size);
 	ot_buf_free(&b);
 	return r;
 }
 
-/* An inline code span holding `s` literally (also inside a table cell). */
-static const char *md_code(ot_arena *a, const char *s)
+static const char *code_span(ot_arena *a, const char *s, bool in_table)
 {
 	ot_buf b = OT_BUF_INIT;
-	size_t run = 0, longest = 0;
 	const char *r;
-	for (const char *p = s; *p; p++) {
-		run = *p == '`' ? run + 1 : 0;
-		if (run > longest)
-			longest = run;
-	}
-	for (size_t i = 0; i <= longest; i++)
-		ot_buf_putc(&b, '`');
-	if (*s == '`' || (*s && s[strlen(s) - 1] == '`'))
-		ot_buf_putc(&b, ' ');
-	for (const char *p = s; *p; p++) {
-		if (*p == '|')
-			ot_buf_puts(&b, "\\|");
-		else if (*p == '\n')
-			ot_buf_putc(&b, ' ');
-		else
-			ot_buf_putc(&b, *p);
-	}
-	if (*s == '`' || (*s && s[strlen(s) - 1] == '`'))
-		ot_buf_putc(&b, ' ');
-	for (size_t i = 0; i <= longest; i++)
-		ot_buf_putc(&b, '`');
+	ot_esc_md_code(&b, s, strlen(s), in_table);
+	r = ot_arena_strndup(a, b.ptr, b.size);
+	ot_buf_free(&b);
+	return r;
+}
+
+/* An inline code span holding `s` literally, in prose. */
+static const char *md_code(ot_arena *a, const char *s)
+{
+	return code_span(a, s, false);
+}
+
+/* The same in a table cell. */
+static const char *md_cell(ot_arena *a, const char *s)
+{
+	return code_span(a, s, true);
+}
+
+/* A name as it is shown inside a code block: one line, nothing hidden. */
+static const char *shown(ot_arena *a, const char *s)
+{
+	ot_buf b = OT_BUF_INIT;
+	const char *r;
+	ot_esc_display(&b, s, strlen(s));
 	r = ot_arena_strndup(a, b.ptr, b.size);
 	ot_buf_free(&b);
 	return r;
@@ -139,17 +121,37 @@ void ot_utf8_sanitize(ot_buf *b)
 static const char *source_url(const ot_pages *p, ot_arena *a, const char *path, uint32_t line)
 {
 	const char *ref = p->rel.tag ? p->rel.tag : p->rel.verified ? p->rel.commit : NULL;
-	if (!p->rel.base_url || !*p->rel.base_url || !ref)
+	ot_buf b = OT_BUF_INIT, u = OT_BUF_INIT;
+	const char *r;
+	if (!p->rel.base_url || !*p->rel.base_url || !ref || !path)
 		return NULL;
-	return ot_arena_printf(a, "%s/%s/%s#L%u", p->rel.base_url, ref, path, line);
+	/* the path is the checkout's: encoded, so no file name ends the link */
+	ot_buf_printf(&b, "%s/", p->rel.base_url);
+	ot_esc_url_path(&b, ref, strlen(ref));
+	ot_buf_putc(&b, '/');
+	ot_esc_url_path(&b, path, strlen(path));
+	ot_buf_printf(&b, "#L%u", line);
+	ot_esc_url(&u, b.ptr, b.size);
+	r = ot_arena_strndup(a, u.ptr, u.size);
+	ot_buf_free(&b);
+	ot_buf_free(&u);
+	return r;
 }
 
-/* `path:line`, linked to the upstream source when possible. */
-static const char *location(const ot_pages *p, ot_arena *a, const char *path, uint32_t line)
+/* `path:line`, linked to the upstream source when possible; `in_table`:
+ * for a table cell. */
+static const char *location_in(const ot_pages *p, ot_arena *a, const char *path, uint32_t line,
+			       bool in_table)
 {
 	const char *url = source_url(p, a, path, line);
-	const char *text = md_code(a, ot_arena_printf(a, "%s:%u", path, line));
+	const char *text = path ? code_span(a, ot_arena_printf(a, "%s:%u", path, line), in_table)
+				: "(no file)";
 	return url ? ot_arena_printf(a, "[%s](%s)", text, url) : text;
+}
+
+static const char *location(const ot_pages *p, ot_arena *a, const char *path, uint32_t line)
+{
+	return location_in(p, a, path, line, false);
 }
 
 static const char *fence_lang(const char *path)
@@ -248,8 +250,7 @@ static void excerpt(const ot_pages *p, ot_arena *a, const ot_step *s, const char
 {
 	int64_t fid = ot_index_file_id(p->ix, s->file);
 	line_list lines = {0};
-	ot_buf b = OT_BUF_INIT;
-	size_t run = 0, longest = 0;
+	ot_buf b = OT_BUF_INIT, body = OT_BUF_INIT;
 
 	*text = NULL;
 	*fence = NULL;
@@ -271,18 +272,16 @@ static void excerpt(const ot_pages *p, ot_arena *a, const ot_step *s, const char
 		ot_buf_free(&b);
 		return;
 	}
-	for (size_t i = 0; i < b.size; i++) {
-		run = b.ptr[i] == '`' ? run + 1 : 0;
-		if (run > longest)
-			longest = run;
-	}
-	*text = ot_arena_strndup(a, b.ptr, b.size);
+	ot_esc_md_block(&body, b.ptr, b.size);
+	*text = ot_arena_strndup(a, body.ptr, body.size);
 	{
-		size_t n = longest >= 3 ? longest + 1 : 3;
+		size_t n = ot_esc_md_fence(body.ptr, body.size);
 		char *f = ot_arena_alloc(a, n + 1);
 		memset(f, '`', n);
+		f[n] = '\0';
 		*fence = f;
 	}
+	ot_buf_free(&body);
 	ot_buf_free(&b);
 }
 
@@ -531,17 +530,22 @@ static const char *op_link(const ot_pages *p, ot_arena *a, size_t j, const char 
 			       t->target.slug);
 }
 
-static const char *joined_codes(ot_arena *a, const ot_strvec *v, size_t max)
+static const char *joined_codes_in(ot_arena *a, const ot_strvec *v, size_t max, bool in_table)
 {
 	ot_buf b = OT_BUF_INIT;
 	const char *r;
 	for (size_t i = 0; i < v->len && i < max; i++)
-		ot_buf_printf(&b, "%s%s", i ? ", " : "", md_code(a, v->items[i]));
+		ot_buf_printf(&b, "%s%s", i ? ", " : "", code_span(a, v->items[i], in_table));
 	if (v->len > max)
 		ot_buf_printf(&b, " and %zu more", v->len - max);
 	r = ot_arena_strndup(a, b.ptr, b.size);
 	ot_buf_free(&b);
 	return r;
+}
+
+static const char *joined_codes(ot_arena *a, const ot_strvec *v, size_t max)
+{
+	return joined_codes_in(a, v, max, false);
 }
 
 /* The ASCII overview: one node per layer (the op's own fact first, else a
@@ -578,10 +582,10 @@ static const char *overview(const ot_trace *tr, ot_arena *a)
 			ot_buf_puts(&b, "          │\n          ▼\n");
 		first = false;
 		if (firsts)
-			ot_buf_printf(&b, "%-9s %s  (%s:%u)%s%s", short_names[layer], firsts->symbol,
-				      firsts->file, firsts->line,
+			ot_buf_printf(&b, "%-9s %s  (%s:%u)%s%s", short_names[layer],
+				      shown(a, firsts->symbol), shown(a, firsts->file), firsts->line,
 				      firsts->depth && *firsts->op
-					      ? ot_arena_printf(a, "  via aten::%s", firsts->op)
+					      ? ot_arena_printf(a, "  via aten::%s", shown(a, firsts->op))
 					      : "",
 				      count > 1 ? ot_arena_printf(a, "  +%zu more", count - 1) : "");
 		else
@@ -602,8 +606,8 @@ static const char *overview(const ot_trace *tr, ot_arena *a)
 			}
 			for (size_t k = 0; k < paths.len && paths.len > 1; k++)
 				ot_buf_printf(&b, "          %s── %s path: %s  (%s:%u)\n",
-					      k + 1 < paths.len ? "├" : "└", paths.items[k]->backend,
-					      paths.items[k]->symbol, paths.items[k]->file,
+					      k + 1 < paths.len ? "├" : "└", shown(a, paths.items[k]->backend),
+					      shown(a, paths.items[k]->symbol), shown(a, paths.items[k]->file),
 					      paths.items[k]->line);
 			ot_vec_free(&paths);
 		}
@@ -909,7 +913,7 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 					if (*s->backend)
 						ot_v_set_str(a, sm, "backend", s->backend);
 					if (s->depth && *s->op)
-						ot_v_set_str(a, sm, "via", ot_arena_printf(a, "aten::%s", s->op));
+						ot_v_set(a, sm, "via", ot_v_str_borrow(a, md_code(a, ot_arena_printf(a, "aten::%s", s->op))));
 					text = NULL;
 					if (!s->depth)
 						excerpt(p, a, s, &text, &fence);
@@ -936,13 +940,13 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 				ot_value *row = ot_v_map(a);
 				ot_v_set_str(a, row, "layer", ot_layer_name((ot_layer)layer));
 				if (key) {
-					const char *cell = md_code(a, key->symbol);
+					const char *cell = md_cell(a, key->symbol);
 					if (key->depth && *key->op) /* a branch's fact, not the op's own */
 						cell = ot_arena_printf(a, "%s via %s", cell,
-								       md_code(a, ot_arena_printf(a, "aten::%s", key->op)));
+								       md_cell(a, ot_arena_printf(a, "aten::%s", key->op)));
 					if (nfound > 1)
 						cell = ot_arena_printf(a, "%s (+%zu more)", cell, nfound - 1);
-					ot_v_set(a, row, "file", ot_v_str_borrow(a, location(p, a, key->file, key->line)));
+					ot_v_set(a, row, "file", ot_v_str_borrow(a, location_in(p, a, key->file, key->line, true)));
 					ot_v_set(a, row, "key", ot_v_str_borrow(a, cell));
 				} else {
 					ot_v_set_str(a, row, "file", "not found");
@@ -975,7 +979,7 @@ static int render(ot_pages *p, int which, const ot_value *ctx, ot_buf *out, bool
 	ot_mustache_opts opts = {0};
 	opts.partial = load_partial;
 	opts.payload = p;
-	opts.escape = markdown ? md_escape : NULL;
+	opts.escape = markdown ? ot_esc_md_text : NULL;
 	ot_buf_clear(out);
 	if (ot_mustache_render_compiled(out, p->tmpl[which], ctx, &opts) < 0)
 		return OT_ERROR;
@@ -1046,8 +1050,8 @@ int ot_pages_render_index(ot_pages *p, ot_buf *md)
 			row = ot_v_map(a);
 			ot_v_set(a, row, "link", ot_v_str_borrow(a, op_link(p, a, i, "ops/")));
 			ot_v_set_str(a, row, "status", ot_status_name(tr->status));
-			ot_v_set(a, row, "backends", ot_v_str_borrow(a, tr->backends.len ? joined_codes(a, &tr->backends, 6) : ""));
-			ot_v_set(a, row, "gpu", ot_v_str_borrow(a, tr->gpu_libs.len ? joined_codes(a, &tr->gpu_libs, 4) : ""));
+			ot_v_set(a, row, "backends", ot_v_str_borrow(a, tr->backends.len ? joined_codes_in(a, &tr->backends, 6, true) : ""));
+			ot_v_set(a, row, "gpu", ot_v_str_borrow(a, tr->gpu_libs.len ? joined_codes_in(a, &tr->gpu_libs, 4, true) : ""));
 			ot_v_set_int(a, row, "missing", (long long)ot_trace_missing(tr));
 			ot_v_push(a, rows, row);
 		}

@@ -60,7 +60,7 @@ static ot_ix_guard *guard_at(struct reader *r, uint16_t id)
 static uint16_t add_guard(struct reader *r, uint8_t kind, const char *text, uint32_t line,
 			  uint16_t prev)
 {
-	ot_ix_guard g = {text, line, cur_guard(r), prev, kind, false, false};
+	ot_ix_guard g = {text, line, cur_guard(r), prev, kind, false, false, 0, NULL};
 	if (r->out->guards.len >= UINT16_MAX - 1)
 		return cur_guard(r);
 	ot_vec_push(&r->out->guards, g);
@@ -204,55 +204,66 @@ static bool is_name_char(char c)
 	return isalnum((unsigned char)c) || c == '_';
 }
 
-/* `NAME = value`, `self.x = value`, `NAME: T = value`, `a, b = value`. */
+/* The targets in [ts, te) of an assignment of `value`: each of a, b = ...
+ * (a single target keeps the value), an annotation NAME: T dropped. */
+static void targets(struct reader *r, size_t ts, size_t te, const char *value, uint32_t line)
+{
+	const char *c = r->c;
+	bool single;
+	size_t k = ts;
+	while (te > ts && (c[te - 1] == ' ' || c[te - 1] == '\t'))
+		te--;
+	for (size_t i = ts; i < te; i++)
+		if (c[i] == ':') {
+			te = i;
+			break;
+		}
+	single = !memchr(c + ts, ',', te - ts);
+	while (k < te) {
+		size_t ns, ne;
+		while (k < te && (c[k] == ' ' || c[k] == '(' || c[k] == ',' || c[k] == '['))
+			k++;
+		ns = k;
+		while (k < te && (is_name_char(c[k]) || c[k] == '.'))
+			k++;
+		ne = k;
+		if (ne > ns && !isdigit((unsigned char)c[ns])) {
+			ot_pyassign a = {ot_arena_strndup(r->a, c + ns, ne - ns), single ? value : NULL,
+					 line, cur_guard(r)};
+			ot_vec_push(&r->out->assigns, a);
+		}
+		while (k < te && c[k] != ',')
+			k++;
+	}
+}
+
+/* `NAME = value`, `self.x = value`, `NAME: T = value`, `a, b = value`,
+ * `a = b = value` (every target gets the value). */
 static void assignment(struct reader *r, size_t s, size_t e, uint32_t line)
 {
 	const char *c = r->c;
-	size_t i = s, eq = 0;
+	size_t eqs[8], neq = 0;
 	int depth = 0;
-	for (; i < e; i++) {
+	for (size_t i = s; i < e && neq < OT_ARRAY_LEN(eqs); i++) {
 		char ch = c[i];
 		if (ch == '(' || ch == '[' || ch == '{')
 			depth++;
 		else if (ch == ')' || ch == ']' || ch == '}')
 			depth--;
+		else if (ch == '\'' || ch == '"')
+			break; /* a string: the value has begun */
 		else if (ch == '=' && depth == 0 && c[i + 1] != '=' && i > s &&
-			 !strchr("=!<>+-*/%&|^@:", c[i - 1])) {
-			eq = i;
-			break;
-		}
+			 !strchr("=!<>+-*/%&|^@:", c[i - 1]))
+			eqs[neq++] = i;
 	}
-	if (!eq)
+	if (!neq)
 		return;
 	{
-		size_t te = eq, ts = s;
-		const char *value = quote(r, eq + 1, e);
-		while (te > ts && (c[te - 1] == ' ' || c[te - 1] == '\t'))
-			te--;
-		/* an annotation: NAME: T */
-		for (size_t k = ts; k < te; k++)
-			if (c[k] == ':') {
-				te = k;
-				break;
-			}
-		/* each target of a, b = ...; a single target keeps the value */
-		bool single = !memchr(c + ts, ',', te - ts);
-		size_t k = ts;
-		while (k < te) {
-			size_t ns, ne;
-			while (k < te && (c[k] == ' ' || c[k] == '(' || c[k] == ',' || c[k] == '['))
-				k++;
-			ns = k;
-			while (k < te && (is_name_char(c[k]) || c[k] == '.'))
-				k++;
-			ne = k;
-			if (ne > ns && !isdigit((unsigned char)c[ns])) {
-				ot_pyassign a = {ot_arena_strndup(r->a, c + ns, ne - ns), single ? value : NULL,
-						 line, cur_guard(r)};
-				ot_vec_push(&r->out->assigns, a);
-			}
-			while (k < te && c[k] != ',')
-				k++;
+		const char *value = quote(r, eqs[neq - 1] + 1, e);
+		size_t ts = s;
+		for (size_t k = 0; k < neq; k++) {
+			targets(r, ts, eqs[k], value, line);
+			ts = eqs[k] + 1;
 		}
 	}
 }
@@ -435,8 +446,9 @@ static void read_args(struct reader *r, ot_pycall *pc, size_t open)
 	}
 }
 
-/* Where ref `ref` (the k-th one with its path on its line) is called. */
-static void locate_call(struct reader *r, ot_pycall *pc, size_t k)
+/* Where ref `ref` (the k-th one with its path on its line) is called: reads
+ * its arguments, returns the offset of its name (SIZE_MAX: not found). */
+static size_t locate_call(struct reader *r, ot_pycall *pc, size_t k)
 {
 	const char *c = r->c, *path = pc->ref->path;
 	size_t s = line_start(r->f, pc->ref->line), e = r->f->len, seen = 0;
@@ -472,15 +484,98 @@ static void locate_call(struct reader *r, ot_pycall *pc, size_t k)
 		if (seen++ < k)
 			continue;
 		read_args(r, pc, j);
-		return;
+		return i;
 	}
 	pc->npos = -1; /* not found: the arguments are not known */
+	return SIZE_MAX;
+}
+
+/* The conditional expressions (X if C else Y) calls sit in: the THEN guard
+ * of each, by the offset of its `if`. */
+struct ternaries {
+	size_t at[32];
+	uint16_t then[32];
+	size_t n;
+};
+
+/* The guard of the call at offset `at` of the statement [ss, se) when it is
+ * the X or the Y of `X if C else Y` (at its own bracket depth), else `guard`.
+ * The THEN guard (C) and its OTHERWISE are made once per expression. */
+static uint16_t ternary_guard(struct reader *r, struct ternaries *t, size_t ss, size_t se, size_t at,
+			      uint32_t line, uint16_t guard)
+{
+	const char *c = r->c;
+	size_t rs = at, re = at, pi = 0, pe = 0;
+	int depth = 0;
+	/* the stretch of the expression at the call's depth */
+	while (rs > ss) {
+		char ch = c[rs - 1];
+		if (ch == ')' || ch == ']' || ch == '}')
+			depth++;
+		else if (ch == '(' || ch == '[' || ch == '{') {
+			if (depth-- == 0)
+				break;
+		} else if (depth == 0 && (ch == ',' || ch == ':' || ch == ';' ||
+					  (ch == '=' && rs >= 2 && !strchr("=!<>", c[rs - 2]) && c[rs] != '=')))
+			break;
+		rs--;
+	}
+	depth = 0;
+	while (re < se) {
+		char ch = c[re];
+		if (ch == '(' || ch == '[' || ch == '{')
+			depth++;
+		else if (ch == ')' || ch == ']' || ch == '}') {
+			if (depth-- == 0)
+				break;
+		} else if (depth == 0 && (ch == ',' || ch == ';'))
+			break;
+		re++;
+	}
+	/* `if` then `else` at depth 0 of the stretch (not a leading keyword) */
+	rs = skip_blank(c, rs, re);
+	if (word_at(c, rs, re, "return") || word_at(c, rs, re, "yield"))
+		rs += 6;
+	depth = 0;
+	for (size_t i = rs + 1; i < re; i++) {
+		char ch = c[i];
+		bool boundary = !(is_name_char(c[i - 1]) || c[i - 1] == '.');
+		if (ch == '(' || ch == '[' || ch == '{')
+			depth++;
+		else if (ch == ')' || ch == ']' || ch == '}')
+			depth--;
+		else if (depth == 0 && boundary && !pi && word_at(c, i, re, "if"))
+			pi = i;
+		else if (depth == 0 && boundary && pi && word_at(c, i, re, "else")) {
+			pe = i;
+			break;
+		}
+	}
+	if (!pe || (at > pi && at < pe))
+		return guard;
+	for (size_t k = 0; k < t->n; k++)
+		if (t->at[k] == pi)
+			return at < pi ? t->then[k] : (uint16_t)(t->then[k] + 1);
+	if (t->n >= OT_ARRAY_LEN(t->at) || r->out->guards.len + 2 >= UINT16_MAX)
+		return guard;
+	{
+		ot_ix_guard then = {quote(r, pi + 2, pe), line, guard, 0, OT_GUARD_THEN, false, false, 0, NULL};
+		ot_ix_guard other = {NULL, line, guard, 0, OT_GUARD_OTHERWISE, false, false, 0, NULL};
+		ot_vec_push(&r->out->guards, then);
+		other.prev = (uint16_t)r->out->guards.len;
+		ot_vec_push(&r->out->guards, other);
+		t->at[t->n] = pi;
+		t->then[t->n++] = other.prev;
+		return at < pi ? other.prev : (uint16_t)(other.prev + 1);
+	}
 }
 
 void ot_pyflow_read(ot_pyflow *out, const ot_index *ix, const ot_ix_pydef *def, ot_arena *arena)
 {
 	struct reader r = {0};
 	uint16_t *line_guard;
+	size_t *stmt_start, *stmt_stop; /* per line: the statement it is part of */
+	struct ternaries tern = {0};
 	uint32_t first, last, ln;
 	int depth = 0;
 	bool backslash = false;
@@ -500,6 +595,8 @@ void ot_pyflow_read(ot_pyflow *out, const ot_index *ix, const ot_ix_pydef *def, 
 	first = def->line;
 	last = def->end_line > def->line ? def->end_line : def->line;
 	line_guard = ot_calloc(last - first + 2, sizeof(*line_guard));
+	stmt_start = ot_calloc(last - first + 2, sizeof(*stmt_start));
+	stmt_stop = ot_calloc(last - first + 2, sizeof(*stmt_stop));
 
 	/* the body's logical statements (the def line and its signature skipped) */
 	for (ln = first; ln <= last; ln++) {
@@ -525,8 +622,11 @@ void ot_pyflow_read(ot_pyflow *out, const ot_index *ix, const ot_ix_pydef *def, 
 			backslash = k > s && r.c[k - 1] == '\\';
 		}
 		if (blank || cont) {
-			if (ln > first)
+			if (ln > first) {
 				line_guard[ln - first] = line_guard[ln - first - 1];
+				stmt_start[ln - first] = stmt_start[ln - first - 1];
+				stmt_stop[ln - first] = stmt_stop[ln - first - 1];
+			}
 			continue;
 		}
 		/* the statement runs over its continuation lines */
@@ -552,6 +652,8 @@ void ot_pyflow_read(ot_pyflow *out, const ot_index *ix, const ot_ix_pydef *def, 
 				stmt_end = ne;
 			}
 		}
+		stmt_start[ln - first] = i;
+		stmt_stop[ln - first] = stmt_end;
 		if (ln == first) {
 			/* the def or assignment itself */
 			continue;
@@ -570,23 +672,30 @@ void ot_pyflow_read(ot_pyflow *out, const ot_index *ix, const ot_ix_pydef *def, 
 			line_guard[ln - first] = (uint16_t)r.out->guards.len;
 	}
 
-	/* the calls, with the guard of their line and their arguments */
+	/* the calls, with the guard of their line (or of the conditional
+	 * expression they sit in) and their arguments */
 	for (uint32_t k = 0; k < def->nrefs; k++) {
 		const ot_ix_pyref *ref = &def->refs[k];
 		ot_pycall pc = {0};
-		size_t same = 0;
+		size_t same = 0, at;
+		bool inside = ref->line >= first && ref->line <= last;
 		if (!ref->call)
 			continue;
 		pc.ref = ref;
-		pc.guard = ref->line >= first && ref->line <= last ? line_guard[ref->line - first] : 0;
+		pc.guard = inside ? line_guard[ref->line - first] : 0;
 		for (uint32_t j = 0; j < k; j++)
 			if (def->refs[j].call && def->refs[j].line == ref->line &&
 			    !strcmp(def->refs[j].path, ref->path))
 				same++;
-		locate_call(&r, &pc, same);
+		at = locate_call(&r, &pc, same);
+		if (at != SIZE_MAX && inside && stmt_start[ref->line - first] < at)
+			pc.guard = ternary_guard(&r, &tern, stmt_start[ref->line - first],
+						 stmt_stop[ref->line - first], at, ref->line, pc.guard);
 		ot_vec_push(&out->calls, pc);
 	}
 	free(line_guard);
+	free(stmt_start);
+	free(stmt_stop);
 	ot_vec_free(&r.blocks);
 }
 

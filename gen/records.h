@@ -62,13 +62,16 @@ typedef enum {
 	OT_CALL_REF,    /**< a stub named but not called: impl(..., cumsum_stub) */
 	OT_CALL_MACRO_LAUNCH, /**< SMALL_INDEX(...), a macro of the file whose
 			          expansion launches `name`; `qual` is the macro */
-	OT_CALL_RETURN  /**< not a call: a `return expr;` of the body itself (not
+	OT_CALL_RETURN, /**< not a call: a `return expr;` of the body itself (not
 			     of a lambda or a loop in it); `qual` is expr, blanks
 			     collapsed ("" for a bare return) */
+	OT_CALL_OPERATOR /**< a binary arithmetic operator (a * b, a -= b), at `off`:
+			      `name` is the aten op it calls when an operand is a
+			      Tensor ("mul", "sub_"); callkind.h decides */
 } ot_ix_call_kind;
 
 /** A call inside a function body. */
-typedef struct {
+typedef struct ot_ix_call {
 	const char *name; /**< the called identifier, "gemm" */
 	const char *qual; /**< what precedes "::" ("at::cuda::blas"), or ""; the
 			       macro's name for OT_CALL_MACRO_LAUNCH */
@@ -107,6 +110,9 @@ typedef struct {
 	uint8_t kind;     /**< ot_ix_guard_kind */
 	bool exits;       /**< an arm whose body returns (at its own top level) */
 	bool raises;      /**< an arm whose body throws or fails a check */
+	uint32_t pp;      /**< C++: the preprocessor arm the guard is written in, or 0 */
+	const char *subject; /**< CASE: what the switch tests ("backend"); `text` is the
+			          label as written ("case ConvBackend::Cudnn", "default") */
 } ot_ix_guard;
 
 /* ---- function-like macros that define functions ------------------------------ */
@@ -143,6 +149,10 @@ typedef struct {
 	uint16_t nargs;
 	const char *params;       /**< FUNC/IMPL: the function's parameter list as
 				       written, one blank for any ("(TensorList tensors)") */
+	const struct ot_ix_call *calls; /**< FUNC/IMPL: the calls its body writes out
+					     (not through the macro's parameters),
+					     at their place in the #define */
+	uint32_t ncalls;
 } ot_ix_mitem;
 
 /** A `#define NAME(params) body` whose body defines functions with names

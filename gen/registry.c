@@ -697,6 +697,12 @@ bool ot_reg_func_composite_implicit(const ot_reg_func *f)
 	return false;
 }
 
+const char *ot_reg_func_implicit_kernel(ot_arena *a, const ot_reg_func *f)
+{
+	/* torchgen's cpp.name(func): the base name, "_out" for an out= overload */
+	return f->schema.is_out ? ot_arena_printf(a, "%s_out", f->schema.name) : f->schema.name;
+}
+
 const ot_reg_func *ot_registry_find(const ot_registry *reg, const char *full_name)
 {
 	return ot_map_get(reg->by_full, full_name);

@@ -197,6 +197,14 @@ bool ot_reg_func_has_tag(const ot_reg_func *f, const char *tag);
 bool ot_reg_func_composite_implicit(const ot_reg_func *f);
 
 /**
+ * The kernel torchgen gives an entry without a dispatch table (its
+ * implied `CompositeImplicitAutograd:` line): the C++ API name, "add_out"
+ * for add.out, "conv2d" for conv2d.padding. Borrowed from `f`, or made in
+ * `a`.
+ */
+const char *ot_reg_func_implicit_kernel(ot_arena *a, const ot_reg_func *f);
+
+/**
  * Every entry whose schema name is exactly `name` ("add" -> add.Tensor,
  * add.Scalar, add.out, ...; not add_), in file order. *count receives the
  * number; the array is borrowed. NULL/0 when none.

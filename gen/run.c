@@ -9,6 +9,7 @@
 
 #include "assets.h"
 #include "bundle.h"
+#include "escape.h"
 #include "index.h"
 #include "layout.h"
 #include "opslist.h"
@@ -26,12 +27,19 @@
 
 void ot_run_say(const char *fmt, ...)
 {
+	ot_buf text = OT_BUF_INIT, shown = OT_BUF_INIT;
 	va_list ap;
-	fputs("optrace: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ot_buf_vprintf(&text, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* names from the checkout are in messages: their control characters
+	 * are shown, never sent to the terminal */
+	ot_buf_puts(&shown, "optrace: ");
+	ot_esc_term(&shown, text.ptr, text.size);
+	ot_buf_putc(&shown, '\n');
+	fwrite(shown.ptr, 1, shown.size, stderr);
+	ot_buf_free(&text);
+	ot_buf_free(&shown);
 }
 
 #define say ot_run_say
@@ -669,6 +677,8 @@ static int open_source(ot_run_held *h, const ot_run_opts *o, const char *release
 	so.clone_url = o->source_url ? o->source_url : OT_SOURCE_DEFAULT_URL;
 	so.allow_unverified = o->unverified_source;
 	so.progress = tty;
+	so.max_file = o->max_file_bytes;
+	so.max_total = o->max_read_bytes;
 	rc = ot_source_open(&h->src, &so);
 	if (rc == 0)
 		rc = ot_source_select(h->src, release, commit);
@@ -809,6 +819,7 @@ int ot_run(const ot_run_opts *o)
 	if (o->verbose && !o->quiet)
 		say("tracing PyTorch %s (from %s)", ver.release, ver.origin);
 
+
 	/* 3. the checkout, at that release; 4-5. its tree indexed, the
 	 * registries parsed meanwhile */
 	t = ot_clock();
@@ -820,6 +831,18 @@ int ot_run(const ot_run_opts *o)
 	if (!ot_source_verified(h->src))
 		say("warning: %s is not a git checkout: its release cannot be proven; every output "
 		    "says so", ot_source_path(h->src));
+	/* the output folder once the checkout is open: a second run into it
+	 * stops here, at once */
+	if (!o->check && !o->dump_registry) {
+		char *checkout = o->source ? ot_strdup(o->source) : ot_run_default_source();
+		ot_output_opts oo = {checkout, o->force};
+		int rc = ot_output_open_with(&r.out, o->out_dir ? o->out_dir : "out", &oo);
+		free(checkout);
+		if (rc < 0) {
+			say("%s", ot_error_last());
+			goto done;
+		}
+	}
 	if (read_release(&r, !o->dump_registry, t) < 0) {
 		say("%s", ot_error_last());
 		goto done;
@@ -866,10 +889,6 @@ int ot_run(const ot_run_opts *o)
 	}
 
 	/* 7. render and write */
-	if (ot_output_open(&r.out, o->out_dir ? o->out_dir : "out") < 0) {
-		say("%s", ot_error_last());
-		goto done;
-	}
 	if (formats & (OT_FORMAT_MD | OT_FORMAT_HTML)) {
 		lines = ot_calloc(r.ops.len ? r.ops.len : 1, sizeof(*lines)); /* the pages keep it */
 		for (size_t i = 0; i < r.ops.len; i++)

@@ -58,6 +58,9 @@ typedef struct {
 	bool check;                /**< --check: trace, report, write nothing */
 	bool dump_registry;        /**< --dump-registry: registry JSON on stdout */
 	bool print_version;        /**< --print-version: print the release to trace */
+	size_t max_file_bytes;     /**< --max-file-bytes; 0: OT_SOURCE_MAX_FILE */
+	size_t max_read_bytes;     /**< --max-read-bytes; 0: OT_SOURCE_MAX_TOTAL */
+	bool force;                /**< --force: any output folder, over any file */
 } ot_run_opts;
 
 /**
@@ -83,7 +86,8 @@ int ot_run(const ot_run_opts *opts);
  */
 int ot_run_show(const ot_run_opts *opts, const char *op, bool json, bool color);
 
-/** Print "optrace: <message>" and a newline on stderr, as every message of a run. */
+/** Print "optrace: <message>" and a newline on stderr, as every message of a
+ * run; control characters in the message are shown (ot_esc_term), not sent. */
 void ot_run_say(const char *fmt, ...) OT_PRINTF(1, 2);
 
 

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <git2.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +16,16 @@
 /* Trees nested deeper than this are not walked (no real checkout comes near). */
 #define MAX_DEPTH 256
 
+/* What a run may read (shared by the source and its readers). */
+struct limits {
+	size_t max_file, max_total;
+	atomic_size_t total;
+};
+
 struct ot_source {
 	char *path;
 	bool progress;
+	struct limits lim;
 	git_repository *repo; /* NULL for a plain directory */
 	git_odb *odb;
 	int dirfd;            /* plain directory: the root; else -1 */
@@ -29,6 +37,7 @@ struct ot_source {
 };
 
 struct ot_source_reader {
+	struct limits *lim; /* the source's */
 	git_repository *repo;
 	git_odb *odb;
 	int dirfd;
@@ -254,6 +263,9 @@ int ot_source_open(ot_source **out, const ot_source_opts *opts)
 	src = ot_calloc(1, sizeof(*src));
 	src->path = ot_strdup(opts->path);
 	src->progress = opts->progress;
+	src->lim.max_file = opts->max_file ? opts->max_file : OT_SOURCE_MAX_FILE;
+	src->lim.max_total = opts->max_total ? opts->max_total : OT_SOURCE_MAX_TOTAL;
+	atomic_init(&src->lim.total, 0);
 	src->dirfd = -1;
 	src->repo = repo;
 	repo = NULL;
@@ -553,8 +565,28 @@ static bool path_ok(const char *path)
 
 /* ---- reading ------------------------------------------------------------------ */
 
-static int read_blob(ot_buf *out, git_odb *odb, const git_oid *oid, const char *path,
-		     const char *checkout, const char *version)
+/*
+ * Count `size` bytes of `path` against the limits before they are read: a
+ * file over the per-file limit, or one that takes the run over its total,
+ * is an error (never an allocation that fails).
+ */
+static int charge(struct limits *lim, size_t size, const char *path, const char *checkout)
+{
+	size_t before;
+	if (size > lim->max_file)
+		return ot_error_set("cannot read %s from %s: file too large (%zu bytes; the limit is "
+				    "%zu, see --max-file-bytes)",
+				    path, checkout, size, lim->max_file);
+	before = atomic_fetch_add(&lim->total, size);
+	if (before + size > lim->max_total || before + size < before)
+		return ot_error_set("cannot read %s from %s: the files read add up to more than %zu "
+				    "bytes, the limit of one run (see --max-read-bytes)",
+				    path, checkout, lim->max_total);
+	return 0;
+}
+
+static int read_blob(ot_buf *out, struct limits *lim, git_odb *odb, const git_oid *oid,
+		     const char *path, const char *checkout, const char *version)
 {
 	git_odb_object *obj = NULL;
 	size_t size;
@@ -563,10 +595,16 @@ static int read_blob(ot_buf *out, git_odb *odb, const git_oid *oid, const char *
 		return ot_error_set("cannot read %s at %s from %s: %s", path, version, checkout,
 				    git_msg());
 	size = git_odb_object_size(obj);
-	if (git_odb_object_type(obj) != GIT_OBJECT_BLOB || size > OT_SOURCE_MAX_FILE) {
+	if (git_odb_object_type(obj) != GIT_OBJECT_BLOB || size > lim->max_file) {
 		git_odb_object_free(obj);
 		return ot_error_set("cannot read %s at %s from %s: %s", path, version, checkout,
-				    size > OT_SOURCE_MAX_FILE ? "file too large" : "not a blob");
+				    size > lim->max_file ? "file too large" : "not a blob");
+	}
+	/* (listing and ot_source_read skip or refuse a blob over max_file by
+	 * its header, before it is inflated) */
+	if (charge(lim, size, path, checkout) < 0) {
+		git_odb_object_free(obj);
+		return OT_ERROR;
 	}
 	ot_buf_clear(out);
 	ot_buf_put(out, git_odb_object_data(obj), size);
@@ -628,7 +666,8 @@ static int plain_open(int *out, struct stat *st, int root, const char *path)
 	return 0;
 }
 
-static int plain_read(ot_buf *out, int root, const char *path, const char *checkout)
+static int plain_read(ot_buf *out, struct limits *lim, int root, const char *path,
+		      const char *checkout)
 {
 	struct stat st;
 	int fd, error = OT_ERROR;
@@ -636,11 +675,8 @@ static int plain_read(ot_buf *out, int root, const char *path, const char *check
 
 	if (plain_open(&fd, &st, root, path) < 0)
 		return ot_error_setc(OT_ENOTFOUND, "%s: no such file in %s", path, checkout);
-	if ((size_t)st.st_size > OT_SOURCE_MAX_FILE) {
-		ot_error_set("cannot read %s from %s: file too large (%lld bytes)", path, checkout,
-			     (long long)st.st_size);
+	if (charge(lim, (size_t)st.st_size, path, checkout) < 0)
 		goto done;
-	}
 	ot_buf_clear(out);
 	ot_buf_grow_by(out, (size_t)st.st_size);
 	/* Read straight into the buffer; the file may change size underneath. */
@@ -657,7 +693,9 @@ static int plain_read(ot_buf *out, int root, const char *path, const char *check
 		if (n == 0)
 			break;
 		out->size += (size_t)n;
-		if (out->size > OT_SOURCE_MAX_FILE) {
+		if (out->size > (size_t)st.st_size && charge(lim, (size_t)n, path, checkout) < 0)
+			goto done;
+		if (out->size > lim->max_file) {
 			ot_error_set("cannot read %s from %s: file too large", path, checkout);
 			goto done;
 		}
@@ -689,7 +727,7 @@ int ot_source_read(ot_buf *out, ot_source *src, const char *path)
 		return ot_error_setc(OT_ENOTFOUND, "'%.200s' is not a repository-relative path",
 				     path ? path : "(null)");
 	if (!src->repo)
-		return plain_read(out, src->dirfd, path, src->path);
+		return plain_read(out, &src->lim, src->dirfd, path, src->path);
 	rc = git_tree_entry_bypath(&entry, src->tree, path);
 	if (rc == GIT_ENOTFOUND)
 		return ot_error_setc(OT_ENOTFOUND, "%s: no such file at %s in %s", path,
@@ -709,12 +747,14 @@ int ot_source_read(ot_buf *out, ot_source *src, const char *path)
 			     git_msg());
 		goto done;
 	}
-	if (size > OT_SOURCE_MAX_FILE) {
-		ot_error_set("cannot read %s at %s from %s: file too large (%zu bytes)", path,
-			     src->version, src->path, size);
+	if (size > src->lim.max_file) {
+		ot_error_set("cannot read %s at %s from %s: file too large (%zu bytes; the limit is "
+			     "%zu, see --max-file-bytes)",
+			     path, src->version, src->path, size, src->lim.max_file);
 		goto done;
 	}
-	error = read_blob(out, src->odb, git_tree_entry_id(entry), path, src->path, src->version);
+	error = read_blob(out, &src->lim, src->odb, git_tree_entry_id(entry), path, src->path,
+			  src->version);
 done:
 	git_tree_entry_free(entry);
 	return error;
@@ -800,7 +840,7 @@ static int walk_tree(walk *w, const git_tree *tree, int depth)
 					return ot_error_set("cannot read %s at %s in %s: %s",
 							    w->path.ptr, w->src->version,
 							    w->src->path, git_msg());
-				if (size <= OT_SOURCE_MAX_FILE)
+				if (size <= w->src->lim.max_file)
 					add_file(w, size, git_tree_entry_id(e));
 			}
 			ot_buf_truncate(&w->path, base);
@@ -837,7 +877,7 @@ static int walk_dir(walk *w, int dirfd, int depth)
 				}
 			}
 			ot_buf_truncate(&w->path, base);
-		} else if (S_ISREG(st.st_mode) && (size_t)st.st_size <= OT_SOURCE_MAX_FILE) {
+		} else if (S_ISREG(st.st_mode) && (size_t)st.st_size <= w->src->lim.max_file) {
 			ot_buf_puts(&w->path, e->d_name);
 			add_file(w, (size_t)st.st_size, NULL);
 			ot_buf_truncate(&w->path, base);
@@ -936,6 +976,16 @@ int ot_source_list(ot_source_files *out, ot_arena *arena, ot_source *src,
 	}
 	ot_buf_free(&w.path);
 	free(sorted);
+	if (!error) {
+		/* what the list will cost to read, told before anything is read */
+		size_t sum = atomic_load(&src->lim.total);
+		for (i = start; i < out->len && sum <= src->lim.max_total; i++)
+			sum += out->items[i].size;
+		if (sum > src->lim.max_total)
+			error = ot_error_set("the files to read at %s add up to more than %zu "
+					     "bytes, the limit of one run (see --max-read-bytes)",
+					     src->version, src->lim.max_total);
+	}
 	if (error < 0) {
 		out->len = start;
 		return error;
@@ -961,6 +1011,7 @@ int ot_source_reader_new(ot_source_reader **out, ot_source *src)
 		return not_selected(src);
 	r = ot_calloc(1, sizeof(*r));
 	r->dirfd = -1;
+	r->lim = &src->lim;
 	r->path = ot_strdup(src->path);
 	r->version = ot_strdup(src->version);
 	if (src->repo) {
@@ -1005,8 +1056,9 @@ int ot_source_reader_read(ot_buf *out, ot_source_reader *reader, const ot_source
 		if (!path_ok(file->path))
 			return ot_error_setc(OT_ENOTFOUND, "'%.200s' is not a repository-relative path",
 					     file->path);
-		return plain_read(out, reader->dirfd, file->path, reader->path);
+		return plain_read(out, reader->lim, reader->dirfd, file->path, reader->path);
 	}
 	git_oid_fromraw(&oid, file->oid);
-	return read_blob(out, reader->odb, &oid, file->path, reader->path, reader->version);
+	return read_blob(out, reader->lim, reader->odb, &oid, file->path, reader->path,
+			 reader->version);
 }

@@ -12,8 +12,10 @@
  * from the file system and ot_source_verified() is false.
  *
  * Safety: symbolic links (git mode 120000, or a link in a plain directory)
- * are never followed; files over OT_SOURCE_MAX_FILE bytes are skipped when
- * listing and refused when read.
+ * are never followed; files over the per-file limit (OT_SOURCE_MAX_FILE
+ * bytes unless the options say otherwise) are skipped when listing and
+ * refused when read, and a run reads at most OT_SOURCE_MAX_TOTAL bytes in
+ * all: one over that is an error, never an allocation that fails.
  */
 #ifndef OT_SOURCE_H
 #define OT_SOURCE_H
@@ -21,7 +23,9 @@
 #include "buf.h"
 #include "common.h"
 
+/** Defaults of ot_source_opts' limits: one file, and all files of one run. */
 #define OT_SOURCE_MAX_FILE (32u * 1024 * 1024)
+#define OT_SOURCE_MAX_TOTAL ((size_t)1 << 30)
 
 /** The upstream repository cloned when the checkout is missing. */
 #define OT_SOURCE_DEFAULT_URL "https://github.com/pytorch/pytorch.git"
@@ -34,6 +38,9 @@ typedef struct {
 				    NULL: a missing checkout is an error */
 	bool allow_unverified; /**< accept a plain directory (--unverified-source) */
 	bool progress;         /**< report clone/fetch progress on stderr */
+	size_t max_file;       /**< bytes of one file; 0: OT_SOURCE_MAX_FILE */
+	size_t max_total;      /**< bytes of all files read (this source and its
+				    readers); 0: OT_SOURCE_MAX_TOTAL */
 } ot_source_opts;
 
 /**
@@ -84,7 +91,7 @@ const char *ot_source_path(const ot_source *src);
  * from the selected tree into `out` (replacing its contents).
  * Returns OT_ENOTFOUND when there is no such regular file (a symlink or a
  * directory counts as missing), OT_ERROR on a read failure (corrupt object,
- * file too large). Thread-safe only through a reader (below).
+ * file too large, the run's total limit reached). Thread-safe only through a reader (below).
  */
 int ot_source_read(ot_buf *out, ot_source *src, const char *path);
 
@@ -102,7 +109,9 @@ typedef OT_VEC(ot_source_file) ot_source_files;
  * with one of `prefixes` (NULL-terminated list; a prefix is a directory like
  * "aten/src/ATen/" or a file path) and for which `keep(path, payload)` is
  * true (keep may be NULL). Symlinks, submodules and files larger than
- * OT_SOURCE_MAX_FILE are left out. Order: by path, byte order.
+ * the per-file limit are left out. Order: by path, byte order. A list whose
+ * files add up to more than the run's total limit (with what was read
+ * already) is an error.
  * Path strings are owned by `arena`.
  */
 int ot_source_list(ot_source_files *out, ot_arena *arena, ot_source *src,

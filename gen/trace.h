@@ -88,7 +88,10 @@ const char *ot_node_kind_name(ot_node_kind k);
 typedef struct {
 	uint8_t kind;        /**< ot_node_kind */
 	uint8_t layer;       /**< ot_layer of its step */
-	uint8_t main;        /**< OT_MAIN_* (ot_trace_mark) */
+	uint8_t main;        /**< OT_MAIN_*: on that device's main path (ot_trace_mark),
+				  perhaps only for some arguments */
+	uint8_t sure;        /**< OT_MAIN_*: run by every default call there (reached by
+				  edges taken whatever the arguments) */
 	bool found;          /**< false for OT_NODE_MISSING */
 	const char *file;    /**< repository-relative; NULL when not found */
 	uint32_t line;       /**< 1-based; 0 when not found */
@@ -130,8 +133,11 @@ typedef enum {
 	OT_WHEN_ALWAYS,     /**< no condition */
 	OT_WHEN_BUILD,      /**< a preprocessor arm (#if AT_CUDNN_ENABLED()) */
 	OT_WHEN_KEY,        /**< a dispatch key or a stub's backend (SparseCPU, MPS, CUDA) */
-	OT_WHEN_GUARD,      /**< a guard in the code (self.is_sparse(), dtype is None) */
-	OT_WHEN_SELECT,     /**< a run-time selection (cudnn_is_acceptable(...), a size) */
+	OT_WHEN_GUARD,      /**< a guard in the code: one a default call does not take
+				 (self.is_sparse()), or that depends on the call's
+				 arguments (not is_batched, dim == 2) */
+	OT_WHEN_SELECT,     /**< a run-time selection of a backend or library
+				 (cudnn_is_acceptable(...), use_mkldnn(...)) */
 	OT_WHEN_VALIDATION, /**< made only to validate an argument (TORCH_CHECK) */
 	OT_WHEN_OVERLOAD,   /**< another overload than a default call binds */
 	OT_WHEN_NAME,       /**< matched by name only: the receiver's type is not known */
@@ -155,7 +161,10 @@ typedef enum { OT_REACH_NEVER = 0, OT_REACH_MAYBE = 1, OT_REACH_YES = 2 } ot_rea
 /** One edge. Strings are the trace's. */
 typedef struct {
 	uint8_t kind;       /**< ot_edge_kind */
-	uint8_t main;       /**< OT_MAIN_*: on that device's main path (ot_trace_mark) */
+	uint8_t main;       /**< OT_MAIN_*: on that device's main path (ot_trace_mark):
+				 a default call can take it (OT_REACH_YES or MAYBE) */
+	uint8_t sure;       /**< OT_MAIN_*: every default call takes it (OT_REACH_YES, from
+				 a node every default call runs) */
 	uint8_t when_kind;  /**< ot_when_kind */
 	uint8_t reach[OT_DEV_COUNT]; /**< ot_reach per device, from the condition */
 	ot_cond cond[OT_DEV_COUNT];  /**< the condition per device */
@@ -209,8 +218,10 @@ typedef struct {
 	uint8_t depth;       /**< 0: the op itself; n: reached through n composite branches */
 	int parent;          /**< index of the step that led here, -1 for a root */
 	uint8_t main;        /**< OT_MAIN_CPU | OT_MAIN_CUDA: on that device's main path */
+	uint8_t sure;        /**< of those, the devices where every default call runs it */
 	const char *when;    /**< the condition under which the step runs, quoted from
-				  the source, or NULL when it always runs on its path */
+				  the source (for a step on a main path but not sure there,
+				  the innermost argument condition above it), or NULL */
 } ot_step;
 
 typedef enum {
@@ -338,8 +349,8 @@ size_t ot_trace_missing(const ot_trace *tr);
 /* ---- the passes (trace_main.c, trace_summary.c, trace_steps.c) ----------------------------- */
 
 /** Mark the main paths: from the roots, the edges a default call on each
- * device takes (OT_REACH_YES or MAYBE, resolved exactly), and the nodes
- * they reach. */
+ * device can take (OT_REACH_YES or MAYBE, resolved exactly), and the nodes
+ * they reach (`main`); of those, what every default call runs (`sure`). */
 void ot_trace_mark(ot_trace *tr);
 
 /** Derive the summary from the marked graph. */

@@ -95,6 +95,7 @@ struct body_env {
 	ot_cenv env[OT_DEV_COUNT];
 	ot_param_value params[TB_MAX_PARAMS];
 	const ot_ix_cdef *d;
+	const tb_binding *in; /* what the caller passed, or NULL */
 	struct tb_ctx *c;
 };
 
@@ -109,6 +110,7 @@ static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d,
 	if (n > TB_MAX_PARAMS)
 		n = TB_MAX_PARAMS;
 	be->d = d;
+	be->in = b;
 	for (size_t i = 0; i < n; i++) {
 		const char *v = b && i < b->n ? b->value[i] : NULL;
 		be->params[i].name = names[i];
@@ -130,6 +132,8 @@ static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d,
 		be->env[dev].depth = 0;
 		be->env[dev].memo = NULL;
 		be->env[dev].memo_done = NULL;
+		be->env[dev].build = c->t->build;
+		be->env[dev].ix = c->ix;
 	}
 	be->c = c;
 }
@@ -241,6 +245,11 @@ static void call_verdicts(struct tb_ctx *c, const struct body_env *be, const ot_
  * caller's known values, positionally. */
 static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_binding *b)
 {
+	/* a forwarder (std::forward<Args>(args)...) passes on what it was given */
+	if (ck->nargs == 1 && !ck->receiver_tensor && be->in && ot_ends_with(ck->args[0], "...")) {
+		*b = *be->in;
+		return;
+	}
 	memset(b, 0, sizeof(*b));
 	b->known = true;
 	b->n = ck->nargs + (ck->receiver_tensor ? 1 : 0);
@@ -465,6 +474,8 @@ static bool body_op(struct tb_ctx *c, uint32_t node, const struct body_env *be, 
 	tb_binding b;
 	uint32_t en;
 	size_t n;
+	if (depth + 1 > c->max_depth)
+		return false; /* a branch beyond the depth asked for (--depth) */
 	if (!f) {
 		const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, ck->op, &n);
 		if (!ov)
@@ -565,11 +576,13 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 				long hn;
 				bool sub;
 				bool native = ck.kind == OT_CK_NATIVE;
-				hn = cfunc_node(c, h,
-						native ? ot_arena_printf(c->a, "the native kernel %s, called directly (no dispatch)", h->name)
-						       : ot_arena_printf(c->a, "helper called by %s%s%s", d->name,
-									 h->gen ? ", " : "", h->gen ? generated_note(c, h) : ""),
-						op, NULL, depth, OT_NODE_CFUNC);
+				hn = tb_lookup(c, OT_NODE_CFUNC, h, NULL);
+				if (hn < 0)
+					hn = cfunc_node(c, h,
+							native ? ot_arena_printf(c->a, "the native kernel %s, called directly (no dispatch)", h->name)
+							       : ot_arena_printf(c->a, "helper called by %s%s%s", d->name,
+										 h->gen ? ", " : "", h->gen ? generated_note(c, h) : ""),
+							op, NULL, depth, OT_NODE_CFUNC);
 				if (hn < 0 || (uint32_t)hn == node)
 					continue;
 				call_binding(&be, &ck, &hb);

@@ -71,6 +71,9 @@ struct tb_ctx {
 long tb_node(struct tb_ctx *c, const ot_node *proto, uint32_t file, const void *src,
 	     const char *extra, bool *is_new);
 
+/* The node of identity (kind, src, extra) when it exists, else -1. */
+long tb_lookup(struct tb_ctx *c, uint8_t kind, const void *src, const char *extra);
+
 /* A "not found" node for `what` in `where`. */
 uint32_t tb_missing(struct tb_ctx *c, ot_layer layer, const char *what, const char *where,
 		    const char *op, int depth);

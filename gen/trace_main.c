@@ -44,61 +44,72 @@ static bool stays_above(const ot_trace *tr, const ot_edge *e)
 }
 
 /*
- * Per device, a walk over (node, above autograd) states from the main
+ * Per device, a walk over (node, above autograd, sure) states from the main
  * roots: an edge a default call can take, resolved exactly, to a node of a
  * file compiled for the device, is marked; an entry's derivative only
- * where the entry is reached above autograd (its own grad_fn is made).
+ * where the entry is reached above autograd (its own grad_fn is made). An
+ * edge taken whatever the arguments (OT_REACH_YES) from a sure state is
+ * sure, and so is the node it reaches.
  */
+#define ST_ABOVE 1u
+#define ST_SURE 2u
+
 void ot_trace_mark(ot_trace *tr)
 {
 	size_t n = tr->nodes.len;
 	uint32_t *stack;
-	uint8_t *seen;
+	uint8_t *seen; /* per node, a bit per state (1 << (ST_ABOVE | ST_SURE bits)) */
 	if (!n)
 		return;
 	if (!tr->out_start)
 		ot_trace_index(tr);
-	stack = ot_calloc(2 * n, sizeof(*stack));
+	stack = ot_calloc(4 * n, sizeof(*stack));
 	seen = ot_calloc(n, 1);
 	for (size_t i = 0; i < n; i++)
-		tr->nodes.items[i].main = 0;
+		tr->nodes.items[i].main = tr->nodes.items[i].sure = 0;
 	for (size_t i = 0; i < tr->edges.len; i++)
-		tr->edges.items[i].main = 0;
+		tr->edges.items[i].main = tr->edges.items[i].sure = 0;
 	for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
 		uint8_t bit = OT_MAIN_BIT(dev);
 		size_t top = 0;
 		memset(seen, 0, n);
 		for (size_t r = 0; r < tr->main_roots && r < tr->roots.len; r++) {
-			uint32_t root = tr->roots.items[r];
-			if (file_on(tr->nodes.items[root].file, (ot_device)dev) && !(seen[root] & 2)) {
+			uint32_t root = tr->roots.items[r], st = ST_ABOVE | ST_SURE;
+			if (file_on(tr->nodes.items[root].file, (ot_device)dev) && !(seen[root] & (1u << st))) {
 				tr->nodes.items[root].main |= bit;
-				seen[root] |= 2;
-				stack[top++] = root << 1 | 1;
+				tr->nodes.items[root].sure |= bit;
+				seen[root] |= (uint8_t)(1u << st);
+				stack[top++] = root << 2 | st;
 			}
 		}
 		while (top) {
-			uint32_t state = stack[--top], node = state >> 1;
-			bool above = state & 1;
+			uint32_t state = stack[--top], node = state >> 2;
+			bool above = state & ST_ABOVE, sure = state & ST_SURE;
 			ot_trace_iter it;
 			const ot_edge *e;
 			ot_trace_edges(&it, tr, node, 0, 0);
 			while (ot_trace_next(&e, &it) == 0) {
+				ot_edge *me = (ot_edge *)e;
 				ot_node *to = &tr->nodes.items[e->to];
-				bool next;
-				uint8_t want;
+				bool next_sure;
+				uint32_t st;
 				if (!e->exact || e->reach[dev] == OT_REACH_NEVER ||
 				    !file_on(to->file, (ot_device)dev))
 					continue;
 				if (e->kind == OT_EDGE_DERIVATIVE &&
 				    tr->nodes.items[e->from].kind == OT_NODE_ENTRY && !above)
 					continue; /* no grad_fn of its own: below another's */
-				next = above && stays_above(tr, e);
-				((ot_edge *)e)->main |= bit;
+				next_sure = sure && e->reach[dev] == OT_REACH_YES;
+				st = (above && stays_above(tr, e) ? ST_ABOVE : 0) | (next_sure ? ST_SURE : 0);
+				me->main |= bit;
 				to->main |= bit;
-				want = next ? 2 : 1;
-				if (!(seen[e->to] & want)) {
-					seen[e->to] |= want;
-					stack[top++] = e->to << 1 | (next ? 1u : 0u);
+				if (next_sure) {
+					me->sure |= bit;
+					to->sure |= bit;
+				}
+				if (!(seen[e->to] & (1u << st))) {
+					seen[e->to] |= (uint8_t)(1u << st);
+					stack[top++] = e->to << 2 | st;
 				}
 			}
 		}

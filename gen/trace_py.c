@@ -132,19 +132,28 @@ static bool is_literal(const char *v)
 	return false;
 }
 
-/* The literal a Module's attribute holds after a default construction:
- * `self.padding_mode = padding_mode` in an __init__ of the class or a base,
- * the parameter defaulting to 'zeros' there or in a subclass's __init__
- * that passes it on; or a literal assigned directly. NULL when not known. */
-static const char *attr_literal(struct tb_ctx *c, const ot_ix_pydef *cls, const char *attr)
+static bool tensor_producer(const char *value);
+
+/* A value made by a call that gives an object, never None: a Parameter, a
+ * tensor, a Module (a class, by its capital). */
+static bool constructed(const char *value)
 {
-	const ot_ix_pydef *chain[6];
+	const char *paren = strchr(value, '(');
+	const char *last;
+	if (!paren || tensor_producer(value))
+		return paren != NULL;
+	last = paren;
+	while (last > value && (isalnum((unsigned char)last[-1]) || last[-1] == '_'))
+		last--;
+	return isupper((unsigned char)*last);
+}
+
+/* The __init__s a default construction of `cls` runs: its own, then its
+ * bases' (first base each), most derived first; their count. */
+static size_t init_chain(struct tb_ctx *c, const ot_ix_pydef *cls, const ot_ix_pydef **chain, size_t max)
+{
 	size_t n = 0;
-	char self_attr[160];
-	const char *val = NULL, *out = NULL;
-	snprintf(self_attr, sizeof(self_attr), "self.%s", attr);
-	/* the class and its first bases: the __init__s a construction runs */
-	for (const ot_ix_pydef *k = cls; k && n < OT_ARRAY_LEN(chain);) {
+	for (const ot_ix_pydef *k = cls; k && n < max;) {
 		const ot_ix_pydef *init = NULL, *next = NULL;
 		char base[128];
 		for (const ot_ix_pydef *p = ot_index_pydefs(c->ix, "__init__"); p; p = p->next)
@@ -160,34 +169,98 @@ static const char *attr_literal(struct tb_ctx *c, const ot_ix_pydef *cls, const 
 		}
 		k = next && next != k ? next : NULL;
 	}
-	for (size_t i = 0; i < n && !val; i++) {
-		ot_pyflow f;
-		ot_pyflow_read(&f, c->ix, chain[i], c->a);
-		for (size_t k = 0; k < f.assigns.len; k++) {
-			/* at the top level, or after checks that raise */
-			uint16_t g = f.assigns.items[k].guard;
-			while (g && f.guards.items[g - 1].kind == OT_GUARD_AFTER)
-				g = f.guards.items[g - 1].parent;
-			if (!strcmp(f.assigns.items[k].name, self_attr) && !g)
-				val = f.assigns.items[k].value;
-		}
-		ot_pyflow_free(&f);
-	}
-	if (!val || is_literal(val))
-		return val;
-	/* a parameter passed on: its default in the most derived __init__ */
-	for (size_t i = 0; i < n && !out; i++) {
-		ot_pyflow f;
-		const ot_pyparam *p;
-		ot_pyflow_read(&f, c->ix, chain[i], c->a);
-		p = ot_pyflow_param(&f, val);
-		if (p && is_literal(p->def))
-			out = p->def;
-		ot_pyflow_free(&f);
-	}
-	return out;
+	return n;
 }
 
+/* A constructor's parameter in a default construction: its literal default
+ * in that __init__, else in a more derived one that passes it on by name. */
+struct init_env {
+	ot_pyflow *flows;
+	size_t n, at; /* flows[at] is the __init__ being read */
+};
+
+static const char *init_param(const ot_pyenv *env, const char *name)
+{
+	const struct init_env *ie = env->payload;
+	for (size_t i = ie->at + 1; i-- > 0;) {
+		const ot_pyparam *p = ot_pyflow_param(&ie->flows[i], name);
+		if (p && is_literal(p->def))
+			return p->def;
+		if (p && p->def)
+			return NULL;
+	}
+	return NULL;
+}
+
+/* The literal a Module's attribute holds after a default construction: the
+ * last assignment of `self.attr` (or register_parameter/register_buffer of
+ * it as None) in the __init__s of the class and its bases whose guard holds
+ * for the constructor's defaults; a parameter assigned is its default
+ * (init_param). NULL when not known, or when an assignment under a guard
+ * that is not known may have replaced it. */
+static const char *attr_literal(struct tb_ctx *c, const ot_ix_pydef *cls, const char *attr)
+{
+	const ot_ix_pydef *chain[6];
+	ot_pyflow flows[6];
+	size_t n = init_chain(c, cls, chain, OT_ARRAY_LEN(chain));
+	char self_attr[160], quoted[2][160];
+	const char *val = NULL, *out = NULL;
+	bool sure = true, found = false;
+	struct init_env ie = {flows, n, 0};
+
+	snprintf(self_attr, sizeof(self_attr), "self.%s", attr);
+	snprintf(quoted[0], sizeof(quoted[0]), "'%s'", attr);
+	snprintf(quoted[1], sizeof(quoted[1]), "\"%s\"", attr);
+	for (size_t i = 0; i < n; i++)
+		ot_pyflow_read(&flows[i], c->ix, chain[i], c->a);
+	/* bases run first (super().__init__ at the top), the derived class last */
+	for (size_t i = n; i-- > 0;) {
+		ot_pyenv env = {OT_DEV_CPU, true, 0, init_param, &ie};
+		const ot_pyflow *f = &flows[i];
+		size_t ai = 0, ci = 0;
+		ie.at = i;
+		/* assignments and register_* calls, in line order */
+		while (ai < f->assigns.len || ci < f->calls.len) {
+			const ot_pyassign *as = ai < f->assigns.len ? &f->assigns.items[ai] : NULL;
+			const ot_pycall *pc = ci < f->calls.len ? &f->calls.items[ci] : NULL;
+			const char *v = NULL;
+			uint16_t g;
+			ot_verdict vd;
+			if (as && (!pc || as->line <= pc->ref->line)) {
+				ai++;
+				if (strcmp(as->name, self_attr))
+					continue;
+				v = as->value;
+				g = as->guard;
+			} else {
+				ci++;
+				if (!(ot_ends_with(pc->ref->path, "register_parameter") ||
+				      ot_ends_with(pc->ref->path, "register_buffer")) ||
+				    pc->npos < 2 || (strcmp(pc->pos[0], quoted[0]) && strcmp(pc->pos[0], quoted[1])))
+					continue;
+				v = pc->pos[1];
+				g = pc->guard;
+			}
+			vd = ot_cond_pyguard(&env, f->guards.items, f->guards.len, g);
+			if (vd.value == OT_TRI_FALSE || vd.validation)
+				continue;
+			found = true;
+			val = v;
+			sure = vd.value == OT_TRI_TRUE;
+			if (sure && v && !is_literal(v))
+				out = init_param(&env, v); /* a parameter passed on */
+			else
+				out = NULL;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		ot_pyflow_free(&flows[i]);
+	if (!found || !sure || !val)
+		return NULL;
+	if (!is_literal(val) && !out && constructed(val))
+		return OT_COND_OBJECT;
+	return is_literal(val) ? val : out;
+}
 
 struct lookup {
 	const struct pyvisit *v;
@@ -199,7 +272,7 @@ static const char *value_of(const ot_pyenv *env, const char *name);
 
 static ot_pyenv env_at(const struct pyvisit *v, ot_device dev, const struct lookup *lk)
 {
-	ot_pyenv e = {dev, v->module, value_of, lk};
+	ot_pyenv e = {dev, v->module, 0, value_of, lk};
 	return e;
 }
 
@@ -212,6 +285,7 @@ static const char *value_of(const ot_pyenv *env, const char *name)
 	const struct pyvisit *v = lk->v;
 	const char *val = NULL;
 	bool assigned = false, sure = true;
+	uint32_t line = env->line ? env->line : lk->line;
 	if (lk->depth > 3)
 		return NULL;
 	for (size_t i = 0; i < v->flow.assigns.len; i++) {
@@ -219,7 +293,7 @@ static const char *value_of(const ot_pyenv *env, const char *name)
 		struct lookup inner = {v, a->line, lk->depth + 1};
 		ot_pyenv e;
 		ot_verdict vd;
-		if (a->line >= lk->line || strcmp(a->name, name))
+		if (a->line >= line || strcmp(a->name, name))
 			continue;
 		e = env_at(v, env->dev, &inner);
 		vd = ot_cond_pyguard(&e, v->flow.guards.items, v->flow.guards.len, a->guard);

@@ -3,25 +3,36 @@
  * the graph walked depth-first from the roots, each node once, where it is
  * first reached, with the call sites worth a step of their own (a bridge
  * into C++, a branch to another op, a stub call, a registration) before the
- * node they lead to. Each step carries the main paths it is on and the
- * condition it runs under.
+ * node they lead to. Each step carries the main paths it is on, those where
+ * every default call runs it, and the condition it runs under.
  *
- * Two walks: the first follows main edges only, so that a node on a main
- * path is reached from it; the second adds every side edge, below the node
- * it leaves (a node only a side edge reaches gets its step there).
+ * Three walks, so that a node gets its step from the surest edge that
+ * reaches it: the first follows the edges every default call takes (sure),
+ * the second adds the main edges a call takes for some arguments, the third
+ * every side edge. Each later walk starts again from the roots and goes
+ * through the steps already made to the edges of its own kind. Below an
+ * edge with a condition, the steps it leads to carry that condition unless
+ * they have their own.
  */
 #include "trace.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+enum walk { W_SURE, W_MAIN, W_SIDE };
+
 struct view {
 	ot_trace *tr;
-	bool main_only;       /* the first walk */
+	enum walk walk;
 	int *step_of;         /* node -> its step, or -1 */
 	const char **when_of; /* node -> the condition it was reached under */
-	uint8_t *side_done;   /* node -> its side edges were walked */
+	int8_t *walked;       /* node -> the last walk that followed its edges, or -1 */
 };
+
+static enum walk walk_of(const ot_edge *e)
+{
+	return e->sure ? W_SURE : e->main ? W_MAIN : W_SIDE;
+}
 
 static int push(struct view *v, const ot_step *s)
 {
@@ -45,10 +56,8 @@ static ot_layer site_layer(const ot_trace *tr, const ot_edge *e)
 	}
 }
 
-/* The step of `node`: `when` is what it was reached under; on a main path
- * only the run-time selection of a main edge is kept. */
-static void node_step(struct view *v, uint32_t node, int parent, const char *when,
-		      const char *note, bool main_edge)
+/* The step of `node`, reached under `when`. */
+static void node_step(struct view *v, uint32_t node, int parent, const char *when, const char *note)
 {
 	const ot_node *n = &v->tr->nodes.items[node];
 	ot_step s = {0};
@@ -63,7 +72,8 @@ static void node_step(struct view *v, uint32_t node, int parent, const char *whe
 	s.depth = n->depth;
 	s.parent = parent;
 	s.main = n->main;
-	s.when = !n->main || main_edge ? when : NULL;
+	s.sure = n->sure;
+	s.when = when;
 	v->step_of[node] = push(v, &s);
 	v->when_of[node] = s.when;
 	if (n->kind == OT_NODE_STUB && n->def_file) {
@@ -76,11 +86,11 @@ static void node_step(struct view *v, uint32_t node, int parent, const char *whe
 	}
 }
 
-static void visit(struct view *v, uint32_t node, int parent, const char *when, const char *note,
-		  bool main_edge);
+static void visit(struct view *v, uint32_t node, int parent, const char *when, const char *note);
 
-/* The steps of the edges leaving `node` (whose step is `parent`): main ones
- * in the first walk, side ones in the second. */
+/* The steps of the edges of the current walk leaving `node` (whose step is
+ * `parent`, reached under `when`). An edge every default call takes shows
+ * only the run-time selection it depends on. */
 static void walk_edges(struct view *v, uint32_t node, int parent, const char *when)
 {
 	ot_trace *tr = v->tr;
@@ -89,13 +99,13 @@ static void walk_edges(struct view *v, uint32_t node, int parent, const char *wh
 	ot_trace_edges(&it, tr, node, 0, 0);
 	while (ot_trace_next(&e, &it) == 0) {
 		const ot_node *to = &tr->nodes.items[e->to];
-		bool main_edge = e->main != 0;
 		const char *ew;
 		int at = parent;
-		if (main_edge != v->main_only)
+		if (walk_of(e) != v->walk)
 			continue;
-		ew = main_edge ? (e->when_kind == OT_WHEN_SELECT ? e->when : NULL)
-			       : e->when ? e->when : when;
+		ew = v->walk == W_SURE ? (e->when_kind == OT_WHEN_SELECT ? e->when : NULL)
+		     : e->when	     ? e->when
+				     : when;
 		if (e->site_step && e->site_file) {
 			ot_step s = {0};
 			s.layer = site_layer(tr, e);
@@ -109,43 +119,37 @@ static void walk_edges(struct view *v, uint32_t node, int parent, const char *wh
 			s.depth = tr->nodes.items[e->from].depth;
 			s.parent = parent;
 			s.main = e->main;
+			s.sure = e->sure;
 			s.when = ew;
 			at = push(v, &s);
 		}
 		if (e->to == e->from)
 			continue; /* a registration without a kernel */
-		visit(v, e->to, at, ew, e->kind == OT_EDGE_DELEGATE ? e->site_note : NULL, main_edge);
+		visit(v, e->to, at, ew, e->kind == OT_EDGE_DELEGATE ? e->site_note : NULL);
 	}
 }
 
-static void visit(struct view *v, uint32_t node, int parent, const char *when, const char *note,
-		  bool main_edge)
+/* Give `node` its step if it has none, follow its edges of the current
+ * walk, then go on to what its edges of earlier walks reach. */
+static void visit(struct view *v, uint32_t node, int parent, const char *when, const char *note)
 {
-	if (v->step_of[node] < 0) {
-		node_step(v, node, parent, when, note, main_edge);
-		if (v->main_only) {
-			walk_edges(v, node, v->step_of[node], v->when_of[node]);
-			return;
-		}
-	}
-	if (v->main_only || v->side_done[node])
+	ot_trace_iter it;
+	const ot_edge *e;
+	if (v->step_of[node] < 0)
+		node_step(v, node, parent, when, note);
+	if (v->walked[node] >= (int8_t)v->walk)
 		return;
-	v->side_done[node] = 1;
+	v->walked[node] = (int8_t)v->walk;
 	walk_edges(v, node, v->step_of[node], v->when_of[node]);
-	/* the side edges of what its main edges reach */
-	{
-		ot_trace_iter it;
-		const ot_edge *e;
-		ot_trace_edges(&it, v->tr, node, 0, OT_MAIN_CPU | OT_MAIN_CUDA);
-		while (ot_trace_next(&e, &it) == 0)
-			if (e->to != e->from)
-				visit(v, e->to, v->step_of[e->to], NULL, NULL, true);
-	}
+	ot_trace_edges(&it, v->tr, node, 0, 0);
+	while (ot_trace_next(&e, &it) == 0)
+		if (e->to != e->from && walk_of(e) < v->walk)
+			visit(v, e->to, v->step_of[e->to], NULL, NULL);
 }
 
 void ot_trace_make_steps(ot_trace *tr)
 {
-	struct view v = {tr, true, NULL, NULL, NULL};
+	struct view v = {tr, W_SURE, NULL, NULL, NULL};
 	size_t n = tr->nodes.len;
 	tr->steps.len = 0;
 	if (!n)
@@ -154,20 +158,23 @@ void ot_trace_make_steps(ot_trace *tr)
 		ot_trace_index(tr);
 	v.step_of = ot_calloc(n, sizeof(*v.step_of));
 	v.when_of = ot_calloc(n, sizeof(*v.when_of));
-	v.side_done = ot_calloc(n, 1);
-	for (size_t i = 0; i < n; i++)
+	v.walked = ot_calloc(n, 1);
+	for (size_t i = 0; i < n; i++) {
 		v.step_of[i] = -1;
-	for (size_t r = 0; r < tr->main_roots && r < tr->roots.len; r++)
-		visit(&v, tr->roots.items[r], -1, NULL, NULL, true);
-	v.main_only = false;
-	for (size_t r = 0; r < tr->roots.len; r++)
-		visit(&v, tr->roots.items[r], -1,
-		      r < tr->main_roots ? NULL : "another overload of the op (called with other arguments)",
-		      NULL, r < tr->main_roots);
+		v.walked[i] = -1;
+	}
+	for (v.walk = W_SURE; v.walk <= W_SIDE; v.walk++)
+		for (size_t r = 0; r < tr->roots.len; r++)
+			if (r < tr->main_roots || v.walk == W_SIDE)
+				visit(&v, tr->roots.items[r], -1,
+				      r < tr->main_roots ? NULL
+							 : "another overload of the op (called with other arguments)",
+				      NULL);
 	/* nodes no root reaches (none, unless a builder left one): at the end */
+	v.walk = W_SIDE;
 	for (size_t i = 0; i < n; i++)
-		visit(&v, (uint32_t)i, -1, NULL, NULL, false);
+		visit(&v, (uint32_t)i, -1, NULL, NULL);
 	free(v.step_of);
 	free(v.when_of);
-	free(v.side_done);
+	free(v.walked);
 }

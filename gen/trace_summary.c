@@ -127,23 +127,36 @@ static void libraries(ot_trace *tr)
 	}
 }
 
+/* The condition of a selection as the source writes it: the arm not taken
+ * of `x` reads "not (x)" in the model (tracer.c), the place holds x. */
+static const char *as_written(ot_trace *tr, const char *when)
+{
+	size_t n = strlen(when);
+	if (ot_starts_with(when, "not (") && n > 6 && when[n - 1] == ')')
+		return ot_arena_strndup(tr->arena, when + 5, n - 6);
+	return when;
+}
+
+/* The run-time selections written in the source (a CPU capability picked
+ * at run time is not) on the main paths, each place once. */
 static void selections(ot_trace *tr)
 {
 	for (size_t i = 0; i < tr->edges.len; i++) {
 		const ot_edge *e = &tr->edges.items[i];
+		const char *text;
 		bool dup = false;
-		if (!e->main || e->when_kind != OT_WHEN_SELECT || !e->when)
+		if (!e->main || e->when_kind != OT_WHEN_SELECT || !e->when || !e->when_file || !e->when_line)
 			continue;
+		text = as_written(tr, e->when);
 		for (size_t k = 0; k < tr->selection.len; k++) {
 			ot_selection *s = &tr->selection.items[k];
-			if (s->line == e->when_line && !strcmp(s->symbol, e->when) &&
-			    !strcmp(s->file ? s->file : "", e->when_file ? e->when_file : "")) {
+			if (s->line == e->when_line && !strcmp(s->symbol, text) && !strcmp(s->file, e->when_file)) {
 				s->main |= e->main;
 				dup = true;
 			}
 		}
 		if (!dup) {
-			ot_selection s = {e->when, e->when_file, e->when_line, e->main};
+			ot_selection s = {text, e->when_file, e->when_line, e->main};
 			ot_vec_push(&tr->selection, s);
 		}
 	}

@@ -1,5 +1,11 @@
 #include "tracejson.h"
 
+#include <unistd.h>
+
+#include <sys/stat.h>
+
+#include <fcntl.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,39 +91,236 @@ static void boolean(ot_buf *b, bool v)
 	ot_buf_puts(b, v ? "true" : "false");
 }
 
-static void step(ot_buf *b, int ind, const ot_step *s)
+/* An object on one line (steps, nodes, edges: a trace has hundreds of
+ * them): `{"k": v, "k2": v2}`. */
+#define ikey(b, first, k) ot_buf_puts(b, (first) ? "\"" k "\": " : ", \"" k "\": ")
+
+static void num_or_null(ot_buf *b, bool have, long long v)
 {
-	ot_buf_putc(b, '{');
-	key(b, ind + 2, true, "layer");
-	str(b, ot_layer_name(s->layer));
-	key(b, ind + 2, false, "file");
-	str(b, s->found ? s->file : NULL);
-	key(b, ind + 2, false, "line");
-	if (s->found)
-		ot_buf_put_int(b, s->line);
+	if (have)
+		ot_buf_put_int(b, v);
 	else
 		ot_buf_puts(b, "null");
-	key(b, ind + 2, false, "symbol");
-	str(b, s->symbol);
-	key(b, ind + 2, false, "note");
-	str(b, s->note);
-	key(b, ind + 2, false, "op");
-	str(b, s->op);
-	key(b, ind + 2, false, "backend");
-	str(b, s->backend);
-	key(b, ind + 2, false, "depth");
-	ot_buf_put_int(b, s->depth);
-	key(b, ind + 2, false, "parent");
-	ot_buf_put_int(b, s->parent);
-	key(b, ind + 2, false, "main");
+}
+
+/* OT_MAIN_* bits as ["cpu", "cuda"]. */
+static void mains(ot_buf *b, uint8_t bits)
+{
 	ot_buf_putc(b, '[');
-	if (s->main & OT_MAIN_CPU)
+	if (bits & OT_MAIN_CPU)
 		ot_buf_puts(b, "\"cpu\"");
-	if (s->main & OT_MAIN_CUDA)
-		ot_buf_puts(b, s->main & OT_MAIN_CPU ? ", \"cuda\"" : "\"cuda\"");
+	if (bits & OT_MAIN_CUDA)
+		ot_buf_puts(b, bits & OT_MAIN_CPU ? ", \"cuda\"" : "\"cuda\"");
 	ot_buf_putc(b, ']');
-	key(b, ind + 2, false, "when");
+}
+
+static const char *const device_names[OT_DEV_COUNT] = {"cpu", "cuda"};
+static const char *const reach_names[] = {"never", "maybe", "yes"};
+
+static void step(ot_buf *b, const ot_step *s)
+{
+	ot_buf_putc(b, '{');
+	ikey(b, true, "layer");
+	str(b, ot_layer_name(s->layer));
+	ikey(b, false, "file");
+	str(b, s->found ? s->file : NULL);
+	ikey(b, false, "line");
+	num_or_null(b, s->found, s->line);
+	ikey(b, false, "symbol");
+	str(b, s->symbol);
+	ikey(b, false, "note");
+	str(b, s->note);
+	ikey(b, false, "op");
+	str(b, s->op);
+	ikey(b, false, "backend");
+	str(b, s->backend);
+	ikey(b, false, "depth");
+	ot_buf_put_int(b, s->depth);
+	ikey(b, false, "parent");
+	ot_buf_put_int(b, s->parent);
+	ikey(b, false, "main");
+	mains(b, s->main);
+	ikey(b, false, "sure");
+	mains(b, s->sure);
+	ikey(b, false, "when");
 	str(b, s->when);
+	ot_buf_putc(b, '}');
+}
+
+static void node(ot_buf *b, const ot_node *n)
+{
+	ot_buf_putc(b, '{');
+	ikey(b, true, "kind");
+	str(b, ot_node_kind_name((ot_node_kind)n->kind));
+	ikey(b, false, "layer");
+	str(b, ot_layer_name((ot_layer)n->layer));
+	ikey(b, false, "file");
+	str(b, n->found ? n->file : NULL);
+	ikey(b, false, "line");
+	num_or_null(b, n->found, n->line);
+	ikey(b, false, "symbol");
+	str(b, n->symbol);
+	ikey(b, false, "note");
+	str(b, n->note);
+	ikey(b, false, "op");
+	str(b, n->op);
+	ikey(b, false, "backend");
+	str(b, n->backend);
+	ikey(b, false, "lib");
+	str(b, n->lib);
+	ikey(b, false, "main");
+	mains(b, n->main);
+	ikey(b, false, "sure");
+	mains(b, n->sure);
+	ot_buf_putc(b, '}');
+}
+
+/* Per device: {"cpu": {"reach", "kind", "when", "line"}, "cuda": {...}}. */
+static void edge_conditions(ot_buf *b, const ot_edge *e)
+{
+	ot_buf_putc(b, '{');
+	for (int d = 0; d < OT_DEV_COUNT; d++) {
+		const ot_cond *c = &e->cond[d];
+		if (d)
+			ot_buf_puts(b, ", ");
+		str(b, device_names[d]);
+		ot_buf_puts(b, ": {");
+		ikey(b, true, "reach");
+		str(b, reach_names[e->reach[d] <= OT_REACH_YES ? e->reach[d] : OT_REACH_NEVER]);
+		ikey(b, false, "kind");
+		str(b, ot_when_kind_name((ot_when_kind)c->kind));
+		ikey(b, false, "when");
+		str(b, c->text);
+		ikey(b, false, "line");
+		num_or_null(b, c->line != 0, c->line);
+		ot_buf_putc(b, '}');
+	}
+	ot_buf_putc(b, '}');
+}
+
+static void edge(ot_buf *b, const ot_edge *e)
+{
+	ot_buf_putc(b, '{');
+	ikey(b, true, "kind");
+	str(b, ot_edge_kind_name((ot_edge_kind)e->kind));
+	ikey(b, false, "from");
+	ot_buf_put_int(b, e->from);
+	ikey(b, false, "to");
+	ot_buf_put_int(b, e->to);
+	ikey(b, false, "key");
+	str(b, e->key);
+	ikey(b, false, "exact");
+	boolean(b, e->exact);
+	ikey(b, false, "site");
+	if (e->site_file) {
+		ot_buf_putc(b, '{');
+		ikey(b, true, "file");
+		str(b, e->site_file);
+		ikey(b, false, "line");
+		ot_buf_put_int(b, e->site_line);
+		ikey(b, false, "symbol");
+		str(b, e->site_symbol);
+		ot_buf_putc(b, '}');
+	} else {
+		ot_buf_puts(b, "null");
+	}
+	ikey(b, false, "main");
+	mains(b, e->main);
+	ikey(b, false, "sure");
+	mains(b, e->sure);
+	ikey(b, false, "when_kind");
+	str(b, ot_when_kind_name((ot_when_kind)e->when_kind));
+	ikey(b, false, "when");
+	str(b, e->when);
+	ikey(b, false, "when_file");
+	str(b, e->when ? e->when_file : NULL);
+	ikey(b, false, "when_line");
+	num_or_null(b, e->when && e->when_file, e->when_line);
+	ikey(b, false, "devices");
+	edge_conditions(b, e);
+	ot_buf_putc(b, '}');
+}
+
+static void indices(ot_buf *b, const uint32_t *v, size_t n)
+{
+	ot_buf_putc(b, '[');
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			ot_buf_puts(b, ", ");
+		ot_buf_put_int(b, v[i]);
+	}
+	ot_buf_putc(b, ']');
+}
+
+static void summary(ot_buf *b, int ind, const ot_trace *tr)
+{
+	int in = ind + 2;
+
+	ot_buf_putc(b, '{');
+	key(b, in, true, "backends");
+	strings(b, in, &tr->backends);
+	key(b, in, false, "gpu_libs");
+	strings(b, in, &tr->gpu_libs);
+	key(b, in, false, "cpu_libs");
+	strings(b, in, &tr->cpu_libs);
+	key(b, in, false, "libs");
+	ot_buf_putc(b, '[');
+	for (size_t i = 0; i < tr->libs.len; i++) {
+		const ot_lib_use *u = &tr->libs.items[i];
+		item(b, in, i);
+		ot_buf_putc(b, '{');
+		ikey(b, true, "lib");
+		str(b, u->lib);
+		ikey(b, false, "node");
+		ot_buf_put_int(b, u->node);
+		ikey(b, false, "main");
+		mains(b, u->main);
+		ikey(b, false, "when");
+		str(b, u->when);
+		ot_buf_putc(b, '}');
+	}
+	end(b, in, tr->libs.len, ']');
+	key(b, in, false, "selections");
+	ot_buf_putc(b, '[');
+	for (size_t i = 0; i < tr->selection.len; i++) {
+		const ot_selection *s = &tr->selection.items[i];
+		item(b, in, i);
+		ot_buf_putc(b, '{');
+		ikey(b, true, "symbol");
+		str(b, s->symbol);
+		ikey(b, false, "file");
+		str(b, s->file);
+		ikey(b, false, "line");
+		ot_buf_put_int(b, s->line);
+		ikey(b, false, "main");
+		mains(b, s->main);
+		ot_buf_putc(b, '}');
+	}
+	end(b, in, tr->selection.len, ']');
+	key(b, in, false, "key_nodes");
+	ot_buf_putc(b, '{');
+	for (int d = 0; d < OT_DEV_COUNT; d++) {
+		bool first = true;
+		if (d)
+			ot_buf_putc(b, ',');
+		newline(b, in + 2);
+		str(b, device_names[d]);
+		ot_buf_puts(b, ": {");
+		for (int l = 0; l < OT_LAYER_COUNT; l++) {
+			if (!tr->key[d][l])
+				continue;
+			if (!first)
+				ot_buf_puts(b, ", ");
+			first = false;
+			str(b, ot_layer_name((ot_layer)l));
+			ot_buf_puts(b, ": ");
+			ot_buf_put_int(b, tr->key[d][l] - 1);
+		}
+		ot_buf_putc(b, '}');
+	}
+	end(b, in, 1, '}');
+	key(b, in, false, "calls");
+	strings(b, in, &tr->calls);
 	end(b, ind, 1, '}');
 }
 
@@ -148,9 +351,33 @@ static void op(ot_buf *b, int ind, const ot_trace *tr, const ot_tj_entries *entr
 	ot_buf_putc(b, '[');
 	for (size_t i = 0; i < tr->steps.len; i++) {
 		item(b, in, i);
-		step(b, in + 2, &tr->steps.items[i]);
+		step(b, &tr->steps.items[i]);
 	}
 	end(b, in, tr->steps.len, ']');
+	key(b, in, false, "overload");
+	str(b, tr->overload);
+	key(b, in, false, "build");
+	str(b, tr->build);
+	key(b, in, false, "nodes");
+	ot_buf_putc(b, '[');
+	for (size_t i = 0; i < tr->nodes.len; i++) {
+		item(b, in, i);
+		node(b, &tr->nodes.items[i]);
+	}
+	end(b, in, tr->nodes.len, ']');
+	key(b, in, false, "edges");
+	ot_buf_putc(b, '[');
+	for (size_t i = 0; i < tr->edges.len; i++) {
+		item(b, in, i);
+		edge(b, &tr->edges.items[i]);
+	}
+	end(b, in, tr->edges.len, ']');
+	key(b, in, false, "roots");
+	indices(b, tr->roots.items, tr->roots.len);
+	key(b, in, false, "main_roots");
+	ot_buf_put_int(b, (long long)tr->main_roots);
+	key(b, in, false, "summary");
+	summary(b, in, tr);
 	key(b, in, false, "backends");
 	ot_buf_putc(b, '{');
 	key(b, in + 2, true, "keys");
@@ -501,10 +728,26 @@ static void push_where(struct rd *r, size_t *mark, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* ["cpu", "cuda"] as OT_MAIN_* bits. */
+static int read_devices(struct rd *r, const char *key, const ot_value *list, uint8_t *out)
+{
+	*out = 0;
+	for (size_t i = 0; i < ot_v_len(list); i++) {
+		const ot_value *d = ot_v_at(list, i);
+		if (d->type == OT_V_STR && !strcmp(ot_v_cstr(d), "cpu"))
+			*out |= OT_MAIN_CPU;
+		else if (d->type == OT_V_STR && !strcmp(ot_v_cstr(d), "cuda"))
+			*out |= OT_MAIN_CUDA;
+		else
+			return bad(r, key, "must list \"cpu\" and/or \"cuda\"");
+	}
+	return 0;
+}
+
 static int read_step(struct rd *r, ot_step *s, const ot_value *v)
 {
 	const char *layer;
-	const ot_value *mains;
+	const ot_value *mains, *sures;
 	long long line, depth, parent;
 	int rc;
 
@@ -520,18 +763,11 @@ static int read_step(struct rd *r, ot_step *s, const ot_value *v)
 	    (rc = get_int(r, v, "depth", false, 0, 255, &depth)) < 0 ||
 	    (rc = get_int(r, v, "parent", false, -1, INT32_MAX, &parent)) < 0 ||
 	    (rc = get_str(r, v, "when", false, &s->when)) < 0 ||
-	    (rc = get_list(r, v, "main", false, &mains)) < 0)
+	    (rc = get_list(r, v, "main", false, &mains)) < 0 ||
+	    (rc = get_list(r, v, "sure", false, &sures)) < 0 ||
+	    (rc = read_devices(r, "main", mains, &s->main)) < 0 ||
+	    (rc = read_devices(r, "sure", sures, &s->sure)) < 0)
 		return rc;
-	s->main = 0;
-	for (size_t i = 0; i < ot_v_len(mains); i++) {
-		const ot_value *d = ot_v_at(mains, i);
-		if (d->type == OT_V_STR && !strcmp(ot_v_cstr(d), "cpu"))
-			s->main |= OT_MAIN_CPU;
-		else if (d->type == OT_V_STR && !strcmp(ot_v_cstr(d), "cuda"))
-			s->main |= OT_MAIN_CUDA;
-		else
-			return bad(r, "main", "must list \"cpu\" and/or \"cuda\"");
-	}
 	s->layer = OT_LAYER_COUNT;
 	for (int l = 0; l < OT_LAYER_COUNT; l++)
 		if (!strcmp(layer, ot_layer_name((ot_layer)l)))
@@ -823,6 +1059,9 @@ void ot_tracejson_doc_add_trace(ot_tj_doc *doc, const ot_trace *tr)
 		d->backend = dup_or(a, s->backend, "");
 		d->depth = s->depth;
 		d->parent = s->parent;
+		d->main = s->main;
+		d->sure = s->sure;
+		d->when = s->when ? ot_arena_strdup(a, s->when) : NULL;
 	}
 	if (doc->registry) {
 		ot_tj_entries sel = {0};
@@ -965,6 +1204,15 @@ static int jp_string(struct jp *j, ot_arena *a, const char **out)
 		if ((unsigned char)*q < 0x20) {
 			j->p = q;
 			return jp_fail(j, "a control character in a string");
+		}
+		if ((unsigned char)*q >= 0x80) {
+			size_t n = ot_utf8_len(q, (size_t)(j->end - q));
+			if (!n) {
+				j->p = q;
+				return jp_fail(j, "invalid UTF-8 in a string");
+			}
+			q += n;
+			continue;
 		}
 		if (*q != '\\') {
 			q++;
@@ -1395,21 +1643,37 @@ done:
 	return rc;
 }
 
-int ot_tracejson_load(ot_tj_doc **out, const char *path)
+int ot_tracejson_load(ot_tj_doc **out, const char *path, size_t max)
 {
-	FILE *f;
 	ot_buf b = OT_BUF_INIT;
 	char chunk[65536];
-	size_t n;
-	int rc;
+	struct stat st;
+	ssize_t n;
+	int fd, rc = 0;
 
 	*out = NULL;
-	if (!(f = fopen(path, "rb")))
+	if (!max)
+		max = OT_TRACEJSON_MAX;
+	/* a regular file of bounded size: a FIFO or /dev/zero would never end */
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return ot_error_set("cannot read %s: %s", path, strerror(errno));
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		ot_buf_put(&b, chunk, n);
-	rc = ferror(f) ? ot_error_set("cannot read %s: %s", path, strerror(errno)) : 0;
-	fclose(f);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		rc = ot_error_set("cannot read %s: not a regular file", path);
+	else if ((size_t)st.st_size > max)
+		rc = ot_error_set("cannot read %s: it is %lld bytes, over the limit of %zu (see "
+				  "--max-read-bytes)",
+				  path, (long long)st.st_size, max);
+	while (!rc && ((n = read(fd, chunk, sizeof(chunk))) > 0 || (n < 0 && errno == EINTR))) {
+		if (n > 0)
+			ot_buf_put(&b, chunk, (size_t)n);
+		if (b.size > max)
+			rc = ot_error_set("cannot read %s: over the limit of %zu bytes (see "
+					  "--max-read-bytes)",
+					  path, max);
+	}
+	if (!rc && n < 0)
+		rc = ot_error_set("cannot read %s: %s", path, strerror(errno));
+	close(fd);
 	if (rc == 0)
 		rc = ot_tracejson_read(out, b.ptr, b.size, path);
 	ot_buf_free(&b);

@@ -2,18 +2,52 @@
  * tracejson.h - out/trace.json: every trace of a run as data, and the
  * reader that turns such a file back into traces (optrace diff).
  *
- *   {"schema_version": 2,
+ *   {"schema_version": 3,
  *    "tool": {"name": "optrace", "version": "0.1.0"},
  *    "pytorch": {"version", "tag", "commit", "verified"},
  *    "ops": [{"input", "name", "slug", "page", "status", "strategy",
  *             "aten": [overload, ...],
- *             "steps": [{"layer", "file", "line", "symbol", "note",
- *                        "op", "backend", "depth", "parent"}, ...],
+ *             "steps": [{"layer", "file", "line", "symbol", "note", "op",
+ *                        "backend", "depth", "parent",
+ *                        "main": ["cpu", "cuda"], "sure": [...], "when"}, ...],
+ *             "overload": "add.Tensor" | null, "build": "the Linux x86-64 ...",
+ *             "nodes": [{"kind", "layer", "file", "line", "symbol", "note",
+ *                        "op", "backend", "lib", "main", "sure"}, ...],
+ *             "edges": [{"kind", "from", "to", "key", "exact",
+ *                        "site": {"file", "line", "symbol"} | null, "main", "sure",
+ *                        "when_kind", "when", "when_file", "when_line",
+ *                        "devices": {"cpu": {"reach", "kind", "when", "line"},
+ *                                    "cuda": {...}}}, ...],
+ *             "roots": [node, ...], "main_roots": n,
+ *             "summary": {"backends", "gpu_libs", "cpu_libs",
+ *                         "libs": [{"lib", "node", "main", "when"}, ...],
+ *                         "selections": [{"symbol", "file", "line", "main"}, ...],
+ *                         "key_nodes": {"cpu": {layer: node, ...}, "cuda": {...}},
+ *                         "calls": [...]},
  *             "backends": {"keys": [...], "gpu": [...],
  *                          "selection": [{"symbol", "file", "line"}, ...]},
  *             "calls": [...], "messages": [...], "suggestions": [...],
  *             "registry": ["add.Tensor", "add.Scalar", ...]}, ...],
  *    "registry": [entry, ...]}
+ *
+ * "nodes" and "edges" are the trace's graph (trace.h says what each kind
+ * is); "from", "to", "roots", a lib's "node" and "key_nodes" are indices
+ * into "nodes". The first "main_roots" roots are where a default call
+ * starts. "main" lists the devices whose main path (a default call with
+ * dense float32 tensors, in the build "build" names) holds the step, node
+ * or edge, for some arguments at least; "sure" those of them where every
+ * such call runs it (what the others depend on is in the step's "when"). An edge's "devices" give, per device, whether a default call
+ * can take it ("yes", "maybe": under a run-time selection, "never") and
+ * the condition as written in the source at "when_file" (the edge's
+ * site file, or the file of the body that holds the guard); "when" is the
+ * one a reader is shown. "steps" is the first-reach view of the graph
+ * (what every default call runs first, then the rest of the main paths,
+ * then the side paths), each step with its devices and the condition it
+ * runs under: for a sure step, the run-time selection it depends on, if
+ * any; for another, the innermost condition above it. "backends" (keys, GPU libraries, selections
+ * of the main paths) is schema 2's summary, kept for its readers; "calls"
+ * are other aten ops on the main paths. Steps, nodes and edges are written
+ * one per line.
  *
  * An op's "registry" names the native_functions.yaml entries its comparison
  * needs (ot_tracejson_select): every overload of every name in "aten"
@@ -38,7 +72,9 @@
  * the machine, identical for any -j.
  *
  * Schema 1 (optrace before `diff`) had no "registry" keys; the reader still
- * takes such a file, as one without registry data.
+ * takes such a file, as one without registry data. Schema 2 had no graph
+ * ("overload" to "summary") and steps without "main" and "when"; the
+ * reader takes it, its steps on no main path.
  */
 #ifndef OT_TRACEJSON_H
 #define OT_TRACEJSON_H
@@ -48,7 +84,7 @@
 #include "registry.h"
 #include "trace.h"
 
-#define OT_TRACEJSON_SCHEMA 2
+#define OT_TRACEJSON_SCHEMA 3
 
 /** Registry entries, borrowed from their registry (or document). */
 typedef OT_VEC(const ot_reg_func *) ot_tj_entries;
@@ -155,8 +191,12 @@ void ot_tracejson_doc_add_trace(ot_tj_doc *doc, const ot_trace *tr);
  */
 int ot_tracejson_read(ot_tj_doc **out, const char *data, size_t len, const char *name);
 
-/** Read the file at `path` (see ot_tracejson_read). */
-int ot_tracejson_load(ot_tj_doc **out, const char *path);
+/** The default limit of ot_tracejson_load: 1 GiB (2.6.0 --all is ~32 MB). */
+#define OT_TRACEJSON_MAX ((size_t)1 << 30)
+
+/** Read the file at `path` (see ot_tracejson_read): a regular file of at
+ * most `max` bytes (0: OT_TRACEJSON_MAX), else an error. */
+int ot_tracejson_load(ot_tj_doc **out, const char *path, size_t max);
 
 void ot_tracejson_doc_free(ot_tj_doc *doc);
 

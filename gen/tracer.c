@@ -61,6 +61,20 @@ static const char *dup_or_empty(ot_arena *a, const char *s)
 	return s ? ot_arena_strdup(a, s) : "";
 }
 
+static void node_key(char *key, size_t n, uint8_t kind, const void *src, const char *extra)
+{
+	snprintf(key, n, "%u:%p:%s", kind, src, extra ? extra : "");
+}
+
+long tb_lookup(struct tb_ctx *c, uint8_t kind, const void *src, const char *extra)
+{
+	char key[320];
+	void *have;
+	node_key(key, sizeof(key), kind, src, extra);
+	have = ot_map_get(c->keys, key);
+	return have ? (long)((uintptr_t)have - 1) : -1;
+}
+
 long tb_node(struct tb_ctx *c, const ot_node *proto, uint32_t file, const void *src,
 	     const char *extra, bool *is_new)
 {
@@ -69,7 +83,7 @@ long tb_node(struct tb_ctx *c, const ot_node *proto, uint32_t file, const void *
 	ot_node n = *proto;
 	struct tb_state st = {0};
 
-	snprintf(key, sizeof(key), "%u:%p:%s", proto->kind, src, extra ? extra : "");
+	node_key(key, sizeof(key), proto->kind, src, extra);
 	if (is_new)
 		*is_new = false;
 	if ((have = ot_map_get(c->keys, key)))
@@ -162,15 +176,17 @@ void tb_headline(ot_edge *e)
 	e->when = NULL;
 	e->when_kind = OT_WHEN_ALWAYS;
 	e->when_line = 0;
-	/* taken somewhere: the run-time selection it depends on there */
-	for (int d = 0; d < OT_DEV_COUNT; d++)
-		if (e->reach[d] != OT_REACH_NEVER && e->cond[d].text &&
-		    (e->cond[d].kind == OT_WHEN_SELECT || e->reach[d] == OT_REACH_MAYBE)) {
-			e->when = e->cond[d].text;
-			e->when_kind = OT_WHEN_SELECT;
-			e->when_line = e->cond[d].line;
-			return;
-		}
+	/* taken somewhere: the run-time selection it depends on there, else
+	 * the condition on the call's arguments */
+	for (int pass = 0; pass < 2; pass++)
+		for (int d = 0; d < OT_DEV_COUNT; d++)
+			if (e->reach[d] != OT_REACH_NEVER && e->cond[d].text &&
+			    (pass ? e->reach[d] == OT_REACH_MAYBE : e->cond[d].kind == OT_WHEN_SELECT)) {
+				e->when = e->cond[d].text;
+				e->when_kind = pass ? OT_WHEN_GUARD : OT_WHEN_SELECT;
+				e->when_line = e->cond[d].line;
+				return;
+			}
 	if (e->reach[0] != OT_REACH_NEVER || e->reach[1] != OT_REACH_NEVER)
 		return;
 	/* taken nowhere: why (the CPU's reason, else the CUDA one) */
@@ -208,10 +224,13 @@ void tb_reach(struct tb_ctx *c, ot_edge *e, const ot_verdict v[OT_DEV_COUNT], ui
 		}
 		cd->text = verdict_text(c, x);
 		cd->line = x->line;
+		/* taken or not, a guard is a selection when it picks a backend
+		 * or library at run time, else it depends on the arguments */
 		cd->kind = x->validation ? OT_WHEN_VALIDATION
 			   : x->value == OT_TRI_FALSE ? guard_kind
 			   : guard_kind == OT_WHEN_BUILD ? OT_WHEN_BUILD
-							 : OT_WHEN_SELECT;
+			   : x->select ? OT_WHEN_SELECT
+				       : OT_WHEN_GUARD;
 	}
 	e->when_file = file;
 	tb_headline(e);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
+
 static ot_value *new_value(ot_arena *arena, ot_vtype type)
 {
 	ot_value *v = ot_arena_alloc(arena, sizeof(*v));
@@ -110,6 +112,14 @@ ot_value *ot_v_push(ot_arena *arena, ot_value *list, ot_value *item)
 	return item;
 }
 
+ot_member *ot_v_append(ot_arena *arena, ot_value *map, const char *key, ot_value *value)
+{
+	map->u.map.items = arena_grow(arena, map->u.map.items, &map->u.map.cap,
+				      map->u.map.len + 1, sizeof(ot_member));
+	map->u.map.items[map->u.map.len] = (ot_member){ot_arena_strdup(arena, key), 0, 0, value};
+	return &map->u.map.items[map->u.map.len++];
+}
+
 ot_value *ot_v_set(ot_arena *arena, ot_value *map, const char *key, ot_value *value)
 {
 	size_t i;
@@ -119,10 +129,7 @@ ot_value *ot_v_set(ot_arena *arena, ot_value *map, const char *key, ot_value *va
 			return value;
 		}
 	}
-	map->u.map.items = arena_grow(arena, map->u.map.items, &map->u.map.cap,
-				      map->u.map.len + 1, sizeof(ot_member));
-	map->u.map.items[map->u.map.len++] =
-		(ot_member){ot_arena_strdup(arena, key), 0, 0, value};
+	ot_v_append(arena, map, key, value);
 	return value;
 }
 
@@ -232,33 +239,7 @@ void ot_v_scalar_text(ot_buf *out, const ot_value *v)
 
 void ot_json_escape(ot_buf *out, const char *s, size_t len)
 {
-	size_t i = 0, run;
-	ot_buf_grow_by(out, len + 2);
-	ot_buf_putc(out, '"');
-	while (i < len) {
-		unsigned char c = 0;
-		/* copy the longest run that needs no escaping in one go */
-		for (run = i; run < len; run++) {
-			c = (unsigned char)s[run];
-			if (c < 0x20 || c == '"' || c == '\\' || c == 0x7f)
-				break;
-		}
-		ot_buf_put(out, s + i, run - i);
-		if (run >= len)
-			break;
-		switch (c) {
-		case '"': ot_buf_puts(out, "\\\""); break;
-		case '\\': ot_buf_puts(out, "\\\\"); break;
-		case '\n': ot_buf_puts(out, "\\n"); break;
-		case '\r': ot_buf_puts(out, "\\r"); break;
-		case '\t': ot_buf_puts(out, "\\t"); break;
-		case '\b': ot_buf_puts(out, "\\b"); break;
-		case '\f': ot_buf_puts(out, "\\f"); break;
-		default: ot_buf_printf(out, "\\u%04x", c);
-		}
-		i = run + 1;
-	}
-	ot_buf_putc(out, '"');
+	ot_esc_json(out, s, len);
 }
 
 static void json_newline(ot_buf *out, int indent, int depth)

@@ -73,6 +73,14 @@ ot_value *ot_v_map(ot_arena *arena);
 ot_value *ot_v_push(ot_arena *arena, ot_value *list, ot_value *item);
 
 /**
+ * Add member `key` (copied) at the end of `map` without looking for it: for
+ * a caller that knows the key is new (a parser that checks for duplicates
+ * its own way, in constant time). Returns the member (valid until the next
+ * addition).
+ */
+ot_member *ot_v_append(ot_arena *arena, ot_value *map, const char *key, ot_value *value);
+
+/**
  * Set `key` in a map (a copy of the key is kept). Replaces an existing
  * value for the same key. Returns `value`.
  */
@@ -114,12 +122,12 @@ void ot_v_scalar_text(ot_buf *out, const ot_value *v);
 /**
  * Serialise as JSON. `indent` > 0 pretty-prints with that many spaces per
  * level and a trailing newline; 0 writes one compact line. Keys keep their
- * insertion order; strings are escaped per RFC 8259 (non-ASCII kept as
- * UTF-8, control characters as \u00XX).
+ * insertion order; strings are written by ot_json_escape.
  */
 void ot_v_to_json(ot_buf *out, const ot_value *v, int indent);
 
-/** Append `s` (len bytes) as a JSON string literal with quotes. */
+/** Append `s` (len bytes) as a JSON string literal with quotes: escape.h's
+ * ot_esc_json (controls escaped, invalid UTF-8 as U+FFFD). */
 void ot_json_escape(ot_buf *out, const char *s, size_t len);
 
 #endif

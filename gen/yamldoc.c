@@ -10,7 +10,11 @@ struct frame {
 	ot_value *node;
 	const char *key; /* map frames: key waiting for its value */
 	int key_line, key_col;
+	ot_map *keys;    /* a long mapping's keys -> member index + 1 (duplicates found
+			    in constant time); NULL while it has few */
 };
+
+#define FEW_KEYS 8
 
 struct loader {
 	ot_arena *arena;
@@ -126,7 +130,12 @@ static int attach(struct loader *ld, ot_value *node, const yaml_mark_t *mark, bo
 		const ot_member *dup;
 		if (!is_scalar)
 			return fail(ld, mark, "a mapping key must be a scalar");
-		dup = ot_v_member(top->node, node->text);
+		if (top->keys) {
+			void *k = ot_map_get(top->keys, node->text);
+			dup = k ? &top->node->u.map.items[(uintptr_t)k - 1] : NULL;
+		} else {
+			dup = ot_v_member(top->node, node->text);
+		}
 		if (dup)
 			return ot_error_set("%s:%zu:%zu: duplicate key '%s' (first at line %d)",
 					    ld->name, mark->line + 1, mark->column + 1, node->text,
@@ -136,11 +145,20 @@ static int attach(struct loader *ld, ot_value *node, const yaml_mark_t *mark, bo
 		top->key_col = (int)mark->column + 1;
 		return 0;
 	}
-	ot_v_set(ld->arena, top->node, top->key, node);
 	{
-		ot_member *m = &top->node->u.map.items[top->node->u.map.len - 1];
+		/* the key was checked to be new */
+		ot_member *m = ot_v_append(ld->arena, top->node, top->key, node);
+		size_t n = top->node->u.map.len;
 		m->line = top->key_line;
 		m->col = top->key_col;
+		if (n == FEW_KEYS) {
+			top->keys = ot_map_new();
+			for (size_t i = 0; i < n; i++)
+				ot_map_put(top->keys, top->node->u.map.items[i].key,
+					   (void *)(uintptr_t)(i + 1));
+		} else if (n > FEW_KEYS) {
+			ot_map_put(top->keys, m->key, (void *)(uintptr_t)n);
+		}
 	}
 	top->key = NULL;
 	return 0;
@@ -192,12 +210,14 @@ static int on_event(struct loader *ld, const yaml_event_t *ev, bool *done)
 		node->line = (int)mark->line + 1;
 		node->col = (int)mark->column + 1;
 		remember_anchor(ld, anchor, node);
-		ld->stack[ld->depth++] = (struct frame){node, NULL, 0, 0};
+		ld->stack[ld->depth++] = (struct frame){node, NULL, 0, 0, NULL};
 		return 0;
 	}
 	case YAML_SEQUENCE_END_EVENT:
 	case YAML_MAPPING_END_EVENT:
 		node = ld->stack[--ld->depth].node;
+		ot_map_free(ld->stack[ld->depth].keys);
+		ld->stack[ld->depth].keys = NULL;
 		return attach(ld, node, mark, false);
 	case YAML_DOCUMENT_END_EVENT:
 	case YAML_STREAM_END_EVENT:
@@ -247,6 +267,8 @@ int ot_yaml_load(ot_value **out, ot_arena *arena, const char *data, size_t len,
 	}
 	yaml_parser_delete(&parser);
 	ot_map_free(ld.anchors);
+	for (int i = 0; i < ld.depth; i++) /* a document that stopped half-way */
+		ot_map_free(ld.stack[i].keys);
 	if (rc)
 		return rc;
 	*out = ld.root ? ld.root : ot_v_null(arena);

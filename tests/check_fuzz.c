@@ -28,6 +28,7 @@ int fuzz_mustache_one(const uint8_t *data, size_t size);
 int fuzz_scan_c_one(const uint8_t *data, size_t size);
 int fuzz_scan_py_one(const uint8_t *data, size_t size);
 int fuzz_tracejson_one(const uint8_t *data, size_t size);
+int fuzz_page_one(const uint8_t *data, size_t size);
 
 /* libFuzzer's -timeout (tests/fuzz/run.sh): slower is a hang. */
 #define MAX_SECONDS 10.0
@@ -137,6 +138,7 @@ CRASH_TEST(fuzz_mustache)
 CRASH_TEST(fuzz_scan_c)
 CRASH_TEST(fuzz_scan_py)
 CRASH_TEST(fuzz_tracejson)
+CRASH_TEST(fuzz_page)
 
 /* ---- seeds from the fixture ------------------------------------------------------ */
 
@@ -213,6 +215,29 @@ START_TEST(seeds_tracejson)
 }
 END_TEST
 
+/* The hostile names of check_hostile's untrusted checkouts (also the seeds
+ * of tests/fuzz/run.sh): formula, then file, symbol, note, op, backend per step. */
+static const char page_seeds[][256] = {
+	"grad || grad\rx<script>x</script>\0aten/src/ATen/native/cudnn/RNN\n```\n<img src=x "
+	"onerror=\"alert(1)\">) <img> (.cpp\0lstm_cudnn\0a note\0lstm\0CUDA",
+	"g\xe2\x80\xa8x\0aten/src/ATen/native/cudnn) [click](https:/evil.example/RNN.cpp\0f`o`o\0"
+	"https://evil.example www.evil.example a@b.example\0op\0CPU\r<script>",
+	"\xff\xfe\x1b]0;t\x07\0RNN\xff\xfe\x1b[2J\x07.cpp\0s\xe2\x80\xaeym\0- 1. # > ---\0"
+	"\xc2\x85x\0\x01\x0b\xc3(\xc0&lt;]]>",
+	"\0\0```\0    code\0=\0||\0\0\0|a|b|\0`\0`` `\0~~~\0[x]: https://evil.example\0",
+};
+
+START_TEST(seeds_page)
+{
+	for (size_t i = 0; i < OT_ARRAY_LEN(page_seeds); i++) {
+		size_t len = sizeof(page_seeds[i]);
+		while (len && !page_seeds[i][len - 1])
+			len--;
+		ck_assert_int_eq(fuzz_page_one((const uint8_t *)page_seeds[i], len), 0);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fuzz");
@@ -225,6 +250,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, crashes_fuzz_scan_c);
 	tcase_add_test(tc, crashes_fuzz_scan_py);
 	tcase_add_test(tc, crashes_fuzz_tracejson);
+	tcase_add_test(tc, crashes_fuzz_page);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("seeds");
 	tcase_set_timeout(tc, 120);
@@ -235,6 +261,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, seeds_scan_c);
 	tcase_add_test(tc, seeds_scan_py);
 	tcase_add_test(tc, seeds_tracejson);
+	tcase_add_test(tc, seeds_page);
 	suite_add_tcase(s, tc);
 	return s;
 }

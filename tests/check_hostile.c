@@ -14,6 +14,7 @@
  * Broken checkouts are tags of one clone of the fixture (built once, see
  * hostile_setup); the interruption cases run --all on the real releases.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -25,6 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cmark-gfm-core-extensions.h>
+#include <cmark-gfm.h>
+
+#include "output.h"
 #include "testutil.h"
 
 static char *bin;     /* the optrace binary, absolute */
@@ -129,7 +134,7 @@ static struct result run_box(const char *box, const char *checkout, ...)
 }
 
 #define ck_assert_has(haystack, needle)                                                     \
-	ck_assert_msg(strstr((haystack), (needle)) != NULL, "'%s' lacks '%s'", (haystack),  \
+	ck_assert_msg(strstr((haystack), (needle)) != NULL, "'%.3000s' lacks '%s'", (haystack), \
 		      (needle))
 
 /* A fatal run: status 2, nothing on stdout, `message` on stderr. */
@@ -315,7 +320,7 @@ static void expect_only_slugs(const char *out);
 
 /* Every file (and link) in out/ after a run, and what a run of torch.add alone leaves. */
 static const char list_out[] = "cd \"$1\"/out && find . ! -type d | LC_ALL=C sort";
-#define ONE_PAGE "./.optrace-manifest\n./index.md\n./ops/torch-add.md\n./trace.json\n"
+#define ONE_PAGE "./.optrace-lock\n./.optrace-manifest\n./index.md\n./ops/torch-add.md\n./trace.json\n"
 
 /*
  * Names that are paths, options or shell code: each line is refused with
@@ -417,7 +422,7 @@ END_TEST
  */
 static void expect_only_slugs(const char *out)
 {
-	char *bad = shell("cd \"$1\" && find . -type f ! -name .optrace-manifest ! -path ./index.md "
+	char *bad = shell("cd \"$1\" && find . -type f ! -name .optrace-manifest ! -name .optrace-lock ! -path ./index.md "
 			  "! -path ./trace.json ! -regex '\\./ops/[a-z][a-z0-9_-]*\\.\\(md\\|svg\\|dot\\)' "
 			  "-print; find ./ops -type f | awk -F/ 'length($3) > 99'",
 			  out, NULL);
@@ -1046,7 +1051,7 @@ static char *expect_whole_files(const char *out, bool mixed)
 	/* prints per file: O (old version), N (new), X (neither) */
 	static const char check[] =
 		"cd \"$1\" && find . -path ./.optrace-staging -prune -o -type f "
-		"! -name .optrace-manifest -print | LC_ALL=C sort | "
+		"! -name .optrace-manifest ! -name .optrace-lock -print | LC_ALL=C sort | "
 		"while read -r f; do "
 		"if cmp -s \"$f\" \"$2/$f\"; then echo \"O $f\"; "
 		"elif cmp -s \"$f\" \"$3/$f\"; then echo \"N $f\"; else echo \"X $f\"; fi; done";
@@ -1078,8 +1083,9 @@ static char *expect_whole_files(const char *out, bool mixed)
 	ck_assert_msg(!*torn, "the manifest is neither the old, the new one nor both");
 	free(torn);
 	untracked = shell("cd \"$1\" && find . -path ./.optrace-staging -prune -o -type f "
-			  "! -name .optrace-manifest -print | sed 's|^\\./||' | LC_ALL=C sort | "
-			  "LC_ALL=C comm -23 - .optrace-manifest | head -5",
+			  "! -name .optrace-manifest ! -name .optrace-lock -print | sed 's|^\\./||' | "
+			  "LC_ALL=C sort | LC_ALL=C comm -23 - \"$(cut -f1 .optrace-manifest | "
+			  "LC_ALL=C sort -u > ../paths.$$; echo ../paths.$$)\" | head -5",
 			  out, NULL);
 	free(report);
 	free(bad);
@@ -1177,6 +1183,685 @@ START_TEST(real_all_slugs_stay_in_ops_and_short)
 }
 END_TEST
 
+/* ---- untrusted checkouts: what a page shows when a fork is hostile ------------------ */
+
+/*
+ * A clone of the fixture with one tag per hostile checkout
+ * (tests/untrusted-repo.sh). Every output of a run on it is checked as the
+ * people who read it see it: each Markdown page rendered by cmark-gfm (the
+ * library GitHub renders with; raw HTML kept, as a stricter renderer than
+ * GitHub's sanitised one) and by Python-Markdown (with MkDocs' extensions),
+ * the renderings and the offline HTML bundle loaded in headless Chromium:
+ * no script runs, no link leads outside the source links; trace.json
+ * parses as strict UTF-8 JSON, every SVG is well-formed XML, no file holds
+ * a control character (but tab and newline) or a bidi control.
+ */
+static char *untrusted; /* the repository */
+static char *untrusted_dir;
+
+static void untrusted_setup(void)
+{
+	char *rel = tu_tmpdir("untrusted"), *script = tu_absolute("tests/untrusted-repo.sh");
+	fixture_setup();
+	untrusted_dir = tu_absolute(rel);
+	untrusted = tu_path(untrusted_dir, "repo");
+	free(shell("sh \"$1\" \"$2\" \"$3\"", script, untrusted, fixture, NULL));
+	free(script);
+	free(rel);
+}
+
+static void untrusted_teardown(void)
+{
+	free(untrusted);
+	free(untrusted_dir);
+	untrusted = untrusted_dir = NULL;
+}
+
+#define SOURCE_LINKS "https://github.com/pytorch/pytorch/blob/"
+#define PWNED "data-pwned"
+
+/* GitHub's renderer: cmark-gfm with its extensions, raw HTML kept. */
+static void render_gfm(ot_buf *out, const char *md, size_t len)
+{
+	static const char *const exts[] = {"table", "autolink", "strikethrough", "tasklist"};
+	cmark_parser *parser;
+	cmark_node *doc;
+	char *html;
+	cmark_gfm_core_extensions_ensure_registered();
+	parser = cmark_parser_new(CMARK_OPT_UNSAFE);
+	for (size_t i = 0; i < OT_ARRAY_LEN(exts); i++)
+		cmark_parser_attach_syntax_extension(parser, cmark_find_syntax_extension(exts[i]));
+	cmark_parser_feed(parser, md, len);
+	doc = cmark_parser_finish(parser);
+	html = cmark_render_html(doc, CMARK_OPT_UNSAFE, cmark_parser_get_syntax_extensions(parser));
+	ot_buf_puts(out, html);
+	free(html);
+	cmark_node_free(doc);
+	cmark_parser_free(parser);
+}
+
+/*
+ * Python: argv OUT SCRATCH. Checks trace.json, the SVGs and the bytes of
+ * every file; renders every page with Python-Markdown as MkDocs does (front
+ * matter off; toc, tables, fenced_code) after SCRATCH/gfm.body into
+ * SCRATCH/all.html. Prints one line per problem.
+ */
+static const char sound_py[] =
+	"import glob, json, os, re, sys, xml.etree.ElementTree as E, markdown\n"
+	"out, scratch = sys.argv[1], sys.argv[2]\n"
+	"bad = re.compile(rb'[\\x00-\\x08\\x0b-\\x1f\\x7f]|\\xc2[\\x80-\\x9f]|\\xe2\\x80[\\xa8-\\xae]"
+	"|\\xe2\\x81[\\xa6-\\xa9]|\\xe2\\x80[\\x8e\\x8f]|\\xd8\\x9c')\n"
+	"files = sorted(f for f in glob.glob(out + '/**', recursive=True) if os.path.isfile(f))\n"
+	"for f in files:\n"
+	"    data = open(f, 'rb').read()\n"
+	"    m = bad.search(data)\n"
+	"    if m and not f.endswith('.optrace-manifest'):\n"
+	"        print('%s: a control or bidi character %r at byte %d' % (f, m.group(0), m.start()))\n"
+	"    if f.endswith('.json'):\n"
+	"        try: json.loads(data.decode('utf-8'))\n"
+	"        except Exception as e: print('%s: not JSON: %s' % (f, e))\n"
+	"    if f.endswith('.svg'):\n"
+	"        try: E.fromstring(data)\n"
+	"        except Exception as e: print('%s: not XML: %s' % (f, e))\n"
+	"body = [open(scratch + '/gfm.body', encoding='utf-8', errors='replace').read()]\n"
+	"for f in files:\n"
+	"    if f.endswith('.md') and '/html/' not in f:\n"
+	"        t = open(f, encoding='utf-8', errors='replace').read()\n"
+	"        t = re.sub(r'\\A---\\n.*?\\n---\\n', '', t, flags=re.S)\n"
+	"        body.append(markdown.markdown(t, extensions=['toc', 'tables', 'fenced_code']))\n"
+	"open(scratch + '/all.html', 'w', encoding='utf-8').write("
+	"'<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body>\\n' + '\\n<hr>\\n'.join(body)"
+	" + '</body></html>\\n')\n";
+
+/*
+ * Load `html` (a file) in headless Chromium, offline, with a new profile;
+ * the DOM after the page loaded must show no script ran (no data-pwned, no
+ * script element, no event handler attribute) and no link or source outside
+ * SOURCE_LINKS but relative ones.
+ */
+static void expect_safe_in_browser(const char *html, const char *scratch)
+{
+	static int n;
+	ot_buf url = OT_BUF_INIT, profile = OT_BUF_INIT, dom = OT_BUF_INIT, err = OT_BUF_INIT;
+	const char *argv[] = {"chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+			      "--no-first-run", "--disable-background-networking",
+			      "--disable-component-update", "--disable-sync", NULL, "--dump-dom", NULL,
+			      NULL};
+	int status;
+	ot_buf_printf(&profile, "--user-data-dir=%s/profile-%d", scratch, n++);
+	ot_buf_printf(&url, "file://%s", html);
+	argv[9] = profile.ptr;
+	argv[11] = url.ptr;
+	status = tu_run(argv, &dom, &err);
+	ck_assert_msg(status == 0 && strstr(dom.ptr, "</html>"), "chromium failed on %s (%d): %.2000s",
+		      html, status, err.ptr);
+	ck_assert_msg(!strstr(dom.ptr, PWNED), "a script ran in %s", html);
+	ck_assert_msg(!strstr(dom.ptr, "<script"), "a script element in %s", html);
+	/* every attribute of every tag (Chromium writes values in double quotes) */
+	for (const char *p = dom.ptr; (p = strchr(p, '<'));) {
+		p++;
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+			continue;
+		p += strcspn(p, " \t\n/>");
+		while (*p && *p != '>') {
+			const char *name = p += strspn(p, " \t\n/"), *value = "";
+			size_t nlen = strcspn(p, " \t\n=/>"), vlen = 0;
+			p += nlen;
+			if (*p == '=' && p[1] == '"') {
+				value = p + 2;
+				vlen = strcspn(value, "\"");
+				p = value + vlen + (value[vlen] == '"');
+			}
+			if (!nlen)
+				continue;
+			ck_assert_msg(!(nlen > 2 && !strncasecmp(name, "on", 2)),
+				      "an event handler in %s: %.*s", html, (int)(nlen + vlen + 3), name);
+#define ATTR_IS(x) (nlen == strlen(x) && !strncasecmp(name, (x), nlen))
+			if (ATTR_IS("href") || ATTR_IS("src") || ATTR_IS("xlink:href") || ATTR_IS("action") ||
+			    ATTR_IS("formaction") || ATTR_IS("srcset") || ATTR_IS("data") || ATTR_IS("poster")) {
+				size_t k = 0;
+				while (k < vlen && (isalnum((unsigned char)value[k]) || strchr("+-.", value[k])))
+					k++;
+				/* relative (no scheme, no "//host"), or a source link */
+				ck_assert_msg(!((k < vlen && value[k] == ':') || strspn(value, "/\\") >= 2) ||
+						      !strncmp(value, SOURCE_LINKS, strlen(SOURCE_LINKS)),
+					      "a link outside in %s: %.*s=\"%.*s\"", html, (int)nlen, name,
+					      (int)vlen, value);
+			}
+#undef ATTR_IS
+		}
+	}
+	ot_buf_free(&url);
+	ot_buf_free(&profile);
+	ot_buf_free(&dom);
+	ot_buf_free(&err);
+}
+
+/*
+ * Every output of a run in `out` (absolute) is safe to show (see above).
+ * Returns the rendered pages (cmark-gfm's, then Python-Markdown's) for
+ * more checks; caller frees.
+ */
+static char *expect_safe_output(const char *out)
+{
+	char *rel = tu_tmpdir("render"), *scratch = tu_absolute(rel), *all, *problems, *html_pages;
+	char *pages = shell("cd \"$1\" && find . -name '*.md' ! -path './html/*' | LC_ALL=C sort", out,
+			    NULL);
+	ot_buf gfm = OT_BUF_INIT, path = OT_BUF_INIT;
+	for (char *line = pages, *nl; *line; line = nl + 1) {
+		size_t len;
+		char *md, *body, *end;
+		nl = strchr(line, '\n');
+		*nl = '\0';
+		ot_buf_clear(&path);
+		ot_buf_printf(&path, "%s/%s", out, line);
+		md = tu_read_file(path.ptr, &len);
+		body = md;
+		if (!strncmp(md, "---\n", 4) && (end = strstr(md + 4, "\n---\n")))
+			body = end + 5;
+		render_gfm(&gfm, body, len - (size_t)(body - md));
+		ot_buf_puts(&gfm, "\n<hr>\n");
+		free(md);
+	}
+	ot_buf_clear(&path);
+	ot_buf_printf(&path, "%s/gfm.body", scratch);
+	tu_write_file(path.ptr, gfm.ptr, gfm.size);
+	/* Debian's python3, which has python3-markdown (another one in PATH may not) */
+	problems = shell("/usr/bin/python3 -c \"$1\" \"$2\" \"$3\"", sound_py, out, scratch, NULL);
+	ot_buf_clear(&path);
+	ot_buf_printf(&path, "%s/all.html", scratch);
+	expect_safe_in_browser(path.ptr, scratch);
+	ck_assert_msg(!*problems, "%.3000s", problems);
+	all = tu_read_file(path.ptr, NULL);
+	html_pages = shell("cd \"$1\" && find \"$PWD\" -path '*/html/*' -name '*.html' | LC_ALL=C sort",
+			   out, NULL);
+	for (char *line = html_pages, *nl; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		*nl = '\0';
+		expect_safe_in_browser(line, scratch);
+	}
+	free(html_pages);
+	free(problems);
+	free(pages);
+	ot_buf_free(&gfm);
+	ot_buf_free(&path);
+	free(scratch);
+	free(rel);
+	return all;
+}
+
+#define UNTRUSTED_OPS "nn.LSTM\ntorch.add !full\naten::addmm.out\n"
+
+/*
+ * A run of UNTRUSTED_OPS at `version` of the untrusted repository, in a
+ * new sandbox (its absolute path into *box, caller frees), with `formats`;
+ * it must write its output (status 0 or 1) and change nothing outside out/.
+ * Returns the out folder (absolute), caller frees.
+ */
+static char *untrusted_run(char **box, const char *tag, const char *version, const char *formats)
+{
+	char *rel = tu_tmpdir(tag), *list;
+	struct result r;
+	*box = tu_absolute(rel);
+	list = tu_path(*box, "ops.list");
+	tu_write_file(list, UNTRUSTED_OPS, strlen(UNTRUSTED_OPS));
+	r = run_box(*box, untrusted, "-s", untrusted, "-t", version, "-q", "--format", formats, NULL);
+	ck_assert_msg(r.status <= 1, "%d: %s", r.status, r.err);
+	ck_assert_msg(!strstr(r.err, "Sanitizer") && !strstr(r.err, "runtime error"), "%s", r.err);
+	result_free(&r);
+	free(list);
+	free(rel);
+	return tu_path(*box, "out");
+}
+
+/* 1: a newline and a ``` line in a file name, HTML after them. */
+START_TEST(untrusted_file_name_closes_no_fence)
+{
+	char *box, *out = untrusted_run(&box, "u-fence", "4.1.0", "md,json"), *html, *page, *p;
+	html = expect_safe_output(out);
+	p = tu_path(out, "ops/nn-lstm.md");
+	page = tu_read_file(p, NULL);
+	/* the name is shown on one line, in the overview, the summary and Layer by layer */
+	ck_assert_has(page, "Kernel    lstm_cudnn  (aten/src/ATen/native/cudnn/RNN ``` <img src=x");
+	ck_assert_has(page, "| kernel | [````aten/src/ATen/native/cudnn/RNN ``` <img");
+	ck_assert_has(page, "(https://github.com/pytorch/pytorch/blob/v4.1.0/aten/src/ATen/native/cudnn/"
+			    "RNN%0A%60%60%60%0A%3Cimg%20src%3Dx%20");
+	ck_assert_has(html, "RNN ``` &lt;img src=x onerror=");
+	free(page);
+	free(p);
+	free(html);
+	free(out);
+	free(box);
+}
+END_TEST
+
+/* 2: a CR in a derivatives.yaml formula and in a dispatch key. */
+START_TEST(untrusted_cr_in_formula_and_dispatch_key)
+{
+	char *box, *out = untrusted_run(&box, "u-cr", "4.2.0", "md,json"), *html, *p, *page;
+	html = expect_safe_output(out);
+	p = tu_path(out, "ops/torch-add.md");
+	page = tu_read_file(p, NULL);
+	ck_assert_has(page, "- `self`: `handle_r_to_c(self.scalar_type(), grad) <script>");
+	free(page);
+	free(p);
+	p = tu_path(out, "index.md");
+	page = tu_read_file(p, NULL);
+	ck_assert_has(page, "`CPU <script>document.documentElement.dataset.pwned=6*7</script>`");
+	free(page);
+	free(p);
+	free(html);
+	free(out);
+	free(box);
+}
+END_TEST
+
+/* 3: a file name that ends its source link and starts one to a site outside. */
+START_TEST(untrusted_file_name_links_nowhere_outside)
+{
+	char *box, *out = untrusted_run(&box, "u-link", "4.3.0", "md,json,html"), *html, *p, *page;
+	html = expect_safe_output(out);
+	p = tu_path(out, "html/ops/nn-lstm.html");
+	page = tu_read_file(p, NULL);
+	ck_assert_has(page, "href=\"https://github.com/pytorch/pytorch/blob/v4.3.0/aten/src/ATen/native/"
+			    "cudnn%29%20%5Bclick%5D%28https%3A/evil.example/RNN.cpp#L7\"");
+	free(page);
+	free(p);
+	free(html);
+	free(out);
+	free(box);
+}
+END_TEST
+
+/* Bytes below 0x20 but newline and tab, and DEL, in `s`. */
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') || *s == 0x7f)
+			return true;
+	return false;
+}
+
+/*
+ * 4: invalid UTF-8, ESC and BEL in a file name: trace.json stays JSON, no
+ * control character reaches a page, `optrace diff -o -` or a message; a
+ * trace.json with invalid UTF-8 is refused by optrace diff.
+ */
+START_TEST(untrusted_invalid_utf8_and_escapes)
+{
+	char *box, *out = untrusted_run(&box, "u-utf8", "4.4.0", "md,json"), *html, *json, *bad;
+	struct result r;
+	html = expect_safe_output(out);
+	json = tu_path(out, "trace.json");
+	bad = tu_path(box, "bad.json");
+	r = run_box(box, untrusted, "diff", "2.0.0", "4.4.0", "-s", untrusted, "-o", "-", "ops.list", NULL);
+	ck_assert_msg(r.status == 0, "%d: %s", r.status, r.err);
+	ck_assert_has(r.out, "RNN\xef\xbf\xbd\xef\xbf\xbd\\x1b]0;owned\\x07\\x1b[2J.cpp");
+	ck_assert_msg(!has_control(r.out) && !has_control(r.err), "a control character reached the terminal");
+	result_free(&r);
+	/* a trace.json whose file names are not UTF-8 */
+	free(shell("sed 's|cudnn/RNN|cudnn/RNN\\xff|' \"$1\" > \"$2\"", json, bad, NULL));
+	r = run_box(box, NULL, "diff", bad, json, "-o", "-", NULL);
+	expect_fatal(&r, "invalid UTF-8 in a string");
+	result_free(&r);
+	free(bad);
+	free(json);
+	free(html);
+	free(out);
+	free(box);
+}
+END_TEST
+
+/* 5: control characters and invalid UTF-8 in the diagram's labels: the SVG is XML. */
+START_TEST(untrusted_svg_stays_xml)
+{
+	char *box, *out = untrusted_run(&box, "u-svg", "4.5.0", "md,json"), *html, *p, *svg;
+	html = expect_safe_output(out);
+	p = tu_path(out, "ops/nn-lstm.svg");
+	svg = tu_read_file(p, NULL);
+	/* shown: the \x01; the vertical tab as a line break, like \n */
+	ck_assert_has(svg, ">RNN\\x01</text>");
+	ck_assert_has(svg, ">\xef\xbf\xbd(\xef\xbf\xbd&amp;lt;]]&gt;.cpp:7</text>");
+	free(svg);
+	free(p);
+	free(html);
+	free(out);
+	free(box);
+}
+END_TEST
+
+/* 13: '||' in a formula outside a table is '||'. */
+START_TEST(untrusted_double_bar_outside_a_table)
+{
+	char *box, *out = untrusted_run(&box, "u-bars", "4.13.0", "md,json"), *html;
+	html = expect_safe_output(out);
+	ck_assert_has(html, "<code>handle_r_to_c(self.scalar_type(), grad || grad)</code>");
+	ck_assert_msg(!strstr(html, "\\|"), "a '\\|' is shown");
+	free(html);
+	free(out);
+	free(box);
+}
+END_TEST
+
+/* 14: bidi controls in a file name and a dispatch key are shown, not obeyed. */
+START_TEST(untrusted_bidi_controls_are_shown)
+{
+	char *box, *out = untrusted_run(&box, "u-bidi", "4.14.0", "md,json"), *html;
+	html = expect_safe_output(out);
+	ck_assert_has(html, "cudnn/RNN\\u202eppc.exe.cpp");
+	ck_assert_has(html, "CPU\\u202eUPC");
+	free(html);
+	free(out);
+	free(box);
+}
+END_TEST
+
+
+/* Start `bin ARGS` (NULL-terminated) in `cwd`, its output discarded; once
+ * `gate` (may be -1) gives a byte. Returns the pid. */
+static pid_t spawn_in(const char *cwd, int gate, const char *const *args)
+{
+	pid_t pid = fork();
+	ck_assert(pid >= 0);
+	if (pid == 0) {
+		const char *argv[32] = {bin};
+		int n = 1, null = open("/dev/null", O_RDWR);
+		char c;
+		for (; *args && n < 31; args++)
+			argv[n++] = *args;
+		argv[n] = NULL;
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (gate >= 0 && read(gate, &c, 1) != 1)
+			_exit(126);
+		if (chdir(cwd) != 0)
+			_exit(127);
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* The manifest lists only files that exist, and every page index.md links to exists. */
+static void expect_whole_out(const char *out)
+{
+	char *missing = shell("cd \"$1\" && tail -n +2 .optrace-manifest | cut -f1 | "
+			      "while read -r f; do [ -f \"$f\" ] || echo \"$f\"; done; "
+			      "grep -o '](ops/[^)]*)' index.md | sed 's/^](//; s/)$//' | "
+			      "while read -r f; do [ -f \"$f\" ] || echo \"$f\"; done",
+			      out, NULL);
+	ck_assert_msg(!*missing, "out/ is half-published; missing:\n%.2000s", missing);
+	free(missing);
+}
+
+/* 6: one run per out/: a second one exits 2 at once, naming the first's pid. */
+START_TEST(untrusted_second_run_on_one_out)
+{
+	char *box = sandbox("u-lock", TWO_OPS, strlen(TWO_OPS)), *out = tu_path(box, "out");
+	char *staging = tu_path(out, OT_OUTPUT_STAGING), pid_text[64];
+	const char *args[] = {"-s", fixture, "-t", "2.0.0", "-q", "--all", "--format", "md,json,html", NULL};
+	struct result r;
+	double start;
+	struct stat st;
+	int status;
+	pid_t first = spawn_in(box, -1, args);
+	/* the first run holds out/ (its staging folder is there): stop it there */
+	start = ot_clock();
+	while (lstat(staging, &st) != 0) {
+		ck_assert_msg(waitpid(first, &status, WNOHANG) == 0, "the first run ended too soon");
+		ck_assert_msg(ot_clock() - start < 60, "the first run never made its staging folder");
+		usleep(2000);
+	}
+	kill(first, SIGSTOP);
+	start = ot_clock();
+	r = run_in(box, (const char *[]){"-s", fixture, "-t", "2.0.0", "-q", NULL});
+	snprintf(pid_text, sizeof(pid_text), "optrace: out/ is in use by pid %ld", (long)first);
+	kill(first, SIGCONT);
+	expect_fatal(&r, pid_text);
+	ck_assert_msg(ot_clock() - start < 10, "the second run did not stop at once");
+	result_free(&r);
+	ck_assert(waitpid(first, &status, 0) == first);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) <= 1, "the first run: status %d", status);
+	/* the first run published whole, and a later run is free to go */
+	ck_assert(lstat(staging, &st) != 0);
+	expect_whole_out(out);
+	r = run_in(box, (const char *[]){"-s", fixture, "-t", "2.0.0", "-q", NULL});
+	ck_assert_msg(r.status == 0, "%d: %s", r.status, r.err);
+	expect_whole_out(out);
+	result_free(&r);
+	free(staging);
+	free(out);
+	free(box);
+}
+END_TEST
+
+/* 7: one 30 MB blob under 400 names: a clear error and status 2, at once,
+ * never "out of memory" (under a 4 GB address-space limit: sanitizers
+ * reserve more, so not under them). */
+START_TEST(untrusted_blob_read_400_times)
+{
+	char *box = sandbox("u-big", TWO_OPS, strlen(TWO_OPS)), *before = out_digest(box), *after;
+	char *script, *status, *err;
+	ot_buf s = OT_BUF_INIT;
+	double start = ot_clock();
+	ot_buf_printf(&s, "cd \"$1\"; %s st=0; %s -s \"$2\" -t 4.7.0 -q 2> err || st=$?; echo $st > status",
+		      getenv("ASAN_OPTIONS") || getenv("UBSAN_OPTIONS") ? "" : "ulimit -v 4000000;", bin);
+	script = ot_buf_detach(&s);
+	free(shell(script, box, untrusted, NULL));
+	status = shell("cat \"$1\"/status", box, NULL);
+	err = shell("cat \"$1\"/err", box, NULL);
+	ck_assert_msg(!strcmp(status, "2\n"), "status %s: %.2000s", status, err);
+	ck_assert_has(err, "add up to more than 1073741824 bytes, the limit of one run (see "
+			   "--max-read-bytes)");
+	ck_assert_msg(!strstr(err, "out of memory"), "%s", err);
+	ck_assert_msg(ot_clock() - start < 30, "took %.1f s", ot_clock() - start);
+	after = out_digest(box);
+	ck_assert_str_eq(before, after);
+	free(after);
+	free(status);
+	free(err);
+	/* the limits are options */
+	expect_fatal_keeps_out(box, fixture, "the limit of one run (see --max-read-bytes)", "-s", fixture,
+			       "-t", "2.0.0", "--max-read-bytes", "4K");
+	expect_fatal_keeps_out(box, fixture, "file too large", "-s", fixture, "-t", "2.0.0",
+			       "--max-file-bytes", "1K");
+	free(script);
+	free(before);
+	free(box);
+}
+END_TEST
+
+/* 8: --templates files are regular files: no link, FIFO or device is read. */
+START_TEST(untrusted_templates_are_regular_files)
+{
+	static const struct {
+		const char *setup, *message;
+	} cases[] = {
+		{"ln -s ../secret.txt tpl/style.css", "tpl/style.css is a symbolic link"},
+		{"ln -s /proc/self/environ tpl/index.md.mustache", "tpl/index.md.mustache is a symbolic link"},
+		{"mkfifo tpl/page.md.mustache", "tpl/page.md.mustache is not a regular file"},
+		{"ln -s /dev/zero tpl/page.md.mustache", "tpl/page.md.mustache is a symbolic link"},
+		{"mknod tpl/page.md.mustache c 1 5 2>/dev/null || mkfifo tpl/page.md.mustache",
+		 "tpl/page.md.mustache is not a regular file"},
+		{"head -c 2000000 /dev/zero | tr '\\0' x > tpl/page.md.mustache",
+		 "tpl/page.md.mustache is too large for a template"},
+	};
+	char *box = sandbox("u-tpl", TWO_OPS, strlen(TWO_OPS));
+	free(shell("cd \"$1\" && printf 'SECRET=42\\n' > secret.txt", box, NULL));
+	for (size_t i = 0; i < OT_ARRAY_LEN(cases); i++) {
+		double start = ot_clock();
+		free(shell("cd \"$1\" && rm -rf tpl && mkdir tpl && eval \"$2\"", box, cases[i].setup, NULL));
+		expect_fatal_keeps_out(box, NULL, cases[i].message, "-s", fixture, "-t", "2.0.0",
+				       "--format", "md,json,html", "--templates", "tpl");
+		ck_assert_msg(ot_clock() - start < 20, "'%s' took %.1f s", cases[i].setup,
+			      ot_clock() - start);
+	}
+	free(box);
+}
+END_TEST
+
+/* 9: optrace diff's temporary file is new (mkstemp): a planted link of the
+ * old name FILE.tmp.<pid> is not followed. */
+START_TEST(untrusted_diff_temporary_file_is_new)
+{
+	char *box = sandbox("u-difftmp", TWO_OPS, strlen(TWO_OPS)), *victim = tu_path(box, "victim.txt");
+	char *text, link[64];
+	const char *args[] = {"diff", "1.0.0", "2.0.0", "-s", fixture, "-q", "-o", "report.md", NULL};
+	int gate[2], status;
+	pid_t pid;
+	tu_write_file(victim, "precious\n", 9);
+	ck_assert(pipe(gate) == 0);
+	pid = spawn_in(box, gate[0], args);
+	snprintf(link, sizeof(link), "report.md.tmp.%ld", (long)pid);
+	free(shell("cd \"$1\" && ln -s victim.txt \"$2\"", box, link, NULL));
+	ck_assert(write(gate[1], "x", 1) == 1);
+	close(gate[0]);
+	close(gate[1]);
+	ck_assert(waitpid(pid, &status, 0) == pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+	text = tu_read_file(victim, NULL);
+	ck_assert_str_eq(text, "precious\n");
+	free(text);
+	text = shell("cd \"$1\" && head -c 22 report.md", box, NULL);
+	ck_assert_str_eq(text, "## optrace diff: PyTor");
+	free(text);
+	free(victim);
+	free(box);
+}
+END_TEST
+
+/*
+ * 10: the manifest is not trusted as it is, and -o is not any folder: a
+ * planted manifest deletes no file optrace did not write; the checkout,
+ * the home folder, / and a non-empty folder optrace did not make are
+ * refused (unless --force), and so is a file of the user's named like a page.
+ */
+START_TEST(untrusted_manifest_and_output_folders)
+{
+	static const char *const manifests[] = {
+		"# optrace manifest v1\nnotes.md\nops/torch-add.md\n",
+		"# optrace manifest v2\nnotes.md\t0123456789abcdef\nops/torch-add.md\t0123456789abcdef\n",
+	};
+	char *box = sandbox("u-manifest", "torch.add\n", 10), *text, *clone, *d0, *d1;
+	struct result r = run_box(box, fixture, "-s", fixture, "-t", "2.0.0", "-q", NULL);
+	ck_assert_msg(r.status == 0, "%d: %s", r.status, r.err); /* nn.LSTM's pages go */
+	result_free(&r);
+	for (size_t i = 0; i < OT_ARRAY_LEN(manifests); i++) {
+		free(shell("cd \"$1\"/out && printf 'mine\\n' > notes.md && printf '%s' \"$2\" > "
+			   ".optrace-manifest",
+			   box, manifests[i], NULL));
+		r = run_box(box, fixture, "-s", fixture, "-t", "2.0.0", "-q", NULL);
+		ck_assert_msg(r.status == 0, "%d: %s", r.status, r.err);
+		ck_assert_has(r.err, "warning: not removing stale out/notes.md");
+		result_free(&r);
+		text = shell("cat \"$1\"/out/notes.md", box, NULL);
+		ck_assert_str_eq(text, "mine\n");
+		free(text);
+	}
+	/* a file of the user's where a page goes */
+	free(shell("cd \"$1\" && printf 'torch.add\\nnn.LSTM\\n' > ops.list && "
+		   "printf 'my notes\\n' > out/ops/nn-lstm.md", box, NULL));
+	expect_fatal_keeps_out(box, fixture, "out/ops/nn-lstm.md is not a file optrace wrote", "-s",
+			       fixture, "-t", "2.0.0");
+	/* a non-empty folder optrace did not make; with --force it is written */
+	free(shell("cd \"$1\" && mkdir mine && printf 'mine\\n' > mine/index.md", box, NULL));
+	d0 = digest(box, "out");
+	r = run_in(box, (const char *[]){"-s", fixture, "-t", "2.0.0", "-o", "mine", NULL});
+	expect_fatal(&r, "output folder mine is not empty and optrace did not make it");
+	result_free(&r);
+	d1 = digest(box, "out");
+	ck_assert_str_eq(d0, d1);
+	r = run_in(box, (const char *[]){"-s", fixture, "-t", "2.0.0", "-q", "-o", "mine", "--force", NULL});
+	ck_assert_msg(r.status == 0, "%d: %s", r.status, r.err);
+	result_free(&r);
+	/* the checkout, a folder inside it, the home folder, / */
+	clone = tu_path(box, "clone");
+	free(shell("git clone -q \"$1\" \"$2\"", fixture, clone, NULL));
+	r = run_box(box, clone, "-s", clone, "-t", "2.0.0", "-o", clone, NULL);
+	expect_fatal(&r, "is the PyTorch checkout");
+	result_free(&r);
+	r = run_box(box, clone, "-s", clone, "-t", "2.0.0", "-o", "clone/docs", NULL);
+	expect_fatal(&r, "output folder clone/docs is inside the PyTorch checkout");
+	result_free(&r);
+	text = shell("cd \"$1\" && mkdir -p home && HOME=\"$1\"/home \"$2\" -s \"$3\" -t 2.0.0 -o home "
+		     "2>&1; echo \" $?\"",
+		     box, bin, fixture, NULL);
+	ck_assert_has(text, "output folder home is the home folder");
+	ck_assert_has(text, " 2\n");
+	free(text);
+	/* last: the binary before the fix never gets here (it would write into /) */
+	r = run_in(box, (const char *[]){"-s", fixture, "-t", "2.0.0", "--format", "json", "-o", "/", NULL});
+	expect_fatal(&r, "output folder / is the root folder");
+	result_free(&r);
+	free(clone);
+	free(d0);
+	free(d1);
+	free(box);
+}
+END_TEST
+
+/* A time limit that sanitizer builds stretch (CK_TIMEOUT_MULTIPLIER). */
+static double time_limit(double seconds)
+{
+	const char *m = getenv("CK_TIMEOUT_MULTIPLIER");
+	return seconds * (m && atof(m) > 1 ? atof(m) : 1);
+}
+
+/* 11: long lists take linear time: 60,000 dispatch keys, 200,000 aten names. */
+START_TEST(untrusted_long_lists_stay_linear)
+{
+	char *box = sandbox("u-long", "aten::many\n", 11), *json;
+	double start = ot_clock(), took;
+	struct result r = run_box(box, untrusted, "-s", untrusted, "-t", "4.11.0", "-q", NULL);
+	took = ot_clock() - start;
+	ck_assert_msg(r.status <= 1, "%d: %s", r.status, r.err);
+	ck_assert_msg(took < time_limit(10), "60,000 dispatch keys took %.1f s", took);
+	result_free(&r);
+	json = shell("cd \"$1\" && grep -c Key59999 out/trace.json", box, NULL);
+	ck_assert_msg(atoi(json) > 0, "the last key is not in trace.json");
+	free(json);
+	/* optrace diff of one op that names 200,000 overloads */
+	free(shell("cd \"$1\" && /usr/bin/python3 -c 'import json; d = json.load(open(\"out/trace.json\")); "
+		   "d[\"ops\"][0][\"aten\"] = [\"name_%d.ov\" % i for i in range(200000)]; "
+		   "json.dump(d, open(\"big.json\", \"w\"))'",
+		   box, NULL));
+	start = ot_clock();
+	r = run_box(box, NULL, "diff", "big.json", "big.json", "-q", "-o", "-", NULL);
+	took = ot_clock() - start;
+	ck_assert_msg(r.status == 0, "%d: %s", r.status, r.err);
+	ck_assert_msg(took < time_limit(10), "a diff of 200,000 aten names took %.1f s", took);
+	result_free(&r);
+	free(box);
+}
+END_TEST
+
+/* 12: optrace diff does not write through a linked out/ either. */
+START_TEST(untrusted_diff_refuses_a_linked_out)
+{
+	char *box = sandbox("u-difflink", TWO_OPS, strlen(TWO_OPS)), *left;
+	struct result r;
+	free(shell("cd \"$1\" && rm -rf out && mkdir elsewhere && ln -s elsewhere out", box, NULL));
+	r = run_in(box, (const char *[]){"diff", "1.0.0", "2.0.0", "-s", fixture, "-q", NULL});
+	expect_fatal(&r, "output folder out is a symbolic link");
+	result_free(&r);
+	r = run_in(box, (const char *[]){"diff", "1.0.0", "2.0.0", "-s", fixture, "-q", "--json",
+					 "out/d.json", "-o", "-", NULL});
+	expect_fatal(&r, "output folder out is a symbolic link");
+	result_free(&r);
+	left = shell("ls -A \"$1\"/elsewhere", box, NULL);
+	ck_assert_msg(!*left, "written through the link: %s", left);
+	free(left);
+	/* the main command refuses it the same way */
+	r = run_in(box, (const char *[]){"-s", fixture, "-t", "2.0.0", "-q", NULL});
+	expect_fatal(&r, "output folder out is a symbolic link");
+	result_free(&r);
+	free(box);
+}
+END_TEST
+
 /* ---- suite ----------------------------------------------------------------------------- */
 
 static Suite *suite(void)
@@ -1228,6 +1913,25 @@ static Suite *suite(void)
 	tcase_add_test(tc, output_file_link_inside_is_replaced);
 	tcase_add_test(tc, output_disk_full);
 	tcase_add_test(tc, output_late_failure_keeps_out);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("untrusted");
+	tcase_set_timeout(tc, 300);
+	tcase_add_unchecked_fixture(tc, untrusted_setup, untrusted_teardown);
+	tcase_add_test(tc, untrusted_file_name_closes_no_fence);
+	tcase_add_test(tc, untrusted_cr_in_formula_and_dispatch_key);
+	tcase_add_test(tc, untrusted_file_name_links_nowhere_outside);
+	tcase_add_test(tc, untrusted_invalid_utf8_and_escapes);
+	tcase_add_test(tc, untrusted_svg_stays_xml);
+	tcase_add_test(tc, untrusted_double_bar_outside_a_table);
+	tcase_add_test(tc, untrusted_bidi_controls_are_shown);
+	tcase_add_test(tc, untrusted_second_run_on_one_out);
+	tcase_add_test(tc, untrusted_blob_read_400_times);
+	tcase_add_test(tc, untrusted_templates_are_regular_files);
+	tcase_add_test(tc, untrusted_diff_temporary_file_is_new);
+	tcase_add_test(tc, untrusted_manifest_and_output_folders);
+	tcase_add_test(tc, untrusted_long_lists_stay_linear);
+	tcase_add_test(tc, untrusted_diff_refuses_a_linked_out);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("interrupt");

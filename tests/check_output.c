@@ -14,7 +14,7 @@
 #include "output.h"
 #include "testutil.h"
 
-#define HEADER "# optrace manifest v1\n"
+#define HEADER "# optrace manifest v2\n"
 
 /* ---- helpers ------------------------------------------------------------------- */
 
@@ -122,6 +122,23 @@ static char *snapshot(const char *dir)
 struct file {
 	const char *path, *text;
 };
+
+/* The manifest line of a file holding `text` (a hash of its bytes); static. */
+static const char *line_of(const char *path, const char *text)
+{
+	static char lines[8][256];
+	static int next;
+	char *l = lines[next++ % 8];
+	snprintf(l, sizeof(lines[0]), "%s\t%016llx\n", path,
+		 (unsigned long long)ot_output_hash(text, strlen(text)));
+	return l;
+}
+
+/* A folder optrace made: an empty manifest in it. */
+static void mark_ours(const char *dir)
+{
+	put(dir, OT_OUTPUT_MANIFEST, HEADER);
+}
 
 static ot_output *open_ok(const char *dir)
 {
@@ -252,7 +269,14 @@ START_TEST(first_run_writes_files_and_manifest)
 	assert_stats(st, 3, 0, 0);
 	assert_file(out, "ops/add.md", "# add\n");
 	assert_file(out, "ops/sub/graph.svg", "<svg/>\n");
-	assert_file(out, OT_OUTPUT_MANIFEST, HEADER "index.md\nops/add.md\nops/sub/graph.svg\n");
+	{
+		ot_buf m = OT_BUF_INIT;
+		ot_buf_puts(&m, HEADER);
+		for (int i = 0; i < 3; i++)
+			ot_buf_puts(&m, line_of(first_files[i].path, first_files[i].text));
+		assert_file(out, OT_OUTPUT_MANIFEST, m.ptr);
+		ot_buf_free(&m);
+	}
 	free(out);
 	free(dir);
 }
@@ -309,7 +333,13 @@ START_TEST(stale_files_and_their_empty_folders_go)
 	assert_stats(st, 0, 2, 1);
 	ck_assert(!exists(dir, "ops/sub"));
 	ck_assert(exists(dir, "ops/add.md"));
-	assert_file(dir, OT_OUTPUT_MANIFEST, HEADER "index.md\nops/add.md\n");
+	{
+		ot_buf m = OT_BUF_INIT;
+		ot_buf_printf(&m, HEADER "%s", line_of("index.md", "# Index\n"));
+		ot_buf_puts(&m, line_of("ops/add.md", "# add\n"));
+		assert_file(dir, OT_OUTPUT_MANIFEST, m.ptr);
+		ot_buf_free(&m);
+	}
 	/* nothing produced: every file and folder of ours goes, OUT stays */
 	st = run(dir, NULL, 0);
 	assert_stats(st, 0, 0, 2);
@@ -325,8 +355,8 @@ START_TEST(files_not_in_the_manifest_are_never_removed)
 {
 	char *dir = tu_tmpdir("out-foreign");
 	ot_output_stats st;
-	put(dir, "notes.txt", "mine\n");
 	run(dir, first_files, 3);
+	put(dir, "notes.txt", "mine\n");
 	put(dir, "ops/sub/user.md", "also mine\n");
 	st = run(dir, NULL, 0);
 	assert_stats(st, 0, 0, 3);
@@ -433,6 +463,7 @@ START_TEST(symlinks_in_out_are_never_followed)
 	target = tu_path(abs_elsewhere, "target.md");
 	make_link(abs_elsewhere, out, "ops");
 	make_link(target, out, "page.md");
+	mark_ours(out);
 	before = snapshot(elsewhere);
 
 	o = open_ok(out);
@@ -518,6 +549,7 @@ START_TEST(folder_in_the_way_is_an_error)
 	ot_output *o;
 	make_dir(dir, "x.md");
 	put(dir, "ops", "a file where a folder must be\n");
+	mark_ours(dir);
 	o = open_ok(dir);
 	assert_error_has(ot_output_write(o, "x.md", "x", 1), "is a folder");
 	assert_error_has(ot_output_write(o, "ops/add.md", "x", 1), "not a folder");
@@ -533,6 +565,7 @@ START_TEST(fifo_in_the_way_does_not_hang)
 	struct file f = {"p.md", "text\n"};
 	ot_output_stats st;
 	ck_assert(mkfifo(fifo, 0644) == 0);
+	mark_ours(dir);
 	st = run(dir, &f, 1);
 	assert_stats(st, 1, 0, 0);
 	assert_file(dir, "p.md", "text\n");
@@ -625,6 +658,8 @@ START_TEST(concurrent_writes)
 	/* sorted and complete */
 	for (line = strtok(m + strlen(HEADER), "\n"); line; line = strtok(NULL, "\n")) {
 		ck_assert(!prev || strcmp(prev, line) < 0);
+		ck_assert(strchr(line, '\t'));
+		*strchr(line, '\t') = '\0';
 		ck_assert(exists(dir, line));
 		prev = line;
 		lines++;
@@ -633,6 +668,85 @@ START_TEST(concurrent_writes)
 	free(m);
 	threaded_run(dir, &st);
 	assert_stats(st, 0, 200, 0);
+	free(dir);
+}
+END_TEST
+
+/* One run per folder: a second open fails while the first holds the lock. */
+START_TEST(second_open_waits_for_none)
+{
+	char *dir = tu_tmpdir("out-lock");
+	ot_output *first = open_ok(dir), *second = NULL;
+	char want[64];
+	snprintf(want, sizeof(want), "/ is in use by pid %ld", (long)getpid());
+	ck_assert_int_lt(ot_output_open(&second, dir), 0);
+	ck_assert_msg(strstr(ot_error_last(), want), "%s", ot_error_last());
+	ck_assert(second == NULL);
+	ot_output_free(first);
+	second = open_ok(dir);
+	ot_output_free(second);
+	free(dir);
+}
+END_TEST
+
+/* A file optrace did not write, or changed since, is neither replaced nor removed. */
+START_TEST(files_of_others_are_never_replaced)
+{
+	char *dir = tu_tmpdir("out-others");
+	ot_output *o;
+	ot_output_opts force = {NULL, true};
+	run(dir, first_files, 2);
+	make_dir(dir, "ops/sub");
+	put(dir, "ops/sub/graph.svg", "mine\n");
+	o = open_ok(dir);
+	for (int i = 0; i < 3; i++)
+		write_ok(o, first_files[i].path, first_files[i].text);
+	assert_error_has(ot_output_commit(o, NULL), "ops/sub/graph.svg is not a file optrace wrote");
+	ot_output_free(o);
+	assert_file(dir, "ops/sub/graph.svg", "mine\n");
+	put(dir, "ops/add.md", "# add, edited\n");
+	o = open_ok(dir);
+	write_ok(o, "index.md", "# Index, changed\n");
+	write_ok(o, "ops/add.md", "# add, changed\n");
+	assert_error_has(ot_output_commit(o, NULL), "ops/add.md was changed since optrace wrote it");
+	ot_output_free(o);
+	assert_file(dir, "index.md", "# Index\n");
+	/* forced, it is written */
+	ck_assert(ot_output_open_with(&o, dir, &force) == 0);
+	write_ok(o, "ops/add.md", "# add, changed\n");
+	ck_assert(ot_output_commit(o, NULL) == 0);
+	ot_output_free(o);
+	assert_file(dir, "ops/add.md", "# add, changed\n");
+	/* stale now, but edited: kept */
+	put(dir, "ops/add.md", "# add, edited again\n");
+	run(dir, NULL, 0);
+	assert_file(dir, "ops/add.md", "# add, edited again\n");
+	free(dir);
+}
+END_TEST
+
+/* The folders -o refuses. */
+START_TEST(folders_that_are_refused)
+{
+	char *dir = tu_tmpdir("out-refused"), *abs = tu_absolute(dir), *inside = tu_path(abs, "co/out");
+	char *co = tu_path(abs, "co");
+	ot_output *o = NULL;
+	ot_output_opts opts = {co, false};
+	make_dir(abs, "co");
+	ck_assert_int_lt(ot_output_check_folder("/", NULL, false), 0);
+	ck_assert_msg(strstr(ot_error_last(), "is the root folder"), "%s", ot_error_last());
+	ck_assert_int_eq(ot_output_check_folder("/", NULL, true), 0);
+	ck_assert_int_lt(ot_output_check_folder(co, co, false), 0);
+	ck_assert_int_lt(ot_output_open_with(&o, inside, &opts), 0);
+	ck_assert_msg(strstr(ot_error_last(), "inside the PyTorch checkout"), "%s", ot_error_last());
+	ck_assert(!exists(co, "out"));
+	put(abs, "co/file.txt", "x\n");
+	ck_assert_int_lt(ot_output_open(&o, co), 0);
+	ck_assert_msg(strstr(ot_error_last(), "not empty and optrace did not make it"), "%s",
+		      ot_error_last());
+	free(co);
+	free(inside);
+	free(abs);
 	free(dir);
 }
 END_TEST
@@ -706,11 +820,13 @@ START_TEST(hand_edited_manifest_cannot_escape_out)
 	make_link(abs_outside, out, "linkdir");
 	make_link("../outside/victim.md", out, "link.md");
 	ot_buf_printf(&m,
-		      HEADER "../victim.md\n%s/victim.md\nlinkdir/victim.md\nlink.md\n"
-			     "deep/../../victim.md\na//b\n\n# a comment\nfolder.md\n"
-			     ".optrace-staging/x\nstale.md\ndeep/stale.md\nno/such/file.md\n"
-			     "crlf.md\r\n",
-		      abs_outside);
+		      HEADER "../victim.md\t0000000000000000\n%s/victim.md\t0000000000000000\n"
+			     "linkdir/victim.md\t0000000000000000\nlink.md\t0000000000000000\n"
+			     "deep/../../victim.md\t0000000000000000\na//b\t0000000000000000\n"
+			     "\n# a comment\nfolder.md\t0000000000000000\n"
+			     ".optrace-staging/x\t0000000000000000\n%s%sno/such/file.md\t0000000000000000\n"
+			     "crlf.md\t0000000000000000\r\nnohash.md\n",
+		      abs_outside, line_of("stale.md", "ours\n"), line_of("deep/stale.md", "ours\n"));
 	/* a NUL inside a line, and a last line without a newline */
 	ot_buf_put(&m, "nul\0byte.md\nlast.md", 19);
 	manifest = tu_path(out, OT_OUTPUT_MANIFEST);
@@ -889,6 +1005,9 @@ int main(void)
 	tcase_add_test(tc, disk_full_is_reported_and_publishes_nothing);
 	tcase_add_test(tc, concurrent_writes);
 	tcase_add_test(tc, stale_staging_folder_is_cleaned);
+	tcase_add_test(tc, second_open_waits_for_none);
+	tcase_add_test(tc, files_of_others_are_never_replaced);
+	tcase_add_test(tc, folders_that_are_refused);
 	tcase_add_test(tc, hand_edited_manifest_cannot_escape_out);
 	tcase_add_test(tc, manifest_without_header_removes_nothing);
 	tcase_add_test(tc, commit_once_and_dir_accessor);

@@ -1072,13 +1072,67 @@ static const span *source_line(ot_buf *pb, source_cache *c, const char *where, c
 	return &f->lines.items[line - 1];
 }
 
+/* Code as compared: comments dropped (C and C++ ones, Python's for a .py
+ * file), a table cell's escaped '|' and a no-break space read as written,
+ * and each run of blanks one space. Caller frees. */
+static char *code_text(const char *s, size_t n, bool python)
+{
+	ot_buf b = OT_BUF_INIT;
+	bool blank = false;
+	char quote = 0;
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+		if (quote) {
+			if (ch == '\\' && i + 1 < n) {
+				ot_buf_put(&b, s + i, 2);
+				i++;
+				continue;
+			}
+			if (ch == quote)
+				quote = 0;
+		} else if (ch == '"' || ch == '\'') {
+			quote = ch;
+		} else if (!python && ch == '/' && i + 1 < n && s[i + 1] == '*') {
+			const char *end = memstr(s + i + 2, n - i - 2, "*/");
+			i = end ? (size_t)(end - s) + 1 : n;
+			continue;
+		} else if ((!python && ch == '/' && i + 1 < n && s[i + 1] == '/') || (python && ch == '#')) {
+			break;
+		} else if (ch == '\\' && i + 1 < n && s[i + 1] == '|') {
+			continue; /* GFM's \| in a table cell */
+		}
+		if ((unsigned char)ch == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] == 0xa0) {
+			ch = ' ';
+			i++;
+		}
+		if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n') {
+			blank = b.size > 0;
+			continue;
+		}
+		if (blank)
+			ot_buf_putc(&b, ' ');
+		blank = false;
+		ot_buf_putc(&b, ch);
+	}
+	return b.ptr ? ot_buf_detach(&b) : strdup("");
+}
+
+/* Does line `line` of `path` hold `symbol` (both read by code_text)? */
 static void expect_symbol(ot_buf *pb, source_cache *c, const char *where, const char *path,
 			  long line, const char *symbol)
 {
 	const span *l = source_line(pb, c, where, path, line);
-	if (l && symbol && !memstr(l->ptr, l->len, symbol))
+	bool python = ot_ends_with(path, ".py");
+	char *code, *want;
+	if (!l || !symbol)
+		return;
+	code = code_text(l->ptr, l->len, python);
+	want = code_text(symbol, strlen(symbol), false);
+	if (!strstr(code, want))
 		problem(pb, "%s: %s:%ld does not contain `%s`: %.*s", where, path, line, symbol,
 			(int)l->len, l->ptr);
+	free(code);
+	free(want);
 }
 
 static const char *fence_lang_of(const char *path)
@@ -2282,7 +2336,7 @@ START_TEST(fixture_source_checkers_fail)
 		{"\n```cpp\n", "\n```python\n", "a wrong fence language"},
 		{"| `lstm_cudnn` (", "| `not_this_one` (", "a wrong Summary symbol"},
 		{"(`cudnnRNNForward`)", "(`not_this_one`)", "a wrong symbol in a GPU note"},
-		{"`use_cudnn_rnn` at [", "`not_this_one` at [", "a wrong selection symbol"},
+		{"`use_cudnn_rnn(_input)` at [", "`not_this_one(_input)` at [", "a wrong selection symbol"},
 		{"(torch/nn/modules/rnn.py:", "(torch/nn/modules/rnn.py:1", "a wrong overview line"},
 	};
 	site_ready(s);

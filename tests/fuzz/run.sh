@@ -151,6 +151,17 @@ case " $harnesses " in *" fuzz_tracejson "*)
     ;;
 esac
 
+# the page writer: NUL-separated fields (formula, then file, symbol, note,
+# op, backend per step), the hostile names of check_hostile's untrusted cases
+case " $harnesses " in *" fuzz_page "*)
+    pg=$seeds/fuzz_page
+    printf 'grad || grad\rx<script>x</script>\0aten/src/ATen/native/cudnn/RNN\n```\n<img src=x onerror="alert(1)">) <img> (.cpp\0lstm_cudnn\0a note\0lstm\0CUDA' > "$pg/fence"
+    printf 'g\342\200\250x\0aten/src/ATen/native/cudnn) [click](https:/evil.example/RNN.cpp\0f`o`o\0https://evil.example www.evil.example a@b.example\0op\0CPU\r<script>' > "$pg/links"
+    printf '\377\376\033]0;t\007\0RNN\377\376\033[2J\007.cpp\0s\342\200\256ym\0- 1. # > ---\0\302\205x\0\001\013\303(\300&lt;]]>' > "$pg/controls"
+    printf '\0\0```\0    code\0=\0||\0\0\0|a|b|\0`\0`` `\0~~~\0[x]: https://evil.example\0' > "$pg/blocks"
+    ;;
+esac
+
 # ---- run ---------------------------------------------------------------------------
 
 # One harness: fuzz for $seconds; its log in BUILD/fuzz/logs/H.log.

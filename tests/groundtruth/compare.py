@@ -15,8 +15,13 @@ What is measured (tests/groundtruth/README.md says why):
   forward recall     of the aten ops the call dispatched (BOOKKEEPING aside),
                      the fraction on optrace's CPU main path: a "yaml" step
                      whose op's base name is that op and whose "main" has "cpu"
-  forward precision  of the ops on that path (yaml steps, main cpu, not under
-                     a backward step, BOOKKEEPING aside), the fraction that ran
+  forward precision  of the ops on that path that every default call runs
+                     (the step's "sure" has "cpu": no condition on the
+                     arguments above it; not under a backward step,
+                     BOOKKEEPING aside), the fraction that ran
+  conditional        (reported, no threshold) the ops on the path only for
+                     some arguments (main but not sure: the step's "when"
+                     says for which), the fraction that ran in this call
   backward           every autograd node the call makes (the output's grad_fn
                      and the nodes of its graph) is shown: a "backward" step in
                      tools/autograd/derivatives.yaml, main cpu, whose op (or
@@ -88,37 +93,44 @@ def counted(ops, own):
 
 
 def trace_paths(op, ignore_main):
-    """(forward path, backward-kernel path, derivative entries shown) of a
-    trace.json op: base names of yaml steps on the CPU main path outside /
-    under backward steps, and the entries of backward derivatives.yaml steps."""
+    """(forward path, its sure part, backward-kernel path, derivative entries
+    shown) of a trace.json op: base names of yaml steps on the CPU main path
+    outside / under backward steps (and of those every default call runs),
+    and the entries of backward derivatives.yaml steps."""
     steps = op.get("steps") or []
     under_backward = []
     for s in steps:
         p = s.get("parent", -1)
         under_backward.append(p is not None and 0 <= p < len(under_backward)
                               and (steps[p].get("layer") == "backward" or under_backward[p]))
-    fwd, bwd, entries = set(), set(), set()
+    fwd, sure, bwd, entries = set(), set(), set(), set()
     for i, s in enumerate(steps):
         if not ignore_main and "cpu" not in (s.get("main") or []):
             continue
         if s.get("layer") == "yaml" and s.get("op"):
             (bwd if under_backward[i] else fwd).add(base(s["op"]))
+            # a schema-2 step has no "sure": what is main is claimed outright
+            if not under_backward[i] and (ignore_main or "cpu" in s.get("sure", s.get("main") or [])):
+                sure.add(base(s["op"]))
         elif s.get("layer") == "backward" and s.get("file") == "tools/autograd/derivatives.yaml":
             for k in ("op", "symbol"):
                 if s.get(k):
                     entries.add(s[k])
-    return fwd, bwd, entries
+    return fwd, sure, bwd, entries
 
 
 def measure(rec, top, nodes_map, ignore_main):
     """The result of one op: what ran, what the trace shows, the misses."""
     own = own_name(rec["input"])
     ran = counted([e["op"] for e in rec.get("forward", [])], own)
-    fwd, bwd_path, entries = trace_paths(top, ignore_main) if top else (set(), set(), set())
+    fwd, sure, bwd_path, entries = trace_paths(top, ignore_main) if top else (set(), set(), set(), set())
     path = counted(fwd, own)
+    claimed = counted(sure, own)
+    cond = path - claimed
     res = {"input": rec["input"], "in_trace": top is not None,
-           "ran": sorted(ran), "path": sorted(path),
-           "not_on_path": sorted(ran - path), "did_not_run": sorted(path - ran)}
+           "ran": sorted(ran), "path": sorted(path), "sure": sorted(claimed),
+           "not_on_path": sorted(ran - path), "did_not_run": sorted(claimed - ran),
+           "conditional": sorted(cond), "conditional_ran": sorted(cond & ran)}
     grad = rec.get("grad") or {}
     res["grad_fn"] = grad.get("grad_fn")
     res["grad_error"] = grad.get("error")
@@ -184,8 +196,10 @@ def main():
 
     ran = sum(len(r["ran"]) for r in results)
     hit = sum(len(r["ran"]) - len(r["not_on_path"]) for r in results)
-    path = sum(len(r["path"]) for r in results)
-    real = sum(len(r["path"]) - len(r["did_not_run"]) for r in results)
+    path = sum(len(r["sure"]) for r in results)
+    real = sum(len(r["sure"]) - len(r["did_not_run"]) for r in results)
+    conds = sum(len(r["conditional"]) for r in results)
+    cond_ran = sum(len(r["conditional_ran"]) for r in results)
     nodes = sum(len(r["nodes"]) for r in results)
     shown = sum(1 for r in results for n in r["nodes"] if n["shown"])
     unmapped = sorted({n["node"] for r in results for n in r["nodes"] if not n["entry"]})
@@ -197,19 +211,19 @@ def main():
     mode = "every yaml/backward step (main ignored)" if args.ignore_main else "CPU main path"
     print("== optrace %s vs torch %s (%s), %s" % (args.trace, release, data.get("package") or data.get("torch_version"),
                                                   mode))
-    print("%-34s %9s %9s %7s  %s" % ("op", "recall", "precision", "bwd", "ran, not on the path | on the path, "
-                                     "did not run | backward nodes not shown (entry)"))
+    print("%-34s %9s %9s %7s  %s" % ("op", "recall", "precision", "bwd", "ran, not on the path | always on the "
+                                     "path, did not run | backward nodes not shown (entry)"))
     for r in results:
         nb = [n for n in r["nodes"] if not n["shown"]]
         if not (r["not_on_path"] or r["did_not_run"] or nb):
             continue
         rc = len(r["ran"]) - len(r["not_on_path"])
-        pc = len(r["path"]) - len(r["did_not_run"])
+        pc = len(r["sure"]) - len(r["did_not_run"])
         bc = len(r["nodes"]) - len(nb)
         notes = [short(r["not_on_path"]), short(r["did_not_run"]),
                  short(["%s(%s)" % (n["node"], n["entry"] or "no entry") for n in nb], 4)]
         print("%-34s %9s %9s %7s  %s%s" % (r["input"], "%d/%d" % (rc, len(r["ran"])),
-                                           "%d/%d" % (pc, len(r["path"])), "%d/%d" % (bc, len(r["nodes"])),
+                                           "%d/%d" % (pc, len(r["sure"])), "%d/%d" % (bc, len(r["nodes"])),
                                            " | ".join(notes), "  [not in trace.json]" if not r["in_trace"] else ""))
     ok_recall = ran and hit / ran >= RECALL_MIN
     ok_precision = path and real / path >= PRECISION_MIN
@@ -221,6 +235,8 @@ def main():
                                                                   "ok" if ok_recall else "MISSED"))
     print("forward precision  %5d/%-5d %s  (at least %d%%)  %s" % (real, path, pct(real, path), PRECISION_MIN * 100,
                                                                   "ok" if ok_precision else "MISSED"))
+    print("conditional        %5d/%-5d %s  of the steps on the path for some arguments ran (reported only)" % (
+        cond_ran, conds, pct(cond_ran, conds)))
     print("backward nodes     %5d/%-5d %s  shown; ops with every node shown %d/%d (all)  %s" % (
         shown, nodes, pct(shown, nodes), len(results) - len(bad_ops), len(results),
         "ok" if ok_backward else "MISSED"))
@@ -230,7 +246,8 @@ def main():
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"release": release, "mode": mode, "ops": results,
-                       "totals": {"recall": [hit, ran], "precision": [real, path], "backward_nodes": [shown, nodes],
+                       "totals": {"recall": [hit, ran], "precision": [real, path],
+                                  "conditional": [cond_ran, conds], "backward_nodes": [shown, nodes],
                                   "backward_ops_ok": [len(results) - len(bad_ops), len(results)],
                                   "backward_kernels": [bhit, bran]}}, f, indent=1)
     return 0 if ok_recall and ok_precision and ok_backward else 1
