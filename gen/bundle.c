@@ -205,6 +205,7 @@ int ot_bundle_page(ot_bundle *b, ot_buf *html, const char *md, size_t len, const
 
 	opts.rewrite_md_links = true;
 	opts.headings = &headings;
+	opts.drop_directives = true;
 	if (svg && svg_name) {
 		figure(&fig, svg, svg_name);
 		opts.embed_image = svg_name;

@@ -302,6 +302,34 @@ static void embed(cmark_node *doc, const char *dest, const char *html)
 	ot_vec_free(&found);
 }
 
+/* Fenced code blocks whose info string is "{name}": MyST directives. */
+static void drop_directives(cmark_node *doc)
+{
+	cmark_iter *iter = cmark_iter_new(doc);
+	cmark_event_type ev;
+	OT_VEC(cmark_node *) found = {0};
+	while ((ev = cmark_iter_next(iter)) != CMARK_EVENT_DONE) {
+		cmark_node *node = cmark_iter_get_node(iter);
+		const char *info;
+		size_t n;
+		int length, offset;
+		char fence;
+		if (ev != CMARK_EVENT_ENTER || cmark_node_get_type(node) != CMARK_NODE_CODE_BLOCK ||
+		    !cmark_node_get_fenced(node, &length, &offset, &fence))
+			continue;
+		info = cmark_node_get_fence_info(node);
+		n = info ? strcspn(info, " \t") : 0;
+		if (n > 2 && info[0] == '{' && info[n - 1] == '}')
+			ot_vec_push(&found, node);
+	}
+	cmark_iter_free(iter);
+	for (size_t i = 0; i < found.len; i++) {
+		cmark_node_unlink(found.items[i]);
+		cmark_node_free(found.items[i]);
+	}
+	ot_vec_free(&found);
+}
+
 /*
  * Give the headings of the rendered HTML their ids: cmark writes every
  * heading as a bare "<hN>", and any other "<h" of the page (text, code) is
@@ -349,6 +377,8 @@ int ot_markdown_render_html(ot_buf *out, const char *md, size_t len,
 	}
 	if (opts->embed_image && opts->embed_html)
 		embed(doc, opts->embed_image, opts->embed_html);
+	if (opts->drop_directives)
+		drop_directives(doc);
 	/* the table and strikethrough renderers hook in through this list */
 	html = cmark_render_html(doc, OPTIONS, cmark_parser_get_syntax_extensions(parser));
 	if (!html) {

@@ -52,6 +52,9 @@ typedef struct {
 	 * into a page: the caller's, never the Markdown's. */
 	const char *embed_image;
 	const char *embed_html;
+	/** Leave out MyST directives: fenced code blocks whose info string is
+	 * "{name}" (the index's toctree), instructions to Sphinx, not text. */
+	bool drop_directives;
 } ot_markdown_html_opts;
 
 /**
