@@ -787,6 +787,7 @@ static int diagram(const ot_pages *p, const ot_trace *tr, ot_arena *a, ot_buf *d
 				nodes[nn].missing = true;
 			}
 			nodes[nn].group = ot_layer_name(s->layer);
+			nodes[nn].main = s->main != 0; /* the spine: the tracer's main bits */
 			nn++;
 		}
 	}
@@ -797,6 +798,8 @@ static int diagram(const ot_pages *p, const ot_trace *tr, ot_arena *a, ot_buf *d
 		edges[ne].from = nodes[id_of[s->parent] - 1].id;
 		edges[ne].to = nodes[id_of[i] - 1].id;
 		edges[ne].dashed = s->layer == OT_LAYER_BACKWARD || !s->found;
+		if (s->main & tr->steps.items[s->parent].main)
+			edges[ne].kind = OT_GRAPH_MAIN;
 		ne++;
 	}
 	g.title = tr->target.canonical;
