@@ -10,6 +10,7 @@
 #include "callkind.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -811,6 +812,17 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 				}
 				if (!strcmp(method, "expect_contiguous") || !strcmp(method, "borrow_from_optional_tensor"))
 					return OT_TY_TENSOR_PTR;
+				{
+					/* Vec::loadu(...), Vectorized<float>::blendv(...): a static
+					 * member of a type other than Tensor */
+					size_t qe = ms >= 2 ? ms - 2 : 0, qs = qe;
+					while (qs && (ot_is_ident_char(callee[qs - 1]) || callee[qs - 1] == '<' ||
+						      callee[qs - 1] == '>' || callee[qs - 1] == ' ' || callee[qs - 1] == ','))
+						qs--;
+					if (qe > qs && isupper((unsigned char)callee[qs]) &&
+					    strncmp(callee + qs, "Tensor", 6) && strncmp(callee + qs, "MaybeOwned", 10))
+						return OT_TY_OTHER;
+				}
 				return OT_TY_UNKNOWN;
 			}
 			(void)arrow;
@@ -954,7 +966,13 @@ static bool operands(const char *c, size_t lo, size_t hi, size_t at, size_t ople
 
 /* ---- argument categories, for overloads ----------------------------------------------------------- */
 
-enum cat { C_UNKNOWN, C_TENSOR, C_TLIST, C_INT, C_FLOAT, C_BOOL, C_LIST, C_DIMNAME, C_OTHER };
+enum cat {
+	C_UNKNOWN, C_TENSOR, C_TLIST, C_INT, C_FLOAT, C_BOOL, C_LIST, C_DIMNAME,
+	C_SCALARTYPE, /* kFloat, ScalarType::Long, a ScalarType variable */
+	C_OPTIONS,    /* TensorOptions: C++'s packing of dtype, layout, device, pin_memory */
+	C_DEVICE,     /* kCUDA, Device(...), t.device() */
+	C_OTHER
+};
 
 static enum cat schema_cat(const char *type)
 {
@@ -976,8 +994,73 @@ static enum cat schema_cat(const char *type)
 		return C_DIMNAME;
 	if (!strcmp(type, "Scalar") || !strcmp(type, "Scalar?"))
 		return C_FLOAT; /* takes ints and floats alike */
+	if (!strcmp(type, "ScalarType") || !strcmp(type, "ScalarType?"))
+		return C_SCALARTYPE;
+	if (!strcmp(type, "Device") || !strcmp(type, "Device?"))
+		return C_DEVICE;
 	return C_OTHER;
 }
+
+/* The category an expression's last call gives, when its name tells:
+ * t.scalar_type(), iter.dtype(0) (ScalarType), t.options(),
+ * at::device(d).dtype(k) (TensorOptions), t.device(), Device(...). */
+static enum cat call_cat(const char *a)
+{
+	size_t n = strlen(a), open;
+	const char *name;
+	int depth = 0;
+	if (!n || a[n - 1] != ')')
+		return C_UNKNOWN;
+	for (open = n; open-- > 0;) {
+		if (a[open] == ')')
+			depth++;
+		else if (a[open] == '(' && --depth == 0)
+			break;
+	}
+	if (open >= n)
+		return C_UNKNOWN;
+	name = a + open;
+	while (name > a && ot_is_ident_char(name[-1]))
+		name--;
+	if (ot_starts_with(a, "TensorOptions(") || ot_starts_with(a, "at::TensorOptions(") ||
+	    ot_starts_with(a, "at::device(") || ot_starts_with(a, "at::dtype(") ||
+	    ot_starts_with(a, "device(") || ot_starts_with(a, "dtype(") || strstr(a, "options()"))
+		return C_OPTIONS;
+	if (!strncmp(name, "scalar_type(", 12) || !strncmp(name, "dtype(", 6) ||
+	    !strncmp(name, "common_dtype(", 13) || !strncmp(name, "toScalarType(", 13) ||
+	    !strncmp(name, "typeMetaToScalarType(", 21))
+		return C_SCALARTYPE;
+	if ((!strncmp(name, "device(", 7) && a[open + 1] == ')') || !strncmp(name, "Device(", 7))
+		return C_DEVICE;
+	return C_UNKNOWN;
+}
+
+/* Does schema argument k start the group C++ packs into one TensorOptions
+ * (dtype, layout, device, pin_memory)? */
+static bool options_group(const ot_reg_schema *s, size_t k)
+{
+	return k + 3 < s->nargs && !strcmp(s->args[k].type, "ScalarType?") &&
+	       !strcmp(s->args[k + 1].type, "Layout?") && !strcmp(s->args[k + 2].type, "Device?") &&
+	       !strcmp(s->args[k + 3].type, "bool?");
+}
+
+/* A ScalarType constant as C++ writes it: kFloat, at::kLong, ScalarType::Half. */
+static bool scalar_type_constant(const char *a)
+{
+	const char *last = strrchr(a, ':');
+	last = last ? last + 1 : a;
+	if (strstr(a, "ScalarType::"))
+		return true;
+	return last[0] == 'k' && isupper((unsigned char)last[1]) &&
+	       (!strcmp(last + 1, "Float") || !strcmp(last + 1, "Double") || !strcmp(last + 1, "Half") ||
+		!strcmp(last + 1, "BFloat16") || !strcmp(last + 1, "Long") || !strcmp(last + 1, "Int") ||
+		!strcmp(last + 1, "Bool") || !strcmp(last + 1, "Byte") || !strcmp(last + 1, "Char") ||
+		!strcmp(last + 1, "Short") || !strcmp(last + 1, "ComplexFloat") ||
+		!strcmp(last + 1, "ComplexDouble") || !strcmp(last + 1, "ComplexHalf"));
+}
+
+/* An arithmetic expression of numbers and scalar names: 1 - p, alpha * a. */
+static enum cat arithmetic_cat(struct ck_ctx *x, const char *arg);
 
 static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 {
@@ -988,8 +1071,26 @@ static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 		return C_BOOL;
 	if (arg[0] == '{')
 		return C_LIST;
-	if (isdigit((unsigned char)arg[0]) || (arg[0] == '-' && isdigit((unsigned char)arg[1])))
-		return strpbrk(arg, ".eE") && !strpbrk(arg, "xX") ? C_FLOAT : C_INT;
+	if (isdigit((unsigned char)arg[0]) || (arg[0] == '-' && isdigit((unsigned char)arg[1]))) {
+		bool plain = true;
+		for (const char *p = arg; *p && plain; p++)
+			plain = isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '+';
+		if (plain)
+			return strpbrk(arg, ".eE") && !strpbrk(arg, "xX") ? C_FLOAT : C_INT;
+	}
+	if (scalar_type_constant(arg))
+		return C_SCALARTYPE;
+	if (!strcmp(arg, "kCUDA") || !strcmp(arg, "at::kCUDA") || !strcmp(arg, "kCPU") || !strcmp(arg, "at::kCPU"))
+		return C_DEVICE;
+	if (ot_ends_with(arg, "options") || ot_ends_with(arg, "opts"))
+		return C_OPTIONS;
+	{
+		enum cat c = call_cat(arg);
+		if (c != C_UNKNOWN)
+			return c;
+	}
+	if (strpbrk(arg, "+-*/") && !strpbrk(arg, "(["))
+		return arithmetic_cat(x, arg);
 	switch (expr_type(x, arg)) {
 	case OT_TY_TENSOR:
 		return C_TENSOR;
@@ -1028,8 +1129,43 @@ static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 			return C_LIST;
 		if (strstr(t, "Dimname"))
 			return C_DIMNAME;
+		if (!strcmp(t, "ScalarType") || !strcmp(t, "optional<ScalarType>"))
+			return C_SCALARTYPE;
+		if (!strcmp(t, "TensorOptions"))
+			return C_OPTIONS;
+		if (!strcmp(t, "Device") || !strcmp(t, "optional<Device>"))
+			return C_DEVICE;
 		return C_OTHER;
 	}
+}
+
+static enum cat arithmetic_cat(struct ck_ctx *x, const char *arg)
+{
+	enum cat out = C_INT;
+	char name[96];
+	for (const char *p = arg; *p;) {
+		size_t n = 0;
+		if (!ot_is_ident_char(*p)) {
+			p++;
+			continue;
+		}
+		while (ot_is_ident_char(p[n]))
+			n++;
+		if (n < sizeof(name)) {
+			enum cat c;
+			memcpy(name, p, n);
+			name[n] = '\0';
+			c = arg_cat(x, name);
+			if (c == C_FLOAT)
+				out = C_FLOAT;
+			else if (c != C_INT)
+				return C_UNKNOWN;
+		} else {
+			return C_UNKNOWN;
+		}
+		p += n;
+	}
+	return out;
 }
 
 static int cat_score(enum cat a, enum cat s)
@@ -1039,11 +1175,43 @@ static int cat_score(enum cat a, enum cat s)
 	if (a == s)
 		return 2;
 	if ((a == C_INT && (s == C_FLOAT || s == C_BOOL)) || (a == C_BOOL && s == C_INT) ||
-	    (a == C_LIST && s == C_INT) /* {d} for int[1] */)
+	    (a == C_LIST && s == C_INT) /* {d} for int[1] */ ||
+	    (a == C_INT && s == C_LIST) /* an int is an IntArrayRef of one */)
 		return 1;
-	if (s == C_OTHER || a == C_OTHER)
+	if ((s == C_OTHER && a != C_SCALARTYPE && a != C_OPTIONS && a != C_DEVICE) || a == C_OTHER)
 		return 0;
 	return -5;
+}
+
+/* How well a C++ call's argument categories fit schema `s` (positional,
+ * self first for a method; a TensorOptions takes the place of the four
+ * arguments it packs): a score, or INT_MIN when they cannot. */
+static int schema_fit(const ot_reg_schema *s, const enum cat *cats, size_t total, size_t first)
+{
+	size_t si = first, ai = first;
+	int score = 0;
+	while (ai < total) {
+		if (si >= s->nargs)
+			return INT_MIN;
+		if (cats[ai] == C_OPTIONS && options_group(s, si)) {
+			score += 2;
+			si += 4;
+		} else {
+			/* a keyword-only dtype of a factory is only reached through TensorOptions */
+			int sc = cat_score(cats[ai], schema_cat(s->args[si].type));
+			if (cats[ai] == C_SCALARTYPE && options_group(s, si))
+				sc = -5;
+			score += sc;
+			si++;
+		}
+		ai++;
+	}
+	for (; si < s->nargs; si++)
+		if (!s->args[si].def && !options_group(s, si))
+			return INT_MIN; /* a required argument left */
+		else if (options_group(s, si))
+			si += 3;
+	return score;
 }
 
 /* The overload of `op` a C++ call with these arguments binds: out= ones for
@@ -1068,17 +1236,22 @@ static const ot_reg_func *fit_overload(struct ck_ctx *x, const char *op, bool ou
 		for (size_t k = 0; k < s->nargs; k++)
 			if (!s->args[k].def)
 				required = k + 1;
-		if (total < required || total > s->nargs)
+		if (total > s->nargs)
 			continue;
 		if (!out_call) {
+			int fit;
 			if (!cats_done) {
 				cats[0] = C_TENSOR;
 				for (size_t k = 0; k < nargs && k < OT_CK_MAX_ARGS; k++)
 					cats[k + (method ? 1 : 0)] = arg_cat(x, args[k]);
 				cats_done = true;
 			}
-			for (size_t k = method ? 1 : 0; k < total && k < OT_CK_MAX_ARGS; k++)
-				score += cat_score(cats[k], schema_cat(s->args[k].type));
+			fit = schema_fit(s, cats, total < OT_CK_MAX_ARGS ? total : OT_CK_MAX_ARGS, method ? 1 : 0);
+			if (fit == INT_MIN)
+				continue;
+			score += fit;
+		} else if (total < required) {
+			continue;
 		}
 		if (!*s->overload)
 			score += 1; /* the default overload when nothing else decides */
@@ -1501,14 +1674,18 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 			out->text = c->qual;
 		return;
 	}
-	/* the arguments */
-	open = skip_ws(code, c->off + strlen(c->name), hi);
-	if (open < hi && code[open] == '<') {
-		size_t m = match_bracket(code, open, hi, open);
-		open = m == (size_t)-1 ? hi : skip_ws(code, m + 1, hi);
+	/* the arguments (not known for a call a macro of another file writes) */
+	if (c->off != OT_IX_CALL_NO_TEXT) {
+		open = skip_ws(code, c->off + strlen(c->name), hi);
+		if (open < hi && code[open] == '<') {
+			size_t m = match_bracket(code, open, hi, open);
+			open = m == (size_t)-1 ? hi : skip_ws(code, m + 1, hi);
+		}
+		nargs = open < hi && code[open] == '(' ? split_args(out->args, OT_CK_MAX_ARGS, arena, code, open, hi) : 0;
+		out->nargs = nargs < 0 ? 0 : (size_t)nargs > OT_CK_MAX_ARGS ? OT_CK_MAX_ARGS : (size_t)nargs;
+	} else {
+		x.at = 0;
 	}
-	nargs = open < hi && code[open] == '(' ? split_args(out->args, OT_CK_MAX_ARGS, arena, code, open, hi) : 0;
-	out->nargs = nargs < 0 ? 0 : (size_t)nargs > OT_CK_MAX_ARGS ? OT_CK_MAX_ARGS : (size_t)nargs;
 
 	if (c->kind == OT_CALL_REF) {
 		const ot_ix_stub *s = ni && ni->stub ? find_stub(&x, c->qual, c->name) : NULL;
@@ -1524,6 +1701,10 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 		ot_ty t;
 		if (!ni || !ni->op || !ni->op_method)
 			return; /* no op of that name: Vectorized::exp, IntArrayRef::size... */
+		/* x.to<T>(): no Tensor method that is an op takes template arguments
+		 * (item<T> is the one that calls one) */
+		if (code[skip_ws(code, c->off + strlen(c->name), hi)] == '<' && strcmp(c->name, "item"))
+			return;
 		if (!receiver(code, d->body, c->off, &rs, &re, &arrow)) {
 			out->kind = OT_CK_OP;
 			out->op = ni->op;
@@ -1545,12 +1726,24 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 			out->exact = false;
 			out->why = ot_arena_printf(arena, "the type of `%s` is not known",
 						   span(arena, code, rs, re));
+			out->overload = fit_overload(&x, ni->op, false, out->args, out->nargs, true);
 			return;
 		}
 		return; /* a method of something that is not a Tensor */
 	}
 
 	/* plain calls */
+	if (!*c->qual) {
+		/* a parameter called (a stub or a functor handed in): what it is
+		 * depends on the caller, not on the name */
+		if (!x.params_read) {
+			x.nparams = ot_callkind_params(ck->ix, d, x.pnames, x.ptypes, OT_CK_MAX_ARGS, arena);
+			x.params_read = true;
+		}
+		for (size_t k = 0; k < x.nparams; k++)
+			if (!strcmp(x.pnames[k], c->name))
+				return;
+	}
 	if (is_ti_loop(c->name)) {
 		out->kind = OT_CK_LAUNCH;
 		out->lib = OT_GPU_TI_KERNEL;
@@ -1620,6 +1813,21 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 			return;
 		}
 		if (!*q && ni && ni->op) {
+			size_t b = back_ws(code, d->body, c->off);
+			bool tensor_arg = false, scalar_args = out->nargs > 0;
+			/* ::exp(x), numeric_limits<T>::max(): qualified by the global
+			 * scope or by a type, never an aten op */
+			if (b >= 2 && code[b - 1] == ':' && code[b - 2] == ':')
+				return;
+			/* an aten op takes a Tensor: exp(x) of floats or Vectorized is
+			 * C++'s or ATen's vector maths */
+			for (size_t k = 0; k < out->nargs; k++) {
+				enum cat a = arg_cat(&x, out->args[k]);
+				tensor_arg = tensor_arg || a == C_TENSOR || a == C_TLIST;
+				scalar_args = scalar_args && (a == C_INT || a == C_FLOAT || a == C_BOOL || a == C_OTHER);
+			}
+			if (scalar_args && !tensor_arg)
+				return;
 			/* inside at::native an unqualified kernel name is the native
 			 * function itself; elsewhere argument-dependent lookup finds
 			 * at::x for Tensor arguments */

@@ -412,7 +412,11 @@ static const char *const false_settings[] = {
 static const char *const true_settings[] = {
 	"userEnabledCuDNN", "userEnabledMkldnn", "userEnabledNNPACK", "compiledWithCuDNN",
 	"compiledWithMIOpen_false", "hasMKL", "hasMKLDNN", "hasLAPACK", "hasMAGMA", "hasCuSOLVER",
-	"hasCuBLASLt", "hasOpenMP", "is_grad_enabled", "is_enabled_grad", "_get_cudnn_enabled"};
+	"hasCuBLASLt", "hasOpenMP", "is_grad_enabled", "is_enabled_grad", "_get_cudnn_enabled",
+	/* what a default call's tensors satisfy: a few elements (32-bit indexing),
+	 * one dtype and device, dense and strided (the foreach fast route) */
+	"canUse32BitIndexMath", "can_use_32bit_indexing", "can_use_fast_route",
+	"check_fast_path_restrictions"};
 
 /* Names of the run-time selections that pick a backend library. */
 static bool is_selection(const char *s, size_t n)
@@ -808,6 +812,24 @@ static value literal_value(const char *lit, size_t n)
 	return v_unknown();
 }
 
+/* Is the local `s` (n bytes, declared where `decl` points, past its name)
+ * assigned again somewhere in [from, end): `s = ...`, `s |= ...`? */
+static bool assigned_again(const char *from, const char *end, const char *s, size_t n, const char *decl)
+{
+	for (const char *p = from; (p = memmem(p, (size_t)(end - p), s, n)); p += n) {
+		const char *q = p + n;
+		if (p + n == decl || (p > from && ot_is_ident_char(p[-1])) || ot_is_ident_char(*q) ||
+		    (p > from && (p[-1] == '.' || p[-1] == '>')))
+			continue;
+		while (q < end && (*q == ' ' || *q == '\t'))
+			q++;
+		if (q + 1 < end && ((q[0] == '=' && q[1] != '=') ||
+				    (strchr("|&^+-", q[0]) && q[1] == '=')))
+			return true;
+	}
+	return false;
+}
+
 /* `const bool NAME = EXPR;` (or auto) in the body before the condition. */
 static value local_bool(struct ectx *c, const char *s, size_t n)
 {
@@ -830,6 +852,8 @@ static value local_bool(struct ectx *c, const char *s, size_t n)
 			q++;
 		if (*q != '=' || q[1] == '=')
 			continue;
+		if (assigned_again(e->code + e->body, end, s, n, p))
+			return v_unknown(); /* its value depends on where the condition is */
 		{
 			const char *semi = memchr(q, ';', (size_t)(end - q));
 			char buf[400];
@@ -978,7 +1002,7 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 		return v_truth(c->dev == OT_DEV_CUDA ? OT_TRI_TRUE : OT_TRI_FALSE);
 	if (word_in(s, n, (const char *const[]){"is_cpu"}, 1))
 		return v_truth(c->dev == OT_DEV_CPU ? OT_TRI_TRUE : OT_TRI_FALSE);
-	if (WORD_IN(s, n, ((const char *const[]){"scalar_type", "dtype", "result_type"})) &&
+	if (WORD_IN(s, n, ((const char *const[]){"scalar_type", "dtype", "result_type", "common_dtype"})) &&
 	    (ch->called || c->pyenv))
 		return v_sym("Float");
 	if (WORD_IN(s, n, ((const char *const[]){"layout"})) && (ch->called || c->pyenv))

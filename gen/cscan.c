@@ -735,6 +735,18 @@ static const char *cond_text(struct walker *w, size_t s, size_t e)
 		if (blank && b.size)
 			ot_buf_putc(&b, ' ');
 		blank = false;
+		if ((ch == '"' || ch == '\'') && w->text) {
+			/* the code view blanks a literal's contents: quote it as written */
+			size_t k = i + 1;
+			while (k < e && w->code[k] != ch)
+				k++;
+			if (k < e && k - i < 200) {
+				for (size_t j = i; j <= k; j++)
+					ot_buf_putc(&b, w->text[j] == '\n' ? ' ' : w->text[j]);
+				i = k;
+				continue;
+			}
+		}
 		ot_buf_putc(&b, ch);
 	}
 	if (b.size >= 480)
@@ -2044,12 +2056,15 @@ static bool mtok_not_callee(const struct mdef *m, size_t k)
 }
 
 /* The calls written out in the body of a function item whose parameter list
- * closes at token `close`: a name that is not a macro parameter nor pasted,
- * followed by '(' or by template arguments and '('. Offsets are the raw
- * text's; lines are set by the caller. */
+ * closes at token `close`: a name followed by '(' or by template arguments
+ * and '('. A name the macro's parameters build (OP, fn##_out) goes to the
+ * item's pcalls with its template, a parameter handed on as an argument
+ * too (REF); the others to its calls. Offsets are the raw text's; lines
+ * are set by the caller. */
 static void body_calls(ot_arena *arena, const struct mdef *m, size_t close, ot_ix_mitem *it)
 {
-	OT_VEC(ot_ix_call) v = {0};
+	OT_VEC(ot_ix_call) v = {0}, pv = {0};
+	OT_VEC(ot_ix_template) names = {0};
 	size_t open = close + 1, end;
 	int depth = 0;
 	while (open < m->n && !mtok_punct(m, open, '{'))
@@ -2062,10 +2077,16 @@ static void body_calls(ot_arena *arena, const struct mdef *m, size_t close, ot_i
 	for (size_t k = open + 1; k < end; k++) {
 		const struct mtok *tk = &m->toks[k];
 		ot_ix_call call = {0};
-		size_t next = k + 1, q = k;
-		if (tk->kind != 'i' || mtok_param(m, k) >= 0 || mtok_not_callee(m, k) ||
-		    (next < end && m->toks[next].kind == 'h') || (k > 0 && m->toks[k - 1].kind == 'h'))
+		size_t next, q = k, g;
+		bool uses = false;
+		if (tk->kind != 'i' || mtok_not_callee(m, k) || (k > 0 && m->toks[k - 1].kind == 'h'))
 			continue;
+		/* the name: a token, or tokens joined by ## */
+		for (g = k + 1; g + 1 < end && m->toks[g].kind == 'h' &&
+				(m->toks[g + 1].kind == 'i' || m->toks[g + 1].kind == 'n');
+		     g += 2)
+			;
+		next = g;
 		if (mtok_punct(m, next, '<')) {
 			int d = 0;
 			size_t j;
@@ -2077,26 +2098,44 @@ static void body_calls(ot_arena *arena, const struct mdef *m, size_t close, ot_i
 				else if (mtok_punct(m, j, ';') || mtok_punct(m, j, '{') || mtok_punct(m, j, '}'))
 					j = end - 1;
 			}
-			if (j >= end)
-				continue;
-			next = j + 1;
+			if (j < end && mtok_punct(m, j + 1, '('))
+				next = j + 1;
 		}
-		if (!mtok_punct(m, next, '('))
-			continue;
+		for (size_t j = k; j < g; j++)
+			uses = uses || mtok_param(m, j) >= 0;
 		/* the qualifier: name :: name :: before it */
 		while (q >= 2 && mtok_is(m, q - 1, "::") && m->toks[q - 2].kind == 'i')
 			q -= 2;
-		call.name = ot_arena_strndup(arena, m->t + tk->s, tk->e - tk->s);
 		call.qual = q < k ? ot_arena_strndup(arena, m->t + m->toks[q].s, m->toks[k - 2].e - m->toks[q].s)
 				  : "";
 		call.kind = k > 0 && (mtok_punct(m, k - 1, '.') || mtok_is(m, k - 1, "->")) ? OT_CALL_MEMBER
 											  : OT_CALL_PLAIN;
 		call.off = (uint32_t)tk->s;
-		ot_vec_push(&v, call);
+		if (uses) {
+			bool unused;
+			if (!mtok_punct(m, next, '(')) {
+				/* a parameter handed on: f(result, self, STUB) */
+				if (g != k + 1 || !(mtok_punct(m, k - 1, ',') || mtok_punct(m, k - 1, '(')) ||
+				    !(mtok_punct(m, g, ',') || mtok_punct(m, g, ')')))
+					continue;
+				call.kind = OT_CALL_REF;
+			}
+			ot_vec_push(&pv, call);
+			ot_vec_push(&names, mtok_template(arena, m, k, g, &unused));
+		} else if (mtok_punct(m, next, '(')) {
+			call.name = ot_arena_strndup(arena, m->t + tk->s, tk->e - tk->s);
+			ot_vec_push(&v, call);
+		}
+		k = g - 1;
 	}
 	it->calls = OT_ARENA_VEC(arena, &v);
 	it->ncalls = (uint32_t)v.len;
+	it->pcalls = OT_ARENA_VEC(arena, &pv);
+	it->pnames = OT_ARENA_VEC(arena, &names);
+	it->npcalls = (uint32_t)pv.len;
 	ot_vec_free(&v);
+	ot_vec_free(&pv);
+	ot_vec_free(&names);
 }
 
 /* The items of a macro body (ot_ix_mitem), walked at its top level. */
@@ -2279,11 +2318,16 @@ static void find_pasting_macros(struct walker *w, const char *text, size_t len)
 		macro_items(&items, w->arena, &m);
 		if (!items.len || in_block_comment(text, ls))
 			continue;
-		for (size_t i = 0; i < items.len; i++)
+		for (size_t i = 0; i < items.len; i++) {
 			for (uint32_t c = 0; c < items.items[i].ncalls; c++) {
 				ot_ix_call *call = (ot_ix_call *)&items.items[i].calls[c];
 				call->line = line_of(w, call->off);
 			}
+			for (uint32_t c = 0; c < items.items[i].npcalls; c++) {
+				ot_ix_call *call = (ot_ix_call *)&items.items[i].pcalls[c];
+				call->line = line_of(w, call->off);
+			}
+		}
 		mac.items = OT_ARENA_VEC(w->arena, &items);
 		mac.nitems = (uint32_t)items.len;
 		mac.name = ot_arena_strndup(w->arena, text + ns, ne - ns);

@@ -235,52 +235,8 @@ struct expand {
 	ot_map *tails;             /* the cdef lists' ends (merge) */
 	const ot_ix_minvoke *site; /* the invocation written in the source */
 	const ot_ix_macro *macro;  /* its macro */
-	const ot_ix_call *calls;   /* the site's identifier arguments */
-	uint32_t ncalls;
-	bool have_calls;
 	ot_buf tmp;
 };
-
-/* The identifiers among a site's arguments, as calls on its line: what the
- * macro is handed (a stub, a helper, a functor) is what the generated
- * function calls, as for a macro site (cscan.c record_macro_site). */
-static void site_calls(struct expand *e)
-{
-	OT_VEC(ot_ix_call) v = {0};
-	const ot_ix_minvoke *s = e->site;
-	e->have_calls = true;
-	for (uint16_t a = 0; a < s->nargs; a++) {
-		const char *p = s->args[a];
-		while (*p) {
-			const char *b = p;
-			ot_ix_call call = {0};
-			if (!ot_is_ident_char(*p) || (*p >= '0' && *p <= '9')) {
-				/* skip a number or punctuation whole */
-				while (*p && (*p >= '0' && *p <= '9' ? ot_is_ident_char(*p) : !ot_is_ident_char(*p)))
-					p++;
-				continue;
-			}
-			while (ot_is_ident_char(*p))
-				p++;
-			if ((p - b == 4 && !memcmp(b, "true", 4)) || (p - b == 5 && !memcmp(b, "false", 5)) ||
-			    (p - b == 7 && !memcmp(b, "nullptr", 7)))
-				continue; /* a literal argument */
-			call.name = ot_arena_strndup(e->ix->arena, b, (size_t)(p - b));
-			call.qual = "";
-			call.line = s->line;
-			ot_vec_push(&v, call);
-			if (!ot_map_get(e->ix->call_names, call.name))
-				ot_map_put(e->ix->call_names, call.name, (void *)1);
-		}
-	}
-	if (v.len) {
-		ot_ix_call *calls = ot_arena_alloc(e->ix->arena, v.len * sizeof(*calls));
-		memcpy(calls, v.items, v.len * sizeof(*calls));
-		e->calls = calls;
-		e->ncalls = (uint32_t)v.len;
-	}
-	ot_vec_free(&v);
-}
 
 /* Is the header `hpath` included by the file `f`? Its path is written from
  * "ATen/..." (<ATen/native/cuda/ForeachFunctors.cuh>), or relative to the
@@ -344,10 +300,33 @@ static bool args_fit(const ot_ix_macro *m, const char *const *args, size_t nargs
 	return m->variadic ? nargs >= m->nparams : nargs == m->nparams;
 }
 
+typedef OT_VEC(ot_ix_call) callvec;
+
+/* A call of a generated definition, its name in the index's names. */
+static void generated_call(struct expand *e, callvec *v, ot_ix_call call, bool same_file)
+{
+	/* a #define in another file: its offsets are not the site file's, and
+	 * the arguments are not known */
+	if (!same_file) {
+		call.off = OT_IX_CALL_NO_TEXT;
+		call.line = e->site->line;
+		if (call.kind == OT_CALL_MEMBER)
+			return;
+	}
+	if (!ot_map_get(e->ix->call_names, call.name))
+		ot_map_put(e->ix->call_names, call.name, (void *)1);
+	ot_vec_push(v, call);
+}
+
+/* A definition a macro invocation generates, with the calls its body
+ * writes out and those its parameters make (OP(...) with OP given, a stub
+ * handed on), named by the invocation's arguments `args`. */
 static void add_generated(struct expand *e, const ot_ix_macro *paster, const ot_ix_mitem *it,
-			  const char *name, const char *inner)
+			  const char *name, const char *inner, const char *const *args, size_t nargs)
 {
 	const ot_ix_minvoke *site = e->site;
+	bool same_file = paster->file == site->file;
+	callvec calls = {0};
 	ot_ix_cdef *d;
 	ot_ix_gen *g;
 	/* once per name and invocation (overloads share both), and not again
@@ -370,23 +349,19 @@ static void add_generated(struct expand *e, const ot_ix_macro *paster, const ot_
 	d->kind = it->kind == OT_MITEM_IMPL ? OT_CDEF_IMPL : OT_CDEF_FUNC;
 	d->in_class = site->in_class;
 	d->gen = g;
-	if (!e->have_calls)
-		site_calls(e);
-	d->calls = e->calls;
-	d->ncalls = e->ncalls;
-	/* the calls the macro's body writes out, when it is in the same file:
-	 * their offsets are in its code view */
-	if (it->ncalls && paster->file == site->file) {
-		ot_ix_call *all = ot_arena_alloc(e->ix->arena, (e->ncalls + it->ncalls) * sizeof(*all));
-		if (e->ncalls)
-			memcpy(all, e->calls, e->ncalls * sizeof(*all));
-		memcpy(all + e->ncalls, it->calls, it->ncalls * sizeof(*all));
-		for (uint32_t i = 0; i < it->ncalls; i++)
-			if (!ot_map_get(e->ix->call_names, it->calls[i].name))
-				ot_map_put(e->ix->call_names, it->calls[i].name, (void *)1);
-		d->calls = all;
-		d->ncalls = e->ncalls + it->ncalls;
+	for (uint32_t i = 0; i < it->npcalls; i++) {
+		ot_ix_call call = it->pcalls[i];
+		const char *n = instantiate(e, &it->pnames[i], paster, args, nargs);
+		if (!ot_is_identifier(n) || (call.kind == OT_CALL_REF && !ot_ends_with(n, "_stub")))
+			continue;
+		call.name = n;
+		generated_call(e, &calls, call, same_file);
 	}
+	for (uint32_t i = 0; i < it->ncalls; i++)
+		generated_call(e, &calls, it->calls[i], same_file);
+	d->calls = OT_ARENA_VEC(e->ix->arena, &calls);
+	d->ncalls = (uint32_t)calls.len;
+	ot_vec_free(&calls);
 	LINK(e->ix->cdefs, e->tails, name, d, ot_ix_cdef);
 	e->ix->stats.generated++;
 }
@@ -404,7 +379,7 @@ static void expand(struct expand *e, const ot_ix_macro *m, const char *const *ar
 		ot_buf text = OT_BUF_INIT;
 		if (it->kind != OT_MITEM_INVOKE) {
 			if (ot_is_identifier(name))
-				add_generated(e, m, it, name, inner);
+				add_generated(e, m, it, name, inner, args, nargs);
 			continue;
 		}
 		if (depth + 1 >= MAX_EXPANSION_DEPTH ||
@@ -473,9 +448,6 @@ static void expand_invocations(ot_index *ix, ot_map *tails)
 			if (!ot_map_get(productive, site->macro))
 				continue;
 			e.site = site;
-			e.have_calls = false;
-			e.calls = NULL;
-			e.ncalls = 0;
 			e.macro = resolve_macro(ix, site->macro, site->file, site->line);
 			if (e.macro)
 				expand(&e, e.macro, site->args, site->nargs, NULL, 0);

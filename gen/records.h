@@ -70,6 +70,10 @@ typedef enum {
 			      Tensor ("mul", "sub_"); callkind.h decides */
 } ot_ix_call_kind;
 
+/** ot_ix_call.off of a call whose text is not in its definition's file (a
+ * macro defined elsewhere generated it): its arguments are not known. */
+#define OT_IX_CALL_NO_TEXT UINT32_MAX
+
 /** A call inside a function body. */
 typedef struct ot_ix_call {
 	const char *name; /**< the called identifier, "gemm" */
@@ -77,7 +81,8 @@ typedef struct ot_ix_call {
 			       macro's name for OT_CALL_MACRO_LAUNCH */
 	uint32_t line;
 	uint32_t off;     /**< byte offset of the name in the file: the receiver
-			       and the arguments are read from the code view there */
+			       and the arguments are read from the code view there;
+			       OT_IX_CALL_NO_TEXT when not known */
 	uint32_t pp;      /**< the preprocessor arm it sits in (ot_ix_pparm), or 0 */
 	uint16_t guard;   /**< the innermost guard of the body it runs under
 			       (1-based in the function's table), or 0 */
@@ -153,6 +158,13 @@ typedef struct {
 					     (not through the macro's parameters),
 					     at their place in the #define */
 	uint32_t ncalls;
+	const struct ot_ix_call *pcalls; /**< FUNC/IMPL: calls whose name the macro's
+					      parameters make (OP(...), fn##_out(...));
+					      `name` NULL, the name in pnames; and
+					      parameters handed on (REF: a stub when
+					      the argument is one) */
+	const ot_ix_template *pnames;
+	uint32_t npcalls;
 } ot_ix_mitem;
 
 /** A `#define NAME(params) body` whose body defines functions with names

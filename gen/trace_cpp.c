@@ -241,6 +241,58 @@ static void call_verdicts(struct tb_ctx *c, const struct body_env *be, const ot_
 	}
 }
 
+/* Is definition d compiled in the build? When it is not (or the build flag
+ * is not known), an edge to it is never taken, with the arm as the reason. */
+static void def_built(struct tb_ctx *c, const ot_ix_cdef *d, ot_edge *e)
+{
+	ot_verdict pp;
+	if (!d->pp)
+		return;
+	pp = ot_cond_pparm(c->t->build, c->ix, d->file, d->pp);
+	if (pp.value == OT_TRI_TRUE)
+		return;
+	for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
+		tb_never(e, (ot_device)dev, OT_WHEN_BUILD, pp.text ? pp.text : "a build flag");
+		e->cond[dev].line = pp.line;
+	}
+	e->when_file = fpath(c, d->file);
+	tb_headline(e);
+}
+
+/* The scalar type an overload of a helper is written for, by its parameter
+ * types and a specialization on its line (gemm(..., float *c, ...),
+ * foo<c10::complex<c10::Half>>): 'F' float32, 'O' another one, '?' none
+ * (a template, or no scalar type named). */
+static char def_dtype(struct tb_ctx *c, const ot_ix_cdef *d)
+{
+	static const char *const others[] = {"double", "complex", "Half", "BFloat16", "int8_t", "int16_t",
+					     "int32_t", "uint8_t", "Float8", "qint", "quint"};
+	const char *const *names, *const *types;
+	size_t n = ot_callkinds_params(c->t->ck, d, &names, &types);
+	const ot_ix_file *f = ot_index_file(c->ix, d->file);
+	char head[256] = "";
+	bool f32 = false, other = false;
+	(void)names;
+	if (f && d->line >= 1 && d->line <= f->nlines && !d->gen) {
+		const char *l = f->code + f->line_off[d->line - 1];
+		const char *open = strchr(l, '(');
+		size_t k = open && open - l < (long)sizeof(head) ? (size_t)(open - l) : 0;
+		memcpy(head, l, k);
+		head[k] = '\0';
+	}
+	for (size_t i = 0; i <= n; i++) {
+		const char *t = i < n ? types[i] : head;
+		for (const char *p = t; (p = strstr(p, "float")); p += 5)
+			if (!(p > t && ot_is_ident_char(p[-1])) && !ot_is_ident_char(p[5]) &&
+			    !(p - t >= 8 && !memcmp(p - 8, "complex<", 8)))
+				f32 = true;
+		for (size_t k = 0; k < OT_ARRAY_LEN(others); k++)
+			if (strstr(t, others[k]))
+				other = true;
+	}
+	return f32 && !other ? 'F' : other && !f32 ? 'O' : '?';
+}
+
 /* What a C++ call passes to the callee's parameters: literals and the
  * caller's known values, positionally. */
 static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_binding *b)
@@ -567,9 +619,17 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 			break;
 		}
 		case OT_CK_NATIVE:
-		case OT_CK_HELPER:
+		case OT_CK_HELPER: {
+			/* overloads for several scalar types: a float32 call takes the
+			 * float one */
+			bool has_f32 = false;
+			char dt[OT_CK_MAX_DEFS];
 			if (ck.kind == OT_CK_HELPER && level >= c->t->opts.helper_depth)
 				break;
+			for (size_t k = 0; k < ck.ndefs; k++) {
+				dt[k] = ck.ndefs > 1 ? def_dtype(c, ck.defs[k]) : '?';
+				has_f32 = has_f32 || dt[k] == 'F';
+			}
 			for (size_t k = 0; k < ck.ndefs; k++) {
 				const ot_ix_cdef *h = ck.defs[k];
 				tb_binding hb;
@@ -602,11 +662,17 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 					if (native)
 						e.site_note = ot_arena_printf(c->a, "calls at::native::%s directly", h->name);
 					tb_reach(c, &e, v, kind, fpath(c, d->file));
+					def_built(c, h, &e);
+					if (has_f32 && dt[k] == 'O')
+						for (int dev = 0; dev < OT_DEV_COUNT; dev++)
+							tb_never(&e, (ot_device)dev, OT_WHEN_GUARD,
+								 "the overload for another scalar type (float32 takes the float one)");
 					tb_edge(c, &e);
 					interesting = true;
 				}
 			}
 			break;
+		}
 		case OT_CK_LIB:
 		case OT_CK_LAUNCH: {
 			ot_node n = {0};
@@ -734,12 +800,19 @@ static bool in_at_native(const ot_ix_cdef *d)
 /* Definitions of the C++ function a dispatch entry names: in at::native, in
  * native/ and the backend's folder first, then in native/, then elsewhere
  * in ATen; a macro invocation naming it only when there is no written
- * definition. */
+ * definition. A structured entry's kernel is a TORCH_IMPL_FUNC (a plain
+ * function of that name is another overload's), another entry's a plain
+ * function; a structured kernel written as a plain function is taken only
+ * when there is no TORCH_IMPL_FUNC. */
 static size_t kernel_defs(const struct tb_ctx *c, const char *kernel, const char *key,
 			  bool structured, const ot_ix_cdef **out, size_t max)
 {
 	size_t n = 0;
-	for (int pass = 0; pass < 4 && !n; pass++) {
+	for (int pass = 0; pass < 5 && !n; pass++) {
+		/* passes 0-2 as the kind says, 3 a plain function for a structured
+		 * entry, 4 macro invocations */
+		if (pass == 3 && !structured)
+			continue;
 		for (int symint = 0; symint < 2; symint++) {
 			char name[200];
 			snprintf(name, sizeof(name), symint ? "%s_symint" : "%s", kernel);
@@ -748,12 +821,15 @@ static size_t kernel_defs(const struct tb_ctx *c, const char *kernel, const char
 				bool native = ot_starts_with(p, "aten/src/ATen/native/");
 				if (d->in_class || !ot_starts_with(p, "aten/src/ATen/") ||
 				    ot_starts_with(p, "aten/src/ATen/native/ufunc/") || !in_at_native(d) ||
-				    native == (pass == 2))
+				    (pass < 3 && native == (pass == 2)))
 					continue;
 				if (pass < 3) {
-					if (d->kind != OT_CDEF_FUNC && !(structured && d->kind == OT_CDEF_IMPL))
+					if (d->kind != (structured ? OT_CDEF_IMPL : OT_CDEF_FUNC))
 						continue;
 					if (pass == 0 && !dir_matches_key(p, key))
+						continue;
+				} else if (pass == 3) {
+					if (d->kind != OT_CDEF_FUNC)
 						continue;
 				} else if (d->kind != OT_CDEF_MACRO) {
 					continue;
@@ -966,6 +1042,11 @@ void tb_expand_entry(struct tb_ctx *c, const struct tb_pending *p)
 		snprintf(first_key, sizeof(first_key), "%.*s", (int)strcspn(uses[u].keys, ","), uses[u].keys);
 		for (int dev = 0; dev < OT_DEV_COUNT; dev++)
 			main_key = main_key || (rk[dev] && keys_have(uses[u].keys, rk[dev]));
+		/* an op the code calls runs on the tensors the caller has: dense CPU
+		 * or CUDA ones; its sparse, quantized, nested, MPS... kernels are
+		 * listed for the op asked for only */
+		if (!main_key && depth > 0)
+			continue;
 		nd = kernel_defs(c, uses[u].kernel, first_key, eff->structured && eff->has_dispatch, defs,
 				 OT_ARRAY_LEN(defs));
 		if (nd > 1) {
@@ -1061,6 +1142,7 @@ void tb_expand_entry(struct tb_ctx *c, const struct tb_pending *p)
 				if (!rk[dev] || !keys_have(uses[u].keys, rk[dev]))
 					tb_never(&e, (ot_device)dev, OT_WHEN_KEY,
 						 ot_arena_printf(c->a, "dispatch key %s", uses[u].keys));
+			def_built(c, defs[k], &e);
 			tb_edge(c, &e);
 			/* the kernels people write against: CPU, CUDA and the
 			 * composites; sparse, quantized, nested, MPS... are listed,
