@@ -8,10 +8,13 @@
  * order given.
  *
  * The DOT text is cgraph's canonical writer (what gvRenderData's "canon"
- * prints) run before layout, so it holds no coordinates: it depends only on
- * the input, not on font metrics. The SVG's geometry comes from the pango
- * text layout plugin and fontconfig (fonts-dejavu-core provides the font);
- * it is identical across runs and processes on one machine image.
+ * prints) run before Graphviz lays the graph out, so a diagram dot draws
+ * holds no coordinates and depends only on the input. A placed diagram
+ * (below) holds the positions optrace gave its nodes and edges, computed
+ * from text sizes measured once with the font. The SVG's geometry comes
+ * from the pango text layout plugin and fontconfig (fonts-dejavu-core
+ * provides the font); it is identical across runs and processes on one
+ * machine image.
  *
  * Labels, titles and tooltips render literally ('"', '\', '<', '{', '|',
  * '&', "\N"...); a newline in a label is a centred line break. One exception
@@ -20,13 +23,12 @@
  *
  * Readable in a docs column: the diagram is drawn top to bottom, a label
  * line longer than OT_GRAPH_WRAP characters is wrapped (after "::", '/',
- * a space, ',', '(', '<', '.', '_' where one is near, else cut), and a
- * diagram whose natural layout is wider than OT_GRAPH_MAX_WIDTH points is
- * laid out again with its nodes packed into rows of bounded width (each
- * node below every node that leads to it, nodes of the main path placed
- * first), narrowed until it fits. Only then does the DOT text hold a
- * subgraph per row ("rank=same") and invisible edges that order the rows;
- * a diagram that fits as it is keeps its plain DOT text.
+ * a space, ',', '(', '<', '.', '_' where one is near, else cut), and it is
+ * at most OT_GRAPH_MAX_WIDTH points wide: a diagram dot would draw wider
+ * (or whose longest-path ranks alone are wider) is placed by
+ * graph_place.h instead, in rows of bounded width with its edges routed
+ * through the rows' gaps, and Graphviz only draws it ("nop2"). Its SVG has
+ * the same nodes and edges, in the same order, as dot's would.
  *
  * Graphviz layout is not thread-safe: ot_graph_render serialises callers
  * with a process-wide lock.
