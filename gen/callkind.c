@@ -40,6 +40,7 @@ struct thread_cache {
 	ot_arena *arena;
 	ot_map *bodies; /* "%p" of a cdef -> ot_callkind[ncalls] */
 	ot_map *params; /* "%p" of a cdef -> struct params */
+	ot_map *locals; /* "%p:name" of a cdef and a local -> struct decls */
 };
 
 struct params {
@@ -159,6 +160,7 @@ static void free_cache(struct thread_cache *tc)
 		return;
 	ot_map_free(tc->bodies);
 	ot_map_free(tc->params);
+	ot_map_free(tc->locals);
 	ot_arena_free(tc->arena);
 	free(tc);
 }
@@ -188,6 +190,7 @@ static struct thread_cache *thread_cache(const ot_callkinds *ck)
 	tc->arena = ot_arena_new();
 	tc->bodies = ot_map_new();
 	tc->params = ot_map_new();
+	tc->locals = ot_map_new();
 	pthread_setspecific(ck->cache, tc);
 	pthread_mutex_lock(&caches_lock);
 	ot_vec_push(&((ot_callkinds *)ck)->caches, tc);
@@ -505,12 +508,23 @@ static bool word_before_is(const char *c, size_t lo, size_t at, const char *w)
  * (the closest declaration), as written; for `auto`, the initializer into
  * *init; for a range-for variable, the range into *range. NULL when none.
  */
-static const char *local_type(ot_arena *a, const char *c, const ot_ix_cdef *d, size_t at,
-			      const char *name, const char **init, const char **range)
+/* The declarations of one local in one body (scan_decls), cached per thread. */
+struct decl {
+	size_t pos;
+	const char *type, *init, *range;
+};
+struct decls {
+	size_t n;
+	struct decl *v;
+};
+
+/* Every declaration of local `name` in d's body before offset `at`, in
+ * order (its type, initializer and range-for source as written). */
+static void scan_decls(struct decls *out, ot_arena *a, const char *c, const ot_ix_cdef *d, size_t at,
+		       const char *name)
 {
-	size_t n = strlen(name), lo = d->body + 1, best = 0;
-	const char *best_type = NULL, *best_init = NULL, *best_range = NULL;
-	*init = *range = NULL;
+	size_t n = strlen(name), lo = d->body + 1;
+	OT_VEC(struct decl) v = {0};
 	for (size_t i = lo; i + n <= at; i++) {
 		size_t after, tend, ts;
 		char nx;
@@ -610,11 +624,9 @@ static const char *local_type(ot_arena *a, const char *c, const ot_ix_cdef *d, s
 			}
 			if (ts >= tend)
 				continue;
-			if (i > best || !best) {
-				best = i;
-				best_type = span(a, c, ts, tend);
-				best_init = NULL;
-				best_range = NULL;
+			{
+				struct decl dl = {i, span(a, c, ts, tend), NULL, NULL};
+				const char *best_init = NULL, *best_range = NULL;
 				if (nx == '=') {
 					size_t e = after + 1;
 					int depth = 0;
@@ -645,12 +657,57 @@ static const char *local_type(ot_arena *a, const char *c, const ot_ix_cdef *d, s
 					}
 					best_range = span(a, c, after + 1, e);
 				}
+				dl.init = best_init;
+				dl.range = best_range;
+				ot_vec_push(&v, dl);
 			}
 		}
 	}
-	*init = best_init;
-	*range = best_range;
-	return best_type;
+	out->n = v.len;
+	out->v = v.len ? ot_arena_alloc(a, v.len * sizeof(*out->v)) : NULL;
+	if (v.len)
+		memcpy(out->v, v.items, v.len * sizeof(*out->v));
+	ot_vec_free(&v);
+}
+
+/* The type of local `name` where offset `at` of d's body sees it (its
+ * last declaration before `at`), with its initializer and range-for
+ * source, or NULL. The declarations are read once per body and name. */
+static const char *local_type(const ot_callkinds *ck, const char *c, const ot_ix_cdef *d, size_t at,
+			      const char *name, const char **init, const char **range)
+{
+	struct thread_cache *tc = thread_cache(ck);
+	char key[200];
+	struct decls *ds;
+	const struct decl *best = NULL;
+	*init = *range = NULL;
+	if (!d->body)
+		return NULL; /* a generated definition: no body of its own */
+	snprintf(key, sizeof(key), "%p:%s", (const void *)d, name);
+	if (!(ds = ot_map_get(tc->locals, key))) {
+		const ot_ix_file *f = ot_index_file(ck->ix, d->file);
+		ds = ot_arena_alloc(tc->arena, sizeof(*ds));
+		scan_decls(ds, tc->arena, c, d, d->body_end ? d->body_end : f->len, name);
+		ot_map_put(tc->locals, ot_arena_strdup(tc->arena, key), ds);
+	}
+	for (size_t i = 0; i < ds->n && ds->v[i].pos + strlen(name) <= at; i++)
+		best = &ds->v[i];
+	if (!best)
+		return NULL;
+	*init = best->init;
+	*range = best->range;
+	return best->type;
+}
+
+const char *ot_callkind_local_init(const ot_callkinds *ck, const ot_ix_cdef *d, uint32_t at,
+				   const char *name)
+{
+	const ot_ix_file *f = ot_index_file(ck->ix, d->file);
+	const char *init, *range;
+	if (!f || !d->body || at == OT_IX_CALL_NO_TEXT)
+		return NULL;
+	local_type(ck, f->code, d, at, name, &init, &range);
+	return init;
 }
 
 /* ---- types of expressions ----------------------------------------------------------------- */
@@ -689,7 +746,7 @@ static ot_ty name_type(struct ck_ctx *x, const char *name)
 	const char *init, *range, *type;
 	if (!strcmp(name, "this"))
 		return OT_TY_OTHER;
-	type = local_type(x->a, x->f->code, x->d, x->at, name, &init, &range);
+	type = local_type(x->ck, x->f->code, x->d, x->at, name, &init, &range);
 	if (!type && !x->params_read) {
 		x->nparams = ot_callkind_params(x->ck->ix, x->d, x->pnames, x->ptypes,
 						OT_CK_MAX_ARGS, x->a);
@@ -1109,7 +1166,7 @@ static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 		for (size_t i = 0; i < n; i++)
 			if (!ot_is_ident_char(arg[i]))
 				return C_UNKNOWN;
-		type = local_type(x->a, x->f->code, x->d, x->at, arg, &init, &range);
+		type = local_type(x->ck, x->f->code, x->d, x->at, arg, &init, &range);
 		if (!type)
 			for (size_t i = 0; i < x->nparams; i++)
 				if (!strcmp(x->pnames[i], arg))
@@ -1489,15 +1546,72 @@ static void param_range(struct ck_ctx *x, const ot_ix_cdef *d, size_t *required,
 }
 
 /* Keep the candidates whose parameters take `nargs` arguments. */
-static size_t fit_helpers(struct ck_ctx *x, const ot_ix_cdef **cand, size_t n, size_t nargs)
+/* The category of a C++ parameter type, for overloads of helpers. */
+static enum cat param_cat(const char *type)
+{
+	char t[128];
+	switch (ot_callkind_type(type)) {
+	case OT_TY_TENSOR:
+		return C_TENSOR;
+	case OT_TY_TENSOR_LIST:
+		return C_TLIST;
+	case OT_TY_TENSOR_PTR:
+		return C_OTHER; /* optional<Tensor>: a Tensor or nullopt */
+	default:
+		break;
+	}
+	normalize_type(t, sizeof(t), type);
+	if (!strcmp(t, "int64_t") || !strcmp(t, "int") || !strcmp(t, "SymInt") || !strcmp(t, "size_t"))
+		return C_INT;
+	if (!strcmp(t, "double") || !strcmp(t, "float") || !strcmp(t, "Scalar"))
+		return C_FLOAT;
+	if (!strcmp(t, "bool"))
+		return C_BOOL;
+	if (strstr(t, "IntArrayRef") || strstr(t, "DimVector"))
+		return C_LIST;
+	if (!strcmp(t, "ScalarType"))
+		return C_SCALARTYPE;
+	if (strstr(t, "Dimname"))
+		return C_DIMNAME;
+	return C_OTHER;
+}
+
+/* The helper overloads a call with `nargs` arguments binds: those whose
+ * parameter count fits, then the best fit of the arguments' kinds. */
+static size_t fit_helpers(struct ck_ctx *x, const ot_ix_cdef **cand, size_t n, const char *const *args,
+			  size_t nargs)
 {
 	size_t kept = 0;
+	int score[OT_CK_MAX_DEFS], best = INT_MIN;
+	enum cat cats[OT_CK_MAX_ARGS];
+	bool cats_done = false;
 	for (size_t i = 0; i < n; i++) {
 		size_t req, tot;
 		param_range(x, cand[i], &req, &tot);
-		if (nargs >= req && nargs <= tot)
-			cand[kept++] = cand[i];
+		if (!(nargs >= req && nargs <= tot))
+			continue;
+		cand[kept] = cand[i];
+		score[kept] = 0;
+		if (kept || i + 1 < n) {
+			const char *names[OT_CK_MAX_ARGS], *types[OT_CK_MAX_ARGS];
+			size_t np = ot_callkind_params(x->ck->ix, cand[i], names, types, OT_CK_MAX_ARGS, x->a);
+			if (!cats_done) {
+				for (size_t k = 0; k < nargs && k < OT_CK_MAX_ARGS; k++)
+					cats[k] = arg_cat(x, args[k]);
+				cats_done = true;
+			}
+			for (size_t k = 0; k < nargs && k < np && k < OT_CK_MAX_ARGS; k++)
+				score[kept] += cat_score(cats[k], param_cat(types[k]));
+		}
+		if (score[kept] > best)
+			best = score[kept];
+		kept++;
 	}
+	n = kept;
+	kept = 0;
+	for (size_t i = 0; i < n; i++)
+		if (score[i] == best)
+			cand[kept++] = cand[i];
 	return kept;
 }
 
@@ -1505,6 +1619,42 @@ static size_t fit_helpers(struct ck_ctx *x, const ot_ix_cdef **cand, size_t n, s
  * namespaces enclosing it (or, for a qualified call, where the qualifier
  * points). A __device__-only or __global__ function never answers a call
  * made from host code. */
+/* A file only nvcc compiles (.cu, .cuh). */
+static bool cuda_path(const char *path)
+{
+	return ot_ends_with(path, ".cu") || ot_ends_with(path, ".cuh");
+}
+
+/* Is h visible only in its own file: written in a .cpp/.cu file (not a
+ * header) as static, inline, constexpr or device code? Read from the words
+ * before its name (its line and the one before). */
+static bool file_local(const ot_callkinds *ck, const ot_ix_cdef *h)
+{
+	static const char *const words[] = {"static", "inline", "constexpr", "__device__", "C10_DEVICE",
+					    "C10_HOST_DEVICE", "__forceinline__", "C10_ALWAYS_INLINE"};
+	const ot_ix_file *f = ot_index_file(ck->ix, h->file);
+	const char *p, *start, *name;
+	size_t n;
+	if (!f || h->gen || h->line < 1 || h->line > f->nlines || ot_ends_with(f->path, ".h") ||
+	    ot_ends_with(f->path, ".cuh") || ot_ends_with(f->path, ".hpp"))
+		return false;
+	p = f->code + f->line_off[h->line - 1];
+	start = h->line >= 2 ? f->code + f->line_off[h->line - 2] : p;
+	n = strlen(h->name);
+	for (name = p; (name = strstr(name, h->name)); name += n)
+		if ((name == f->code || !ot_is_ident_char(name[-1])) && !ot_is_ident_char(name[n]))
+			break;
+	if (!name)
+		return false;
+	for (size_t k = 0; k < OT_ARRAY_LEN(words); k++) {
+		size_t wn = strlen(words[k]);
+		for (const char *w = start; (w = memmem(w, (size_t)(name - w), words[k], wn)); w += wn)
+			if ((w == f->code || !ot_is_ident_char(w[-1])) && !ot_is_ident_char(w[wn]))
+				return true;
+	}
+	return false;
+}
+
 static size_t find_helpers(struct ck_ctx *x, const char *qual, const char *name,
 			   const ot_ix_cdef **out, size_t max)
 {
@@ -1531,8 +1681,11 @@ static size_t find_helpers(struct ck_ctx *x, const char *qual, const char *name,
 					continue;
 			} else if (!ns_encloses(hns, d->ns) || !*hns) {
 				continue;
-			} else if (strstr(hns, "(anonymous)")) {
-				continue; /* another file's anonymous namespace */
+			} else if (strstr(hns, "(anonymous)") || (h->file != d->file && file_local(x->ck, h))) {
+				continue; /* another file's anonymous namespace or static, inline function */
+			} else if (ot_ends_with(ot_index_file(x->ck->ix, h->file)->path, ".cuh") &&
+				   !cuda_path(x->f->path)) {
+				continue; /* a header only nvcc includes: host C++ never sees it */
 			}
 			out[n++] = h;
 		}
@@ -1559,28 +1712,60 @@ static size_t native_defs(struct ck_ctx *x, const char *name, const ot_ix_cdef *
 	return n;
 }
 
-/* The first DECLARE_DISPATCH-family site of stub `name` visible from d
- * (its namespace encloses d's, or the qualifier names it). */
+/* The namespace a name written with qualifier `qual` in namespace `ns`
+ * (anonymous ones seen through) is looked up from: ns::qual, or qual when
+ * it is absolute (at::..., ::...). */
+static void lookup_scope(char *out, size_t n, const char *ns, const char *qual)
+{
+	char visible[600];
+	without_anonymous(visible, sizeof(visible), ns);
+	if (qual[0] == ':' && qual[1] == ':')
+		snprintf(out, n, "%s", qual + 2);
+	else if (ot_starts_with(qual, "at::") || !strcmp(qual, "at") || ot_starts_with(qual, "c10::"))
+		snprintf(out, n, "%s", qual);
+	else if (*qual)
+		snprintf(out, n, "%s%s%s", visible, *visible ? "::" : "", qual);
+	else
+		snprintf(out, n, "%s", visible);
+}
+
+/* The declaration of stub `name` a use in `scope` finds: the innermost
+ * namespace enclosing it that declares (or defines) one. */
+static const ot_ix_stub *stub_in_scope(const ot_index *ix, const char *name, const char *scope)
+{
+	const ot_ix_stub *best = NULL;
+	size_t best_len = 0;
+	for (const ot_ix_stub *s = ot_index_stubs(ix, name); s; s = s->next) {
+		char sns[600];
+		size_t k;
+		if (s->kind == OT_STUB_REGISTER)
+			continue;
+		lookup_scope(sns, sizeof(sns), s->ns, s->stub_qual ? s->stub_qual : "");
+		k = strlen(sns);
+		if (!ns_encloses(sns, scope) && *sns)
+			continue;
+		/* a declaration beats a definition in the same namespace */
+		if (!best || k > best_len || (k == best_len && s->kind == OT_STUB_DECLARE && best->kind != OT_STUB_DECLARE)) {
+			best = s;
+			best_len = k;
+		}
+	}
+	return best;
+}
+
+const ot_ix_stub *ot_callkind_stub_decl(const ot_index *ix, const ot_ix_stub *site)
+{
+	char scope[600];
+	lookup_scope(scope, sizeof(scope), site->ns, site->stub_qual ? site->stub_qual : "");
+	return stub_in_scope(ix, site->stub, scope);
+}
+
+/* The declaration of stub `name` a call from d (written with `qual`) finds. */
 static const ot_ix_stub *find_stub(struct ck_ctx *x, const char *qual, const char *name)
 {
-	const ot_ix_stub *first = ot_index_stubs(x->ck->ix, name);
-	for (const ot_ix_stub *s = first; s; s = s->next) {
-		if (s->kind != OT_STUB_DECLARE && s->kind != OT_STUB_DEFINE)
-			continue;
-		if (*qual) {
-			char q[300];
-			size_t m, k;
-			snprintf(q, sizeof(q), "%s", qual[0] == ':' ? qual + 2 : qual);
-			m = strlen(q);
-			k = strlen(s->ns);
-			if (m <= k && !strcmp(s->ns + k - m, q) && (m == k || s->ns[k - m - 1] == ':'))
-				return first;
-			continue;
-		}
-		if (ns_encloses(s->ns, x->d->ns) || !*s->ns)
-			return first;
-	}
-	return NULL;
+	char scope[600];
+	lookup_scope(scope, sizeof(scope), x->d->ns, qual);
+	return stub_in_scope(x->ck->ix, name, scope);
 }
 
 size_t ot_callkind_helpers(const ot_callkinds *ck, const ot_ix_cdef *from, const char *qual,
@@ -1589,8 +1774,13 @@ size_t ot_callkind_helpers(const ot_callkinds *ck, const ot_ix_cdef *from, const
 {
 	struct ck_ctx x = {ck, from, ot_index_file(ck->ix, from->file), arena, from->body, 0, false, {0}, {0}, 0};
 	size_t n = find_helpers(&x, qual, name, out, max);
-	if (n > 1)
-		n = fit_helpers(&x, out, n, nargs);
+	if (n > 1) {
+		/* the arguments are not known here: "" is a category not known */
+		const char *none[OT_CK_MAX_ARGS] = {0};
+		for (size_t k = 0; k < OT_CK_MAX_ARGS; k++)
+			none[k] = "";
+		n = fit_helpers(&x, out, n, none, nargs < OT_CK_MAX_ARGS ? nargs : OT_CK_MAX_ARGS);
+	}
 	return n;
 }
 
@@ -1632,6 +1822,12 @@ static void operator_kind(struct ck_ctx *x, ot_callkind *out, const ot_ix_call *
 		return;
 	out->kind = OT_CK_OP;
 	out->op = ni->op;
+	if (!compound && lt != OT_TY_TENSOR && (!strcmp(ni->op, "sub") || !strcmp(ni->op, "div"))) {
+		/* Scalar - Tensor, Scalar / Tensor: TensorOperators.h fills a new
+		 * tensor with the scalar and subtracts or divides in place */
+		out->op = !strcmp(ni->op, "sub") ? "sub_" : "div_";
+		compound = true;
+	}
 	/* shown as written when it sits on one line */
 	out->text = memchr(code + ls, '\n', re - ls) ? ot_arena_strndup(x->a, code + c->off, oplen)
 						       : span(x->a, code, ls, re);
@@ -1644,7 +1840,7 @@ static void operator_kind(struct ck_ctx *x, ot_callkind *out, const ot_ix_call *
 		out->args[1] = r;
 		out->nargs = 2;
 	}
-	out->overload = fit_overload(x, ni->op, false, out->args, out->nargs, compound);
+	out->overload = fit_overload(x, out->op, false, out->args, out->nargs, compound);
 }
 
 void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *d,
@@ -1790,7 +1986,7 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 		if (!strcmp(q, "at::native") || !strcmp(q, "native")) {
 			out->ndefs = native_defs(&x, c->name, out->defs, OT_CK_MAX_DEFS);
 			if (out->ndefs > 1)
-				out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->nargs);
+				out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->args, out->nargs);
 			if (out->ndefs)
 				out->kind = OT_CK_NATIVE;
 			return;
@@ -1807,7 +2003,7 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 		}
 		out->ndefs = find_helpers(&x, c->qual, c->name, out->defs, OT_CK_MAX_DEFS);
 		if (out->ndefs > 1)
-			out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->nargs);
+			out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->args, out->nargs);
 		if (out->ndefs) {
 			out->kind = OT_CK_HELPER;
 			return;
@@ -1834,7 +2030,7 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 			if (ns_encloses("at::native", d->ns) && ot_map_get(ck->kernel_names, c->name)) {
 				out->ndefs = native_defs(&x, c->name, out->defs, OT_CK_MAX_DEFS);
 				if (out->ndefs > 1)
-					out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->nargs);
+					out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->args, out->nargs);
 				if (out->ndefs) {
 					out->kind = OT_CK_NATIVE;
 					return;

@@ -35,7 +35,7 @@ typedef enum {
 	OT_CK_LAUNCH  /**< a CUDA kernel launch, or a TensorIterator GPU loop */
 } ot_ck_kind;
 
-#define OT_CK_MAX_DEFS 4
+#define OT_CK_MAX_DEFS 8
 #define OT_CK_MAX_ARGS 24
 
 /** What one call is. Strings are in the arena given to ot_callkind_of. */
@@ -115,5 +115,21 @@ typedef enum {
 	OT_TY_TENSOR_ITER  /**< TensorIterator(Base): output(i), input(i), tensor(i) give Tensors */
 } ot_ty;
 ot_ty ot_callkind_type(const char *type);
+
+/**
+ * The declaration of the stub a DispatchStub site names (DECLARE_DISPATCH,
+ * else DEFINE_DISPATCH, in the namespace the site's name resolves to:
+ * `copy_stub` in at::native is not `cpublas::copy_stub`). `site` itself
+ * for a declaration; NULL when no declaration of that name is visible.
+ */
+const ot_ix_stub *ot_callkind_stub_decl(const ot_index *ix, const ot_ix_stub *site);
+
+/**
+ * The initializer of local `name` as declared in d's body before offset
+ * `at` (`auto x = f(y);` gives "f(y)"), or NULL when it has none there.
+ * Borrowed from the calling thread's cache (freed with `ck`).
+ */
+const char *ot_callkind_local_init(const ot_callkinds *ck, const ot_ix_cdef *d, uint32_t at,
+				   const char *name);
 
 #endif

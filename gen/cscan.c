@@ -2490,6 +2490,18 @@ static void scan_stubs(ot_scan_result *out, ot_arena *arena, const char *code, s
 		st.line = line_of(w, ks);
 		st.ns = "";
 		st.kernel_qual = "";
+		st.stub_qual = "";
+		{
+			/* the qualifier written before the stub's name */
+			size_t qs = ks, qe;
+			while (qs > 0 && (ot_is_ident_char(code[qs - 1]) || code[qs - 1] == ':'))
+				qs--;
+			qe = ks;
+			while (qe > qs && code[qe - 1] == ':')
+				qe--;
+			if (qs < qe)
+				st.stub_qual = ot_scan_copy_name(arena, code + qs, qe - qs);
+		}
 		{
 			const struct site_context *sc = site_at(w, ms);
 			if (sc) {

@@ -251,6 +251,8 @@ typedef struct ot_ix_stub {
 	const char *kernel; /**< registered function ("lstm_cudnn"), or NULL
 			         (nullptr, REGISTER_NO_CPU_DISPATCH, a lambda) */
 	const char *kernel_qual; /**< the kernel's written qualifier, or "" */
+	const char *stub_qual;   /**< the stub's written qualifier ("cpublas" of
+				      REGISTER_DISPATCH(cpublas::copy_stub, ...)), or "" */
 	const char *ns;     /**< enclosing namespaces at the site, as for ot_ix_cdef */
 	uint32_t pp;        /**< preprocessor arm of the site, or 0 */
 	uint32_t file, line;

@@ -293,9 +293,41 @@ static char def_dtype(struct tb_ctx *c, const ot_ix_cdef *d)
 	return f32 && !other ? 'F' : other && !f32 ? 'O' : '?';
 }
 
+/* What the caller knows of name `a` at offset `at`: a parameter's value;
+ * for a local Tensor that unwraps an optional parameter
+ * (`const Tensor& w = *at::borrow_from_optional_tensor(w_opt)`, in one or
+ * two declarations), that parameter's: "undefined" when it is None. */
+static const char *local_value(const struct body_env *be, const char *a, uint32_t at)
+{
+	const char *init;
+	for (int hop = 0; hop < 3; hop++) {
+		for (size_t k = 0; k < be->env[0].nparams; k++)
+			if (be->params[k].value && !strcmp(be->params[k].name, a))
+				return !strcmp(be->params[k].value, "nullopt") || !strcmp(be->params[k].value, "None")
+					       ? "undefined"
+					       : be->params[k].value;
+		init = ot_callkind_local_init(be->c->t->ck, be->d, at, a);
+		if (!init)
+			return "?";
+		if (init[0] == '*')
+			init++;
+		if (ot_starts_with(init, "at::borrow_from_optional_tensor(") ||
+		    ot_starts_with(init, "borrow_from_optional_tensor(")) {
+			const char *p = strchr(init, '(') + 1;
+			size_t n = strcspn(p, ")");
+			a = ot_arena_strndup(be->c->a, p, n);
+		} else if (ot_is_identifier(init)) {
+			a = init;
+		} else {
+			return "?";
+		}
+	}
+	return "?";
+}
+
 /* What a C++ call passes to the callee's parameters: literals and the
  * caller's known values, positionally. */
-static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_binding *b)
+static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_binding *b, uint32_t at)
 {
 	/* a forwarder (std::forward<Args>(args)...) passes on what it was given */
 	if (ck->nargs == 1 && !ck->receiver_tensor && be->in && ot_ends_with(ck->args[0], "...")) {
@@ -322,9 +354,7 @@ static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_bi
 		else if (!strcmp(a, "Tensor()") || !strcmp(a, "at::Tensor()") || !strcmp(a, "Tensor{}"))
 			v = "undefined";
 		else
-			for (size_t k = 0; k < be->env[0].nparams; k++)
-				if (be->params[k].value && !strcmp(be->params[k].name, a))
-					v = be->params[k].value;
+			v = local_value(be, a, at);
 		b->value[i] = v;
 	}
 }
@@ -427,22 +457,25 @@ static void register_reach(ot_edge *e, const char *backend)
 	}
 }
 
+/* Does site s name the stub declared at `decl`? */
+static bool stub_site_of(struct tb_ctx *c, const ot_ix_stub *s, const ot_ix_stub *decl)
+{
+	const ot_ix_stub *d = ot_callkind_stub_decl(c->ix, s);
+	return d && (d == decl || !strcmp(d->ns, decl->ns));
+}
+
 /* A DispatchStub: its node, and every registered kernel. */
-static long expand_stub(struct tb_ctx *c, const ot_ix_stub *first, const char *op, int depth,
+static long expand_stub(struct tb_ctx *c, const ot_ix_stub *stub, const char *op, int depth,
 			int level)
 {
-	const ot_ix_stub *decl = NULL, *def = NULL;
+	const ot_ix_stub *first = ot_index_stubs(c->ix, stub->stub), *decl = stub, *def = NULL;
 	ot_node n = {0};
 	bool is_new;
 	long node;
-	for (const ot_ix_stub *s = first; s; s = s->next) {
-		if (s->kind == OT_STUB_DECLARE && !decl)
-			decl = s;
-		if (s->kind == OT_STUB_DEFINE && !def)
+	/* the stub's own sites: those that name the same declaration */
+	for (const ot_ix_stub *s = first; s; s = s->next)
+		if (s->kind == OT_STUB_DEFINE && !def && stub_site_of(c, s, decl))
 			def = s;
-	}
-	if (!decl)
-		decl = def ? def : first;
 	n.kind = OT_NODE_STUB;
 	n.layer = OT_LAYER_STUB;
 	n.found = true;
@@ -456,7 +489,7 @@ static long expand_stub(struct tb_ctx *c, const ot_ix_stub *first, const char *o
 		n.def_file = fpath(c, def->file);
 		n.def_line = def->line;
 	}
-	node = tb_node(c, &n, decl->file, first, NULL, &is_new);
+	node = tb_node(c, &n, decl->file, decl, NULL, &is_new);
 	if (node < 0 || !is_new)
 		return node;
 	if (c->tr->nodes.items[node].def_file)
@@ -468,7 +501,7 @@ static long expand_stub(struct tb_ctx *c, const ot_ix_stub *first, const char *o
 		ot_edge e;
 		ot_verdict pp;
 		long kn;
-		if (s->kind != OT_STUB_REGISTER)
+		if (s->kind != OT_STUB_REGISTER || !stub_site_of(c, s, decl))
 			continue;
 		backend = stub_backend(s->macro, fpath(c, s->file));
 		e = tb_always(OT_EDGE_REGISTER, (uint32_t)node, (uint32_t)node);
@@ -534,7 +567,7 @@ static bool body_op(struct tb_ctx *c, uint32_t node, const struct body_env *be, 
 			return false;
 		f = ov[0];
 	}
-	call_binding(be, ck, &b);
+	call_binding(be, ck, &b, call->off);
 	en = tb_entry(c, f, depth + 1, &b, ck->exact && ck->overload);
 	e = tb_always(OT_EDGE_OP, node, en);
 	set_site(&e, c, d, call,
@@ -645,7 +678,7 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 							op, NULL, depth, OT_NODE_CFUNC);
 				if (hn < 0 || (uint32_t)hn == node)
 					continue;
-				call_binding(&be, &ck, &hb);
+				call_binding(&be, &ck, &hb, call->off);
 				sub = explore_body(c, (uint32_t)hn, h, op, depth, level + 1, &hb);
 				if (!sub && !native) {
 					struct tb_state *hs = tb_state(c, (uint32_t)hn);
@@ -928,6 +961,8 @@ void tb_expand_entry(struct tb_ctx *c, const struct tb_pending *p)
 	if (tb_state(c, node)->expanded)
 		return;
 	tb_state(c, node)->expanded = true;
+	/* what a backward op calls runs in the backward too */
+	c->in_backward = tb_state(c, node)->backward_only;
 	if (f->delegate) {
 		uint32_t en = tb_entry(c, eff, depth, b, true);
 		ot_edge e = tb_always(OT_EDGE_DELEGATE, node, en);
@@ -1157,7 +1192,9 @@ void tb_expand_entry(struct tb_ctx *c, const struct tb_pending *p)
 backward:
 	/* every entry's backward: the marking pass keeps those of the entries
 	 * autograd records (reached above it) */
-	tb_backward(c, node, f, eff, depth);
+	if (!tb_state(c, node)->backward_only)
+		tb_backward(c, node, f, eff, depth);
 	if (depth == 0)
 		tb_decompositions(c, node, f->schema.name, op, depth);
+	c->in_backward = false;
 }
