@@ -9,6 +9,7 @@
 #include "buf.h"
 #include "registry.h"
 #include "source.h"
+#include "testrec.h"
 
 struct ot_index {
 	ot_ix_file *files;
@@ -76,7 +77,7 @@ static bool keep_file(const char *path, void *payload)
 {
 	ot_lang lang = ot_lex_lang(path);
 	(void)payload;
-	if (text_only(path) || !strcmp(path, SCALAR_TYPE_LISTS))
+	if (text_only(path) || !strcmp(path, SCALAR_TYPE_LISTS) || ot_testscan_kind(path) >= 0)
 		return true;
 	if (ot_starts_with(path, "aten/src/ATen/")) {
 		if (lang != OT_LANG_C || strstr(path, "/test/"))
@@ -103,6 +104,7 @@ static bool keep_file(const char *path, void *payload)
 }
 
 static const char *const prefixes[] = {"aten/src/ATen/", "torch/", OT_REGISTRY_DERIV_PATH,
+				       OT_TESTSCAN_PREFIXES,
 				       OT_INDEX_AUTOGRAD_CODEGEN_PATH, OT_INDEX_TRACE_CODEGEN_PATH,
 				       OT_INDEX_FOREACH_CODEGEN_PATH, SCALAR_TYPE_LISTS, NULL};
 
@@ -150,9 +152,11 @@ static void index_one(struct worker *w, ot_source_reader *reader, size_t i, ot_b
 	text = ot_buf_detach(data);
 	f->path = sf->path;
 	f->text = text;
-	/* the code generators are Python, but their definitions are not torch's */
-	f->lang = text_only(sf->path) && ot_ends_with(sf->path, ".py") ? OT_LANG_OTHER
-								       : ot_lex_lang(sf->path);
+	/* the code generators and the test machinery are Python, but their
+	 * definitions are not torch's (testdb.h reads the latter's text) */
+	f->lang = (text_only(sf->path) && ot_ends_with(sf->path, ".py")) || ot_testscan_kind(sf->path) >= 0
+			  ? OT_LANG_OTHER
+			  : ot_lex_lang(sf->path);
 	f->nlines = ot_line_starts(&f->line_off, w->arena, text, f->len);
 
 	ot_buf_clear(code);

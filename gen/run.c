@@ -15,6 +15,7 @@
 #include "page.h"
 #include "registry.h"
 #include "source.h"
+#include "testdb.h"
 #include "trace.h"
 #include "tracejson.h"
 #include "version.h"
@@ -127,8 +128,8 @@ static void parallel_for(size_t n, int jobs, void (*fn)(size_t, void *), void *p
 /* ---- the run ------------------------------------------------------------------------ */
 
 /* Where the wall time goes (-v): every second of a run is in one phase. */
-enum phase { PH_SETUP, PH_READ, PH_INDEX, PH_TRACE, PH_RENDER, PH_LAYOUT, PH_WRITE, PH_CLEANUP, PH_COUNT };
-static const char *const phase_names[PH_COUNT] = {"setup", "read", "index", "trace",
+enum phase { PH_SETUP, PH_READ, PH_INDEX, PH_TESTS, PH_TRACE, PH_RENDER, PH_LAYOUT, PH_WRITE, PH_CLEANUP, PH_COUNT };
+static const char *const phase_names[PH_COUNT] = {"setup", "read", "index", "tests", "trace",
 						  "render", "layout", "write", "cleanup"};
 
 struct op_in {
@@ -145,6 +146,7 @@ struct ot_run_held {
 	ot_registry *reg;
 	ot_wellknown *wk;
 	ot_tracer *tracer;
+	ot_testdb *tests; /* each op's tests and benchmarks (ot_run only) */
 };
 
 struct run {
@@ -186,6 +188,9 @@ static void trace_one(size_t i, void *payload)
 	struct run *r = payload;
 	r->traces[i] = ot_trace_op(r->h->tracer, r->ops.items[i].input,
 				   r->ops.items[i].full || r->o->full, r->ops.items[i].depth);
+	if (r->h->tests)
+		r->traces[i]->tests = ot_testdb_lookup(r->h->tests, r->traces[i], r->h->reg,
+						       r->traces[i]->arena);
 	if (r->json) {
 		ot_tracejson_select(&r->entries[i], r->h->reg, &r->traces[i]->aten);
 		ot_tracejson_op(&r->json[i], r->traces[i], &r->entries[i]);
@@ -208,7 +213,7 @@ static void write_trace_json(struct run *r)
 	ot_output_part *parts = ot_calloc(2 * r->ops.len + 2, sizeof(*parts));
 	size_t n = 0;
 	double t = ot_clock();
-	ot_tracejson_frame(&head, &tail, &r->rel, r->ops.len, r->entries);
+	ot_tracejson_frame(&head, &tail, &r->rel, r->ops.len, r->entries, r->h->tests);
 	parts[n++] = (ot_output_part){head.ptr, head.size};
 	for (size_t i = 0; i < r->ops.len; i++) {
 		const char *sep = ot_tracejson_separator(i);
@@ -527,6 +532,7 @@ static void held_free(ot_run_held *h)
 	if (!h)
 		return;
 	ot_tracer_free(h->tracer);
+	ot_testdb_free(h->tests);
 	ot_wellknown_free(h->wk);
 	ot_registry_free(h->reg);
 	ot_index_free(h->ix);
@@ -733,6 +739,13 @@ int ot_run(const ot_run_opts *o)
 		goto done;
 	}
 	r.phase[PH_INDEX] += ot_clock() - t;
+	t = ot_clock();
+	h->tests = ot_testdb_build(h->ix, jobs);
+	if (!ot_testdb_get_stats(h->tests)->files) { /* a tree without PyTorch's test machinery */
+		ot_testdb_free(h->tests);
+		h->tests = NULL;
+	}
+	r.phase[PH_TESTS] = ot_clock() - t;
 
 	/* 6. trace */
 	collect_ops(&r, list, h->reg, arena);
@@ -772,6 +785,8 @@ int ot_run(const ot_run_opts *o)
 	if (o->check) {
 		print_summary(&r, missing_layers, NULL);
 		status = run_status(&r, list_errors, missing_layers);
+		t_done = ot_clock(); /* for -v: the phases of a check run too */
+		nops = r.ops.len;
 		goto done;
 	}
 

@@ -46,6 +46,7 @@
 #include "buf.h"
 #include "page.h"
 #include "registry.h"
+#include "testdb.h"
 #include "trace.h"
 
 #define OT_TRACEJSON_SCHEMA 2
@@ -74,12 +75,13 @@ void ot_tracejson_select(ot_tj_entries *out, const ot_registry *reg, const ot_st
  *
  * ot_tracejson_frame: the file around `n` such objects: `head` (appended)
  * comes first, then for each op i the separator ot_tracejson_separator(i)
- * and its object, then `tail`, whose top-level "registry" is made from the
- * ops' `entries` (an array of `n`, all from one registry; NULL: no such key).
+ * and its object, then `tail`, whose top-level "tests" lists every test
+ * template of `tests` (NULL: no such key) and whose "registry" is made from
+ * the ops' `entries` (an array of `n`, all from one registry; NULL: no such key).
  */
 void ot_tracejson_op(ot_buf *out, const ot_trace *tr, const ot_tj_entries *entries);
 void ot_tracejson_frame(ot_buf *head, ot_buf *tail, const ot_release *rel, size_t n,
-			const ot_tj_entries *entries);
+			const ot_tj_entries *entries, const ot_testdb *tests);
 const char *ot_tracejson_separator(size_t i);
 
 /* ---- reading --------------------------------------------------------------------- */
