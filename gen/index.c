@@ -721,6 +721,18 @@ const ot_ix_doc *ot_index_docs(const ot_index *ix, const char *name)
 	return ot_map_get(ix->docs, name);
 }
 
+const ot_ix_cdef *ot_index_file_cdefs(const ot_index *ix, uint32_t id, size_t *n)
+{
+	*n = id < ix->nfiles ? ix->results[id].cdefs.len : 0;
+	return *n ? ix->results[id].cdefs.items : NULL;
+}
+
+const ot_ix_pydef *ot_index_file_pydefs(const ot_index *ix, uint32_t id, size_t *n)
+{
+	*n = id < ix->nfiles ? ix->results[id].pydefs.len : 0;
+	return *n ? ix->results[id].pydefs.items : NULL;
+}
+
 size_t ot_index_call_name_count(const ot_index *ix)
 {
 	return ot_map_len(ix->call_names);

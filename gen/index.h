@@ -278,6 +278,14 @@ const ot_ix_pydef *ot_index_pydefs(const ot_index *ix, const char *name);
 const ot_ix_decomp *ot_index_decomps(const ot_index *ix, const char *base_op);
 const ot_ix_doc *ot_index_docs(const ot_index *ix, const char *name);
 
+/**
+ * The definitions written in file `id` (not those macro invocations
+ * generate), in file order; *n gets their count (0 for an id out of range).
+ * Borrowed.
+ */
+const ot_ix_cdef *ot_index_file_cdefs(const ot_index *ix, uint32_t id, size_t *n);
+const ot_ix_pydef *ot_index_file_pydefs(const ot_index *ix, uint32_t id, size_t *n);
+
 /** Every distinct name called in a C++/CUDA body, in first-seen (file) order. */
 size_t ot_index_call_name_count(const ot_index *ix);
 const char *ot_index_call_name_at(const ot_index *ix, size_t i);

@@ -15,11 +15,13 @@
 #include "markdown.h"
 #include "run.h"
 #include "source.h"
+#include "whichout.h"
 #include "yamldoc.h"
 
 static const char usage_text[] =
 	"Usage: optrace [OPTIONS] [OPS_LIST]\n"
 	"       optrace diff OLD NEW [OPTIONS] [OPS_LIST]   (see 'optrace diff --help')\n"
+	"       optrace which WHAT [OPTIONS] [OPS_LIST]     (see 'optrace which --help')\n"
 	"\n"
 	"Trace PyTorch operators through the source of the release you use and write\n"
 	"Markdown pages (with Graphviz call-chain diagrams), an index, trace.json and an\n"
@@ -78,7 +80,8 @@ enum {
 	OPT_PRINT_VERSION,
 	OPT_JSON,      /* diff only */
 	OPT_MAX_BYTES, /* diff only */
-	OPT_FAIL_ON    /* diff only */
+	OPT_FAIL_ON,   /* diff only */
+	OPT_DIFF       /* which only */
 };
 
 /* The long options optrace and optrace diff both take; shared_option reads
@@ -287,6 +290,97 @@ static int diff_main(int argc, char **argv)
 	return ot_diff_run(&o);
 }
 
+static const char which_usage_text[] =
+	"Usage: optrace which WHAT [OPTIONS] [OPS_LIST]\n"
+	"       optrace which --diff FILE [OPTIONS] [OPS_LIST]\n"
+	"\n"
+	"Which ops reach WHAT, on which layer and path, at the traced release. WHAT is\n"
+	"a function name (softmax_cuda_out, at::native::host_softmax, a Python name\n"
+	"such as torch.nn.functional.softmax), a kernel name as a profiler prints it\n"
+	"(void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, ...>(...),\n"
+	"ampere_sgemm_128x64_tn: a GPU library's kernel maps to the calls of that\n"
+	"library), a file (aten/src/ATen/native/cuda/SoftMax.cu, or a unique end of a\n"
+	"path: SoftMax.cu), FILE:LINE, or aten::NAME[.OVERLOAD]. With --diff, the ops\n"
+	"whose traces reach the lines a unified diff (git diff) changes on its old\n"
+	"side, which must be the traced release.\n"
+	"\n"
+	"The ops are those optrace would trace: OPS_LIST (default ./ops.list) and, with\n"
+	"--all, every entry of native_functions.yaml. Nothing is written but the answer.\n"
+	"\n"
+	"  -t, --torch-version VER  release to trace (default: the installed torch, else\n"
+	"                           the '# torch-version:' pin of OPS_LIST)\n"
+	"  -s, --source DIR         PyTorch git checkout (default:\n"
+	"                           ${TILEGYM_SKILL_CACHE_DIR:-~/.cache/tilegym}/pytorch-source)\n"
+	"      --source-url URL     clone from URL when DIR does not exist\n"
+	"      --unverified-source  accept a plain directory whose release cannot be proven\n"
+	"      --python PATH        interpreter whose installed torch names the release\n"
+	"      --all                every entry of native_functions.yaml (with OPS_LIST: both)\n"
+	"      --full               no well-known early exit\n"
+	"      --depth N            composite branches followed (default 3, and 1 for\n"
+	"                           the entries --all adds)\n"
+	"      --templates DIR      where wellknown.yaml is looked up first\n"
+	"      --diff FILE          a unified diff ('-': stdin) instead of WHAT\n"
+	"      --json               the answer as JSON\n"
+	"  -j, --jobs N             worker threads (default: number of CPUs)\n"
+	"  -q, --quiet              no messages but errors\n"
+	"  -v, --verbose            also print timings\n"
+	"  -h, --help               show this help\n"
+	"\n"
+	"Exit status: 0 some op reaches WHAT (with --diff: the diff was read); 1 no traced\n"
+	"op reaches it (the answer says what was found); 2 usage or fatal error.\n";
+
+static const struct option which_options[] = {
+	SHARED_OPTIONS,
+	{"torch-version", required_argument, NULL, 't'},
+	{"unverified-source", no_argument, NULL, OPT_UNVERIFIED},
+	{"python", required_argument, NULL, OPT_PYTHON},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"diff", required_argument, NULL, OPT_DIFF},
+	{NULL, 0, NULL, 0},
+};
+
+/* optrace which WHAT [OPS_LIST] | optrace which --diff FILE [OPS_LIST] */
+static int which_main(int argc, char **argv)
+{
+	ot_which_opts o = {.run.max_depth = -1};
+	const char *pos[3];
+	int npos = 0, c, n, need;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":s:t:o:j:qvh", which_options, NULL)) != -1) {
+		switch (c) {
+		case 't': o.run.torch_version = optarg; break;
+		case 'o': return usage_error("%s", "which writes its answer to stdout: no -o");
+		case OPT_FULL: o.run.full = true; break;
+		case OPT_UNVERIFIED: o.run.unverified_source = true; break;
+		case OPT_PYTHON: o.run.python = optarg; break;
+		case OPT_JSON: o.json = true; break;
+		case OPT_DIFF: o.diff = optarg; break;
+		default:
+			if ((n = shared_option(c, &o.run, which_usage_text, argv)) >= 0)
+				return n;
+		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (npos == 2)
+			return usage_error("too many arguments, starting at '%s'", argv[i]);
+		pos[npos++] = argv[i];
+	}
+	need = o.diff ? 0 : 1;
+	if (npos < need)
+		return usage_error("%s", "which needs something to look for (or --diff FILE)");
+	if (npos > need + 1)
+		return usage_error("too many arguments, starting at '%s'", pos[need + 1]);
+	if (!o.diff)
+		o.what = pos[0];
+	if (npos > need) {
+		o.run.ops_list = pos[need];
+		o.run.ops_list_given = true;
+	}
+	return ot_which_run(&o);
+}
+
 int main(int argc, char **argv)
 {
 	ot_run_opts o = {.max_depth = -1};
@@ -294,6 +388,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "which"))
+		return which_main(argc - 1, argv + 1);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":s:t:o:j:qvh", long_options, NULL)) != -1) {
 		switch (c) {

@@ -9,11 +9,12 @@
 #include "markdown.h"
 #include "mustache.h"
 #include "testdb.h"
+#include "which.h"
 #include "value.h"
 
-enum { T_PAGE, T_INDEX, T_HTML, T_COUNT };
+enum { T_PAGE, T_INDEX, T_HTML, T_KERNELS, T_COUNT };
 static const char *const template_names[T_COUNT] = {"page.md.mustache", "index.md.mustache",
-						    "page.html.mustache"};
+						    "page.html.mustache", "kernels.md.mustache"};
 /* partials the templates may include */
 static const char *const partial_names[] = {"wellknown.md.mustache"};
 
@@ -1262,6 +1263,49 @@ int ot_pages_render_index(ot_pages *p, ot_buf *md)
 	if (counts[OT_STATUS_ERROR])
 		ot_v_set_int(a, ctx, "count_error", (long long)counts[OT_STATUS_ERROR]);
 	rc = render(p, T_INDEX, ctx, md, true);
+	ot_arena_free(a);
+	return rc;
+}
+
+/* ---- the Kernels page ----------------------------------------------------------------------- */
+
+int ot_pages_render_kernels(ot_pages *p, ot_buf *md)
+{
+	ot_arena *a = ot_arena_new();
+	ot_value *ctx = ot_v_map(a), *rows = ot_v_list(a);
+	ot_which *w = ot_which_new(p->traces, p->n, p->ix, p->reg);
+	const ot_which_match *fns;
+	size_t n = ot_which_main_functions(w, a, &fns);
+	int rc;
+
+	ot_v_set(a, ctx, "front_title", ot_v_str_borrow(a, yaml_string(a, ot_arena_printf(a, "PyTorch %s kernels on the main path", p->rel.version))));
+	ot_v_set(a, ctx, "front_description",
+		 ot_v_str_borrow(a, yaml_string(a, ot_arena_printf(a, "The C++/CUDA functions on the main path of %zu PyTorch %s operators, and the ops that reach each.", p->n, p->rel.version))));
+	add_release(p, a, ctx);
+	for (size_t i = 0; i < n; i++) {
+		const ot_which_match *m = &fns[i];
+		ot_value *row = ot_v_map(a);
+		ot_buf ops = OT_BUF_INIT;
+		unsigned devices = 0;
+		for (size_t k = 0; k < m->nops; k++) {
+			const ot_trace *tr = p->traces[m->ops[k].op];
+			for (size_t s = 0; s < m->ops[k].nsteps; s++)
+				devices |= tr->steps.items[m->ops[k].steps[s]].main;
+			ot_buf_printf(&ops, "%s%s", k ? ", " : "", op_link(p, a, m->ops[k].op, "ops/"));
+		}
+		ot_v_set(a, row, "name", ot_v_str_borrow(a, md_code(a, m->scope && *m->scope ? ot_arena_printf(a, "%s::%s", m->scope, m->symbol) : m->symbol)));
+		ot_v_set(a, row, "location", ot_v_str_borrow(a, location(p, a, m->file, m->line)));
+		ot_v_set_str(a, row, "kind", m->detail ? m->detail : "");
+		ot_v_set_str(a, row, "devices", devices == (OT_MAIN_CPU | OT_MAIN_CUDA) ? "CPU, CUDA" : devices & OT_MAIN_CPU ? "CPU" : "CUDA");
+		ot_v_set(a, row, "ops", ot_v_str_borrow(a, ot_arena_strndup(a, ops.ptr, ops.size)));
+		ot_buf_free(&ops);
+		ot_v_push(a, rows, row);
+	}
+	ot_v_set(a, ctx, "functions", rows);
+	ot_v_set_bool(a, ctx, "has_functions", n > 0);
+	ot_v_set_int(a, ctx, "count", (long long)n);
+	rc = render(p, T_KERNELS, ctx, md, true);
+	ot_which_free(w);
 	ot_arena_free(a);
 	return rc;
 }

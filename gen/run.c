@@ -836,6 +836,24 @@ int ot_run(const ot_run_opts *o)
 				record_failure(&r, "index.md");
 			else if (formats & OT_FORMAT_MD)
 				write_file(&r, "index.md", &b);
+			if (!atomic_load(&r.failed)) {
+				ot_buf k = OT_BUF_INIT;
+				if (ot_pages_render_kernels(r.pages, &k) < 0) {
+					record_failure(&r, "kernels.md");
+				} else {
+					if (formats & OT_FORMAT_MD)
+						write_file(&r, "kernels.md", &k);
+					if (formats & OT_FORMAT_HTML) {
+						char title[128];
+						snprintf(title, sizeof(title), "PyTorch %s kernels", r.rel.version);
+						if (ot_pages_render_html(r.pages, k.ptr, k.size, title, "", &html) < 0)
+							record_failure(&r, "html/kernels.html");
+						else
+							write_file(&r, "html/kernels.html", &html);
+					}
+				}
+				ot_buf_free(&k);
+			}
 			if (!atomic_load(&r.failed) && (formats & OT_FORMAT_HTML)) {
 				char title[128];
 				snprintf(title, sizeof(title), "PyTorch %s operators", r.rel.version);
@@ -910,6 +928,11 @@ void ot_run_traces_free(ot_run_traces *t)
 	free((char *)t->rel.tag);
 	free((char *)t->rel.commit);
 	free(t);
+}
+
+const ot_index *ot_run_traces_index(const ot_run_traces *t)
+{
+	return t->held->ix;
 }
 
 int ot_run_trace_release(ot_run_traces **out, const ot_run_opts *o, const char *version,
