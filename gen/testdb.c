@@ -797,7 +797,9 @@ static void matched_entries(struct look *l, const ot_trace *tr)
 	default:
 		break;
 	}
-	for (size_t i = 0; i < tr->aten.len; i++) {
+	/* an aten op by aten_name: a Python name's trace also lists the ops its
+	 * Python code calls (nn.LSTM: index_select), which its entries are not */
+	for (size_t i = 0; t->strategy == OT_STRAT_ATEN && i < tr->aten.len; i++) {
 		const char *full = tr->aten.items[i], *dot = strchr(full, '.');
 		take_name(l, l->db->by_aten, dot ? ot_arena_strndup(l->a, full, (size_t)(dot - full)) : full);
 	}

@@ -8,12 +8,13 @@
  * (common_modules.py), the test files that run tests over those databases,
  * and the operator benchmarks. Then, per op:
  *
- *  - entries: the OpInfo entries whose name or an alias is the op's Python
- *    name (torch.add -> "add", F.conv2d -> "nn.functional.conv2d",
- *    torch.linalg.svd -> "linalg.svd", Tensor.add_ -> "add": an in-place
- *    method is tested as its entry's in-place variant), or whose aten_name
- *    (written, else the entry's name, as OpInfo.__post_init__ sets it) is
- *    the base name of one of the op's own overloads; a ForeachFuncInfo's
+ *  - entries: for an op named in Python, the OpInfo entries whose name or
+ *    an alias is its Python name (torch.add -> "add", F.conv2d ->
+ *    "nn.functional.conv2d", torch.linalg.svd -> "linalg.svd", Tensor.add_
+ *    -> "add": an in-place method is tested as its entry's in-place
+ *    variant); for an aten op, those whose aten_name (written, else the
+ *    entry's name, as OpInfo.__post_init__ sets it) is its base name (an
+ *    in-place one's without the '_'); a ForeachFuncInfo's
  *    name is "_foreach_" + the name written (its __post_init__); the
  *    ModuleInfo entry of an nn module; and the reference entries
  *    (classes named ...PythonRefInfo) whose torch_opinfo_name and
