@@ -135,8 +135,8 @@ static void add_ref(ref_vec *out, const char *qual, const char *name, bool funct
 			out->items[i].function |= function;
 			return;
 		}
-	if (!*name || !ot_is_ident_start(*name))
-		return;
+	if (!*name || !ot_is_ident_start(*name) || (!*qual && ot_starts_with(name, "operator")))
+		return; /* ...::{lambda()#1}::operator()(): a lambda's call, named by its scope */
 	{
 		ot_kname_ref r = {name, qual, function};
 		ot_vec_push(out, r);
@@ -189,6 +189,7 @@ static void collect_refs(ot_arena *a, ref_vec *out, const char *s, size_t n)
 			} else {
 				while (i < n && ot_is_ident_char(s[i]))
 					i++;
+				i += operator_len(s, i, n); /* Functor::operator() */
 			}
 			if (i < n && s[i] == '<') {
 				size_t close = match(s, i, n);

@@ -1295,7 +1295,7 @@ int ot_pages_render_kernels(ot_pages *p, ot_buf *md)
 		}
 		ot_v_set(a, row, "name", ot_v_str_borrow(a, md_code(a, m->scope && *m->scope ? ot_arena_printf(a, "%s::%s", m->scope, m->symbol) : m->symbol)));
 		ot_v_set(a, row, "location", ot_v_str_borrow(a, location(p, a, m->file, m->line)));
-		ot_v_set_str(a, row, "kind", m->detail ? m->detail : "");
+		ot_v_set(a, row, "kind", ot_v_str_borrow(a, m->detail ? md_code(a, m->detail) : ""));
 		ot_v_set_str(a, row, "devices", devices == (OT_MAIN_CPU | OT_MAIN_CUDA) ? "CPU, CUDA" : devices & OT_MAIN_CPU ? "CPU" : "CUDA");
 		ot_v_set(a, row, "ops", ot_v_str_borrow(a, ot_arena_strndup(a, ops.ptr, ops.size)));
 		ot_buf_free(&ops);

@@ -4,12 +4,20 @@
 #include "udiff.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
 
 typedef OT_VEC(ot_udiff_change) change_vec;
+
+/* An error at the diff's current line: "NAME:LINE: reason". */
+#define FAIL(p, ...) fail_at((p), __VA_ARGS__)
+
+struct parser;
+static int fail_at(const struct parser *p, const char *fmt, ...) OT_PRINTF(2, 3);
 
 struct file_b {
 	ot_udiff_file f;
@@ -28,6 +36,16 @@ struct parser {
 	uint32_t run_lo, run_hi; /* an open run of removed lines, or run_lo == 0 */
 	bool pending_add;
 };
+
+static int fail_at(const struct parser *p, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return ot_error_set("%s:%u: %s", p->name, p->ln, msg);
+}
 
 static struct file_b *cur(struct parser *p)
 {
@@ -135,10 +153,10 @@ static int hunk_header(struct parser *p, const char *s, size_t n)
 	uint32_t os, oc, ns, nc;
 	struct file_b *fb = cur(p);
 	if (!fb || (!fb->git_header && !fb->saw_minus) || (fb->saw_minus && !fb->saw_plus))
-		return ot_error_at(p->name, (int)p->ln, 0, "a hunk before any file header");
+		return FAIL(p, "a hunk before any file header");
 	if (!parse_range(&q, end, '-', &os, &oc) || !parse_range(&q, end, '+', &ns, &nc) ||
 	    end - q < 3 || memcmp(q, " @@", 3))
-		return ot_error_at(p->name, (int)p->ln, 0, "hunk header '%.*s' is not @@ -l,n +l,n @@",
+		return FAIL(p, "hunk header '%.*s' is not @@ -l,n +l,n @@",
 				   (int)(n > 60 ? 60 : n), s);
 	(void)ns;
 	fb->has_hunks = true;
@@ -158,14 +176,14 @@ static int hunk_line(struct parser *p, const char *s, size_t n)
 		return 0; /* \ No newline at end of file */
 	if (c == ' ') {
 		if (!p->old_left || !p->new_left)
-			return ot_error_at(p->name, (int)p->ln, 0, "more lines in the hunk than its header counts");
+			return FAIL(p, "more lines in the hunk than its header counts");
 		flush_run(p);
 		p->old_ln++;
 		p->old_left--;
 		p->new_left--;
 	} else if (c == '-') {
 		if (!p->old_left)
-			return ot_error_at(p->name, (int)p->ln, 0, "more lines in the hunk than its header counts");
+			return FAIL(p, "more lines in the hunk than its header counts");
 		if (!p->run_lo)
 			p->run_lo = p->old_ln;
 		p->run_hi = p->old_ln;
@@ -173,11 +191,11 @@ static int hunk_line(struct parser *p, const char *s, size_t n)
 		p->old_left--;
 	} else if (c == '+') {
 		if (!p->new_left)
-			return ot_error_at(p->name, (int)p->ln, 0, "more lines in the hunk than its header counts");
+			return FAIL(p, "more lines in the hunk than its header counts");
 		p->pending_add = true;
 		p->new_left--;
 	} else {
-		return ot_error_at(p->name, (int)p->ln, 0, "a line in a hunk that starts with neither ' ', '-' nor '+'");
+		return FAIL(p, "a line in a hunk that starts with neither ' ', '-' nor '+'");
 	}
 	if (!p->old_left && !p->new_left) {
 		flush_run(p);
@@ -250,7 +268,7 @@ int ot_udiff_parse(ot_udiff **out, const char *text, size_t len, const char *nam
 		} else if (n >= 4 && !memcmp(s, "+++ ", 4)) {
 			fb = cur(&p);
 			if (!fb || !fb->saw_minus) {
-				rc = ot_error_at(name, (int)p.ln, 0, "a '+++' line without its '---' line");
+				rc = FAIL(&p, "a '+++' line without its '---' line");
 				goto done;
 			}
 			fb->f.new_path = path_of(&p, s + 4, n - 4, "b/");
@@ -278,13 +296,14 @@ int ot_udiff_parse(ot_udiff **out, const char *text, size_t len, const char *nam
 		s = eol ? eol + 1 : end;
 	}
 	if (p.in_hunk) {
-		rc = ot_error_at(name, (int)p.ln, 0, "the diff ends inside a hunk (fewer lines than its header counts)");
+		rc = FAIL(&p, "the diff ends inside a hunk (fewer lines than its header counts)");
 		goto done;
 	}
 	for (size_t i = 0; i < p.files.len; i++) {
 		struct file_b *fb = &p.files.items[i];
 		if (fb->saw_minus && !fb->saw_plus) {
-			rc = ot_error_at(name, (int)fb->f.line, 0, "a file header without its '+++' line");
+			p.ln = fb->f.line;
+			rc = FAIL(&p, "a file header without its '+++' line");
 			goto done;
 		}
 		if (!fb->f.new_path && fb->f.old_path)

@@ -44,8 +44,8 @@ struct ot_which {
 
 const char *ot_which_kind_name(ot_which_kind k)
 {
-	static const char *const names[] = {"function", "line", "entry", "ufunc", "library call"};
-	return k <= OT_WM_CALLSITE ? names[k] : "?";
+	static const char *const names[] = {"function", "line", "entry", "ufunc", "library call", "call"};
+	return k <= OT_WM_CALL ? names[k] : "?";
 }
 
 ot_trace *const *ot_which_traces(const ot_which *w, size_t *n)
@@ -415,25 +415,100 @@ static size_t find_ufunc(struct q *q, const char *name, const char *via)
 	return q->matches.len - before;
 }
 
-/* The traced functions whose bodies name `name` (a functor type's constructor call). */
+/* Does the text [s, e) name the identifier `name` (not inside a longer one)? */
+static bool names_identifier(const char *s, const char *e, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = s; (p = memmem(p, (size_t)(e - p), name, n)); p += n)
+		if ((p == s || !ot_is_ident_char(p[-1])) && (p + n >= e || !ot_is_ident_char(p[n])))
+			return true;
+	return false;
+}
+
+/* The traced functions whose bodies name `name` (sum_kernel_cuda names sum_functor). */
 static size_t find_users(struct q *q, const char *name, const char *via)
 {
 	size_t before = q->matches.len;
 	for (size_t i = 0; i < q->w->all_files.len; i++) {
 		const struct fileinfo *fi = q->w->all_files.items[i];
+		int64_t id = ot_index_file_id(q->w->ix, fi->path);
+		const ot_ix_file *f;
+		if (id < 0)
+			continue;
+		f = ot_index_file(q->w->ix, (uint32_t)id);
 		for (size_t k = 0; k < fi->nfuncs; k++) {
-			const struct func *f = &fi->funcs[k];
-			const ot_ix_cdef *d;
-			if (f->python || !f->refs.len)
+			const struct func *fn = &fi->funcs[k];
+			const char *s, *e;
+			if (fn->python || !fn->refs.len || fn->line > f->nlines)
 				continue;
-			d = f->def;
-			for (uint32_t c = 0; c < d->ncalls; c++)
-				if (!strcmp(d->calls[c].name, name)) {
-					add_func(q, fi->path, f, via);
-					break;
-				}
+			s = f->text + f->line_off[fn->line - 1];
+			e = fn->end_line < f->nlines ? f->text + f->line_off[fn->end_line] : f->text + f->len;
+			if (names_identifier(s, e, name))
+				add_func(q, fi->path, fn, via);
 		}
 	}
+	return q->matches.len - before;
+}
+
+/* Does `path` define `name` in a scope `qual` names? */
+static bool defines_in(struct q *q, const char *path, const char *name, const char *qual)
+{
+	for (const ot_ix_cdef *d = ot_index_cdefs(q->w->ix, name); d; d = d->next)
+		if (!strcmp(ot_index_file(q->w->ix, d->file)->path, path) &&
+		    ot_kname_qual_matches(qual, cdef_scope(q->a, d)))
+			return true;
+	return false;
+}
+
+/* The traced steps whose symbol is a call of `name` in scope `qual`
+ * ("at::cuda::blas::gemm" for gemm, cuda::blas::gemm, ...), grouped by place. */
+static size_t find_calls(struct q *q, const char *name, const char *qual, const char *via)
+{
+	size_t before = q->matches.len, n = strlen(name);
+	ot_map *sites = ot_map_new();
+	OT_VEC(const char *) keys = {0};
+	char key[1400];
+	for (uint32_t i = 0; i < q->w->n; i++) {
+		const ot_trace *tr = q->w->traces[i];
+		for (uint32_t j = 0; j < tr->steps.len; j++) {
+			const ot_step *s = &tr->steps.items[j];
+			size_t sl;
+			const char *scope;
+			if (!s->found || !s->symbol || (s->layer != OT_LAYER_CPP && s->layer != OT_LAYER_KERNEL &&
+							 s->layer != OT_LAYER_CUDA))
+				continue;
+			sl = strlen(s->symbol);
+			if (sl < n || strcmp(s->symbol + sl - n, name) ||
+			    (sl > n && !(sl >= n + 2 && s->symbol[sl - n - 1] == ':' && s->symbol[sl - n - 2] == ':')))
+				continue;
+			scope = sl > n ? ot_arena_strndup(q->a, s->symbol, sl - n - 2) : "";
+			/* a written call names its scope partly (blas::gemm); an unqualified
+			 * one counts in a file that defines the name in the scope asked for */
+			if (*qual && (*scope ? !ot_kname_qual_matches(scope, qual) && !ot_kname_qual_matches(qual, scope)
+					     : !defines_in(q, s->file, name, qual)))
+				continue;
+			snprintf(key, sizeof(key), "%s:%u:%s", s->file, s->line, s->symbol);
+			if (!ot_map_get(sites, key)) {
+				ref_vec *v = ot_arena_alloc(q->a, sizeof(*v));
+				const char *k = ot_arena_strdup(q->a, key);
+				ot_map_put(sites, k, v);
+				ot_vec_push(&keys, k);
+			}
+			ot_vec_push((ref_vec *)ot_map_get(sites, key), ((struct ref){i, j}));
+		}
+	}
+	if (keys.len > 1)
+		qsort(keys.items, keys.len, sizeof(*keys.items), ot_strptr_cmp);
+	for (size_t k = 0; k < keys.len; k++) {
+		ref_vec *v = ot_map_get(sites, keys.items[k]);
+		const ot_step *s = &q->w->traces[v->items[0].op]->steps.items[v->items[0].step];
+		ot_which_match *m = add_match(q, OT_WM_CALL, s->symbol, NULL, s->file, s->line, s->line, NULL, via);
+		if (m)
+			set_ops(q, m, v->items, v->len, NULL);
+		ot_vec_free(v);
+	}
+	ot_vec_free(&keys);
+	ot_map_free(sites);
 	return q->matches.len - before;
 }
 
@@ -498,6 +573,27 @@ static size_t find_library_calls(struct q *q, const ot_kname_lib *lib)
 	return q->matches.len - before;
 }
 
+static const char *ref_via(struct q *q, const ot_kname_ref *ref)
+{
+	return ot_arena_printf(q->a, "template argument %s%s%s%s", ref->qual, *ref->qual ? "::" : "", ref->name,
+			       ref->function ? "()" : "");
+}
+
+/* The types every launcher of TensorIterator and the reductions is
+ * instantiated with, whatever the op: who uses them says nothing of it. */
+static bool plumbing(const ot_kname_ref *ref)
+{
+	static const char *const names[] = {"Array", "ReduceOp", "func_wrapper_t", "OffsetCalculator",
+					    "TrivialOffsetCalculator", "LoadWithoutCast", "StoreWithoutCast",
+					    "LoadWithCast", "StoreWithCast", "TensorInfo", "IntDivider",
+					    "OpaqueType", "complex", "Half", "BFloat16"};
+	for (size_t i = 0; i < OT_ARRAY_LEN(names); i++)
+		if (!strcmp(ref->name, names[i]))
+			return true;
+	return ot_starts_with(ref->qual, "std") || ot_starts_with(ref->qual, "c10") ||
+	       ot_starts_with(ref->qual, "at::detail") || ot_starts_with(ref->qual, "at::cuda::detail");
+}
+
 static void query_name(struct q *q, const ot_kname *k)
 {
 	const char *pymod = NULL, *name = k->name;
@@ -510,26 +606,39 @@ static void query_name(struct q *q, const ot_kname *k)
 	}
 	direct = find_defs(q, name, k->qual, pymod, NULL);
 	find_ufunc(q, name, NULL);
-	if (!count_reached(q, first)) /* a generic launcher: what its template arguments name */
+	if (!pymod && !count_reached(q, first)) /* a function whose body no trace enters: its calls */
+		find_calls(q, name, k->qual, direct ? "its calls in the traces" : NULL);
+	if (!count_reached(q, first)) { /* a generic launcher: what its template arguments name */
+		size_t before = q->matches.len;
 		for (size_t r = 0; r < k->nrefs; r++) {
 			const ot_kname_ref *ref = &k->refs[r];
-			const char *via = ot_arena_printf(q->a, "template argument %s%s%s%s", ref->qual,
-							  *ref->qual ? "::" : "", ref->name, ref->function ? "()" : "");
-			size_t before = q->matches.len;
-			find_defs(q, ref->name, ref->qual, NULL, via);
-			find_ufunc(q, ref->name, via);
-			if (!ref->function && count_reached(q, before) == 0)
-				find_users(q, ref->name, ot_arena_printf(q->a, "uses %s (%s)", ref->name, via));
+			find_defs(q, ref->name, ref->qual, NULL, ref_via(q, ref));
+			find_ufunc(q, ref->name, ref_via(q, ref));
 		}
+		/* nothing of those names is traced: the traced functions that use the
+		 * op-specific types among them (a functor, not the launcher's plumbing) */
+		for (size_t r = 0; !count_reached(q, before) && r < k->nrefs; r++)
+			if (!k->refs[r].function && !plumbing(&k->refs[r]))
+				find_users(q, k->refs[r].name,
+					   ot_arena_printf(q->a, "uses %s (%s)", k->refs[r].name, ref_via(q, &k->refs[r])));
+	}
 	if (!direct) {
 		q->res->library = ot_kname_library(k);
 		if (q->res->library)
 			find_library_calls(q, q->res->library);
 	}
-	if (q->matches.len == first)
+	if (q->matches.len == first && q->res->library)
+		q->res->not_found = ot_arena_printf(q->a, "not found: a call of %s in the traces%s%s", q->res->library->library,
+						    q->res->library->note ? " (" : "", q->res->library->note ? ot_arena_printf(q->a, "%s)", q->res->library->note) : "");
+	else if (q->matches.len == first && ot_index_cdefs(q->w->ix, name)) {
+		const ot_ix_cdef *d = ot_index_cdefs(q->w->ix, name);
+		q->res->not_found = ot_arena_printf(q->a, "not found: %s::%s in the index (%s is defined in %s, at %s:%u)",
+						    k->qual, k->name, name, *cdef_scope(q->a, d) ? cdef_scope(q->a, d) : "the global scope",
+						    ot_index_file(q->w->ix, d->file)->path, d->line);
+	} else if (q->matches.len == first)
 		q->res->not_found = ot_arena_printf(q->a, "not found: %s%s%s in the index (no definition of that "
-						    "name in that scope, no generated functor, no GPU library "
-						    "kernel of that name)", k->qual, *k->qual ? "::" : "", k->name);
+						    "name in that scope, no traced call of it, no generated functor, "
+						    "no GPU library kernel of that name)", k->qual, *k->qual ? "::" : "", k->name);
 }
 
 /* ---- files, lines, entries ---------------------------------------------------------------- */
@@ -599,8 +708,11 @@ static void add_deriv_at(struct q *q, uint32_t lo, uint32_t hi, const char *via)
 static void add_lines(struct q *q, const char *path, uint32_t lo, uint32_t hi, const char *via)
 {
 	struct fileinfo *fi = info(q->w, path);
+	int64_t id = ot_index_file_id(q->w->ix, path);
 	char key[1200];
-	for (uint32_t l = lo; l <= hi && l; l++) {
+	if (id >= 0 && hi > ot_index_file(q->w->ix, (uint32_t)id)->nlines)
+		hi = ot_index_file(q->w->ix, (uint32_t)id)->nlines;
+	for (uint32_t l = lo ? lo : 1; l <= hi; l++) {
 		const ref_vec *v;
 		snprintf(key, sizeof(key), "%s:%u", path, l);
 		if (!(v = ot_map_get(q->w->lines, key)) || func_at(fi, l))
@@ -611,8 +723,6 @@ static void add_lines(struct q *q, const char *path, uint32_t lo, uint32_t hi, c
 			if (m)
 				set_ops(q, m, v->items, v->len, NULL);
 		}
-		if (l == UINT32_MAX)
-			break;
 	}
 }
 

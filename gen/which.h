@@ -22,7 +22,10 @@
  *    its template arguments: functions of that name (a lambda's enclosing
  *    function), the functor torchgen generates for a ufunc_inner_loop
  *    (CUDAFunctor_add, CUDAFunctorOnSelf_add: the entries whose loop names
- *    `add`), and the traced functions that use a type of that name; when
+ *    `add`), and the traced functions whose bodies name a type of that
+ *    name (sum_kernel_cuda for sum_functor); the traced calls of the name
+ *    (trace steps whose symbol is it: the cuBLAS wrapper at::cuda::blas::gemm
+ *    is called from traced kernels, its own body is not traced); when
  *    nothing of that name is defined, the GPU library whose kernel it is
  *    (kname_library) and the trace steps that call that library.
  *
@@ -62,10 +65,12 @@ typedef enum {
 	OT_WM_LINE,     /**< steps on one line, outside any definition */
 	OT_WM_ENTRY,    /**< a native_functions.yaml or derivatives.yaml entry */
 	OT_WM_UFUNC,    /**< a functor torchgen generates for a ufunc_inner_loop */
-	OT_WM_CALLSITE  /**< a call of a GPU library (a library's kernel) */
+	OT_WM_CALLSITE, /**< a call of a GPU library (a library's kernel) */
+	OT_WM_CALL      /**< a traced call of the function asked for (whose own body no
+			     trace enters: at::cuda::blas::gemm) */
 } ot_which_kind;
 
-/** "function", "line", "entry", "ufunc", "library call". */
+/** "function", "line", "entry", "ufunc", "library call", "call". */
 const char *ot_which_kind_name(ot_which_kind k);
 
 /** An op that reaches a place: the trace, and its steps there (indexes, in order). */
