@@ -231,6 +231,19 @@ static void write_trace_json(struct run *r)
 	ot_buf_free(&tail);
 }
 
+/* html/NAME.html of a top-level page ("index", "kernels"), from its Markdown. */
+static void write_html(struct run *r, const char *name, const ot_buf *md, ot_buf *html)
+{
+	char title[128], path[64];
+	snprintf(title, sizeof(title), "PyTorch %s %s", r->rel.version,
+		 !strcmp(name, "index") ? "operators" : name);
+	snprintf(path, sizeof(path), "html/%s.html", name);
+	if (ot_pages_render_html(r->pages, md->ptr, md->size, title, "", html) < 0)
+		record_failure(r, path);
+	else
+		write_file(r, path, html);
+}
+
 static int draw_one(size_t i, void *payload, ot_buf *dot, ot_buf *svg)
 {
 	struct run *r = payload;
@@ -838,29 +851,16 @@ int ot_run(const ot_run_opts *o)
 				write_file(&r, "index.md", &b);
 			if (!atomic_load(&r.failed)) {
 				ot_buf k = OT_BUF_INIT;
-				if (ot_pages_render_kernels(r.pages, &k) < 0) {
+				if (ot_pages_render_kernels(r.pages, &k) < 0)
 					record_failure(&r, "kernels.md");
-				} else {
-					if (formats & OT_FORMAT_MD)
-						write_file(&r, "kernels.md", &k);
-					if (formats & OT_FORMAT_HTML) {
-						char title[128];
-						snprintf(title, sizeof(title), "PyTorch %s kernels", r.rel.version);
-						if (ot_pages_render_html(r.pages, k.ptr, k.size, title, "", &html) < 0)
-							record_failure(&r, "html/kernels.html");
-						else
-							write_file(&r, "html/kernels.html", &html);
-					}
-				}
+				else if (formats & OT_FORMAT_MD)
+					write_file(&r, "kernels.md", &k);
+				if (!atomic_load(&r.failed) && (formats & OT_FORMAT_HTML))
+					write_html(&r, "kernels", &k, &html);
 				ot_buf_free(&k);
 			}
 			if (!atomic_load(&r.failed) && (formats & OT_FORMAT_HTML)) {
-				char title[128];
-				snprintf(title, sizeof(title), "PyTorch %s operators", r.rel.version);
-				if (ot_pages_render_html(r.pages, b.ptr, b.size, title, "", &html) < 0)
-					record_failure(&r, "html/index.html");
-				else
-					write_file(&r, "html/index.html", &html);
+				write_html(&r, "index", &b, &html);
 				ot_pages_stylesheet(r.pages, &html);
 				write_file(&r, "html/style.css", &html);
 			}
