@@ -858,34 +858,38 @@ static ot_value *messages(ot_arena *a, const ot_trace *tr)
 
 /* ---- tests and benchmarks (testdb.h) ----------------------------------------------------- */
 
-/* `label`, linked to path:line upstream, or followed by its place when there are no links. */
-static const char *place_link(const ot_pages *p, ot_arena *a, const char *label, const char *path,
-			      uint32_t line)
-{
-	const char *url = source_url(p, a, path, line);
-	return url ? ot_arena_printf(a, "[%s](%s)", md_code(a, label), url)
-		   : ot_arena_printf(a, "%s (%s)", md_code(a, label),
-				     md_code(a, ot_arena_printf(a, "%s:%u", path, line)));
-}
-
 static const char *entry_name(ot_arena *a, const ot_tf_entry *e)
 {
 	return *e->variant ? ot_arena_printf(a, "%s (%s)", e->name, e->variant) : e->name;
 }
 
-/* "TestCommon.test_dtypes" linked, each template once, joined with " · ". */
+/* `code` at [`path:line`](url), or `code` at `path:line` without links: the
+ * link text names its place, the code what that line holds. */
+static const char *code_at(const ot_pages *p, ot_arena *a, const char *code, const char *path, uint32_t line)
+{
+	return ot_arena_printf(a, "%s at %s", md_code(a, code), location(p, a, path, line));
+}
+
+/* The tests of `file` among `t`, by class: "TestCommon: `test_a` at [...] · `test_b` at [...]". */
 static const char *template_links(const ot_pages *p, ot_arena *a, const ot_tf_template *const *t,
 				  size_t n, const char *file)
 {
 	ot_buf b = OT_BUF_INIT;
-	const char *r;
+	const char *r, *cls = NULL;
 	for (size_t i = 0; i < n; i++) {
-		const char *label;
+		const char *c = t[i]->cls ? t[i]->cls : "";
 		if (strcmp(t[i]->file, file))
 			continue;
-		label = ot_arena_printf(a, "%s%s%s", t[i]->cls ? t[i]->cls : "", t[i]->cls ? "." : "",
-					t[i]->func ? t[i]->func : t[i]->decorator);
-		ot_buf_printf(&b, "%s%s", b.size ? " · " : "", place_link(p, a, label, t[i]->file, t[i]->line));
+		if (!cls || strcmp(cls, c)) {
+			ot_buf_printf(&b, "%s%s", b.size ? "; " : "", *c ? ot_arena_printf(a, "%s: ", md_text(a, c)) : "");
+			cls = c;
+		} else {
+			ot_buf_puts(&b, " · ");
+		}
+		if (t[i]->func)
+			ot_buf_puts(&b, code_at(p, a, t[i]->func, t[i]->file, t[i]->func_line));
+		else
+			ot_buf_puts(&b, code_at(p, a, ot_arena_printf(a, "@%s", t[i]->decorator), t[i]->file, t[i]->line));
 	}
 	r = ot_arena_strndup(a, b.ptr, b.size);
 	ot_buf_free(&b);
@@ -1001,9 +1005,9 @@ static ot_value *tests_data(const ot_pages *p, const ot_testfacts *tf, ot_arena 
 			const char *label;
 			if (strcmp(x->file, file))
 				continue;
-			label = *x->variant ? ot_arena_printf(a, "%s(\"%s\", \"%s\")", x->kind, x->name, x->variant)
-					    : ot_arena_printf(a, "%s(\"%s\")", x->kind, x->name);
-			ot_buf_printf(&men, "%s%s", men.size ? " · " : "", place_link(p, a, label, x->file, x->line));
+			label = *x->variant ? ot_arena_printf(a, "%s (%s)", x->name, x->variant) : x->name;
+			ot_buf_printf(&men, "%s%s names %s", men.size ? " · " : "", code_at(p, a, x->kind, x->file, x->line),
+				      md_code(a, label));
 			if (x->cls && x->test)
 				ot_buf_printf(&men, " in %s", md_code(a, ot_arena_printf(a, "%s.%s", x->cls, x->test)));
 		}
@@ -1015,9 +1019,10 @@ static ot_value *tests_data(const ot_pages *p, const ot_testfacts *tf, ot_arena 
 	for (size_t i = 0; i < tf->nbenches; i++) {
 		const ot_tf_bench *x = &tf->benches[i];
 		ot_value *m = ot_v_map(a);
-		const char *what = !strcmp(x->where, "op_list") ? ot_arena_printf(a, "lists %s in op_bench.op_list", md_code(a, x->api))
-				   : !strcmp(x->where, "init") ? ot_arena_printf(a, "%s builds %s", md_code(a, x->cls ? x->cls : ""), md_code(a, x->api))
-				   : ot_arena_printf(a, "%s calls %s", md_code(a, ot_arena_printf(a, "%s.forward", x->cls ? x->cls : "")), md_code(a, x->api));
+		const char *last = strrchr(x->api, '.') ? strrchr(x->api, '.') + 1 : x->api;
+		const char *what = !strcmp(x->where, "op_list") ? ot_arena_printf(a, "%s: listed in op_bench.op_list as %s", md_code(a, last), md_code(a, x->api))
+				   : !strcmp(x->where, "init") ? ot_arena_printf(a, "%s: %s builds %s", md_code(a, last), md_code(a, x->cls ? x->cls : ""), md_code(a, x->api))
+				   : ot_arena_printf(a, "%s: %s calls %s", md_code(a, last), md_code(a, ot_arena_printf(a, "%s.forward", x->cls ? x->cls : "")), md_code(a, x->api));
 		ot_v_set(a, m, "location", ot_v_str_borrow(a, location(p, a, x->file, x->line)));
 		ot_v_set(a, m, "what", ot_v_str_borrow(a, what));
 		ot_v_push(a, benches, m);
@@ -1293,7 +1298,8 @@ int ot_pages_render_kernels(ot_pages *p, ot_buf *md)
 				devices |= tr->steps.items[m->ops[k].steps[s]].main;
 			ot_buf_printf(&ops, "%s%s", k ? ", " : "", op_link(p, a, m->ops[k].op, "ops/"));
 		}
-		ot_v_set(a, row, "name", ot_v_str_borrow(a, md_code(a, m->scope && *m->scope ? ot_arena_printf(a, "%s::%s", m->scope, m->symbol) : m->symbol)));
+		ot_v_set(a, row, "name", ot_v_str_borrow(a, md_code(a, m->symbol)));
+		ot_v_set(a, row, "scope", ot_v_str_borrow(a, m->scope && *m->scope ? md_code(a, m->scope) : ""));
 		ot_v_set(a, row, "location", ot_v_str_borrow(a, location(p, a, m->file, m->line)));
 		ot_v_set(a, row, "kind", ot_v_str_borrow(a, m->detail ? md_code(a, m->detail) : ""));
 		ot_v_set_str(a, row, "devices", devices == (OT_MAIN_CPU | OT_MAIN_CUDA) ? "CPU, CUDA" : devices & OT_MAIN_CPU ? "CPU" : "CUDA");

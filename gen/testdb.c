@@ -647,8 +647,8 @@ static void evaluate(ot_testdb *db, struct module *mods)
 		for (size_t k = 0; k < f->tests.len; k++) {
 			struct template t = {&f->tests.items[k], (uint32_t)m, NULL, {0}};
 			t.lv = eval(&e, t.t->expr, t.t->expr_end);
-			t.pub = (ot_tf_template){f->path, t.t->line, t.t->cls, t.t->func, t.t->decorator,
-						 t.t->expr_text, t.lv != NULL, (uint32_t)tv.len};
+			t.pub = (ot_tf_template){f->path, t.t->line, t.t->cls, t.t->func, t.t->func_line,
+						 t.t->decorator, t.t->expr_text, t.lv != NULL, (uint32_t)tv.len};
 			ot_vec_push(&tv, t);
 		}
 	}

@@ -116,6 +116,7 @@ typedef struct {
 	uint32_t line;         /**< the decorator's line */
 	const char *cls;       /**< "TestCommon", or NULL */
 	const char *func;      /**< "test_dtypes", or NULL when no def follows */
+	uint32_t func_line;    /**< the line of that def, or 0 */
 	const char *decorator; /**< "ops", "modules", "_gradcheck_ops" */
 	const char *list;      /**< its list as written: "op_db",
 				    "[op for op in op_db if op.supports_out]" */

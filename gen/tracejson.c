@@ -159,6 +159,11 @@ static void templates_section(ot_buf *b, const ot_testdb *db)
 		str(b, t->cls);
 		key(b, 6, false, "test");
 		str(b, t->func);
+		key(b, 6, false, "def_line");
+		if (t->func)
+			put_uint(b, t->func_line);
+		else
+			ot_buf_puts(b, "null");
 		key(b, 6, false, "decorator");
 		str(b, t->decorator);
 		key(b, 6, false, "list");
