@@ -753,8 +753,9 @@ int ot_run(const ot_run_opts *o)
 	}
 	r.phase[PH_INDEX] += ot_clock() - t;
 	t = ot_clock();
-	h->tests = ot_testdb_build(h->ix, jobs);
-	if (!ot_testdb_get_stats(h->tests)->files) { /* a tree without PyTorch's test machinery */
+	/* --check writes nothing: no page or trace.json shows the tests */
+	h->tests = o->check ? NULL : ot_testdb_build(h->ix, jobs);
+	if (h->tests && !ot_testdb_get_stats(h->tests)->files) { /* a tree without PyTorch's test machinery */
 		ot_testdb_free(h->tests);
 		h->tests = NULL;
 	}

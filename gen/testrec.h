@@ -151,8 +151,8 @@ typedef struct {
 } ot_tr_file;
 
 /**
- * Scan one file of kind `kind` (`len` bytes of `text`, which must outlive
- * the records). Strings and tokens go to `arena`; the vectors are the
+ * Scan one file of kind `kind` (`len` bytes of `text`, NUL-terminated, which
+ * must outlive the records). Strings and tokens go to `arena`; the vectors are the
  * caller's to free (ot_testscan_free). Never fails.
  */
 void ot_testscan_file(ot_tr_file *out, ot_arena *arena, const char *path, uint32_t file,

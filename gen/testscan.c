@@ -301,18 +301,6 @@ static void parse_test(struct sc *s, uint32_t i, const char *cls)
 
 typedef OT_VEC(uint32_t) offset_vec;
 
-static int cmp_offset(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
-static void sort_offsets(uint32_t *v, size_t n)
-{
-	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_offset);
-}
-
 /* skipOps('TestClass', 'test_name', {...}): the bytes of its arguments. */
 struct skipops {
 	uint32_t open, close;
@@ -369,6 +357,8 @@ static void parse_mention(struct sc *s, const ot_toks *t, uint32_t ln, const ski
 static bool mention_before(const char *text, const char *p)
 {
 	static const char *const kinds[] = {"xfail", "skip", "decorate", "tol1", "tol2"};
+	if (p == text || !strchr("lpe12", p[-1]) || !p[-1])
+		return false; /* the last letters of the kinds: most calls end here */
 	for (size_t k = 0; k < OT_ARRAY_LEN(kinds); k++) {
 		size_t n = strlen(kinds[k]);
 		const char *b = p - n;
@@ -381,22 +371,13 @@ static bool mention_before(const char *text, const char *p)
 
 /* The calls naming ops in a test file, xfail("name", ...): found by their text
  * (a parenthesis and a quote, or one that ends a line), each tokenized alone. */
-static void find_mentions(struct sc *s, const char *text, size_t len, const skipops_vec *ranges)
+static void find_mentions(struct sc *s, const char *text, size_t len, const offset_vec *found,
+			  const skipops_vec *ranges)
 {
-	static const char *const opens[] = {"(\"", "('", "(\n"}; /* xfail(\n    "name", ...) too */
-	OT_VEC(uint32_t) hits = {0};
+	const offset_vec hits = *found;
 	ot_toks t = {0};
 	uint32_t ln = 1;
 	const char *at = text;
-	for (size_t k = 0; k < OT_ARRAY_LEN(opens); k++)
-		for (const char *p = text; (p = memmem(p, len - (size_t)(p - text), opens[k], 2)); p += 2)
-			if (mention_before(text, p)) {
-				const char *b = p;
-				while (b > text && ot_is_ident_char(b[-1]))
-					b--;
-				ot_vec_push(&hits, (uint32_t)(b - text));
-			}
-	sort_offsets(hits.items, hits.len);
 	for (size_t h = 0; h < hits.len; h++) {
 		const char *p = text + hits.items[h], *bol = p;
 		for (const char *q; (q = memchr(at, '\n', (size_t)(p - at))); at = q + 1)
@@ -411,7 +392,6 @@ static void find_mentions(struct sc *s, const char *text, size_t len, const skip
 			parse_mention(s, &t, ln, ranges);
 	}
 	ot_toks_free(&t);
-	ot_vec_free(&hits);
 }
 
 /* Is the line at p (its indentation skipped: `col`) one a test file's records start at:
@@ -433,29 +413,49 @@ static bool statement_of_interest(const char *p, const char *end, size_t col)
 			   (*p == '+' && p + 1 < end && p[1] == '='));
 }
 
-/* The offsets of every triple quote of `text`, in order. */
-static void triple_quotes(offset_vec *out, const char *text, size_t len)
+/* One pass over a test file: the offsets of its triple quotes, and of the
+ * mention calls, xfail("name"...) (a kind, '(', blanks, then a quote or a
+ * line end: xfail(\n "name"), in order. */
+static void prescan(const char *text, size_t len, offset_vec *tq, offset_vec *mentions)
 {
-	static const char *const triples[] = {"\"\"\"", "'''"};
-	for (size_t k = 0; k < OT_ARRAY_LEN(triples); k++)
-		for (const char *p = text; (p = memmem(p, len - (size_t)(p - text), triples[k], 3)); p += 3)
-			ot_vec_push(out, (uint32_t)(p - text));
-	sort_offsets(out->items, out->len);
+	/* the text is NUL-terminated (a NUL inside it only stops strcspn early) */
+	for (size_t i = 0; i < len; i++) {
+		char c;
+		i += strcspn(text + i, "\"'(");
+		if (i >= len)
+			break;
+		c = text[i];
+		if (c == '"' || c == '\'') {
+			if (i + 2 < len && text[i + 1] == c && text[i + 2] == c) {
+				ot_vec_push(tq, (uint32_t)i);
+				i += 2;
+			}
+		} else if (c == '(' && mention_before(text, text + i)) {
+			size_t j = i + 1;
+			while (j < len && (text[j] == ' ' || text[j] == '\t'))
+				j++;
+			if (j < len && (text[j] == '"' || text[j] == '\'' || text[j] == '\n' || text[j] == '\r')) {
+				const char *b = text + i;
+				while (b > text && ot_is_ident_char(b[-1]))
+					b--;
+				ot_vec_push(mentions, (uint32_t)(b - text));
+			}
+		}
+	}
 }
 
 /* A test file's statements of interest, tokenized into out->toks (in file
  * order, each a `bol` start): the rest of the file (test bodies) is skipped
  * line by line; a line inside a triple-quoted string (a docstring) starts
  * nothing. */
-static void select_statements(ot_toks *out, const char *text, size_t len)
+static void select_statements(ot_toks *out, const char *text, size_t len, const offset_vec *quotes)
 {
 	const char *p = text, *end = text + len;
-	offset_vec tq = {0};
+	const offset_vec tq = *quotes;
 	size_t next_tq = 0;
 	uint32_t ln = 1;
 	bool in_str = false;
 	char quote = 0;
-	triple_quotes(&tq, text, len);
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p)), *c = p;
 		size_t col = 0;
@@ -488,7 +488,6 @@ static void select_statements(ot_toks *out, const char *text, size_t len)
 		p = eol + 1;
 		ln++;
 	}
-	ot_vec_free(&tq);
 }
 
 /* ---- benchmarks ------------------------------------------------------------------------- */
@@ -693,9 +692,13 @@ void ot_testscan_file(ot_tr_file *out, ot_arena *arena, const char *path, uint32
 	out->file = file;
 	out->kind = fkind;
 	if (fkind == OT_TFILE_TEST) {
-		select_statements(&out->toks, text, len);
+		offset_vec quotes = {0}, mentions = {0};
+		prescan(text, len, &quotes, &mentions);
+		select_statements(&out->toks, text, len, &quotes);
 		find_skipops(&s, &ranges);
-		find_mentions(&s, text, len, &ranges);
+		find_mentions(&s, text, len, &mentions, &ranges);
+		ot_vec_free(&quotes);
+		ot_vec_free(&mentions);
 	} else {
 		ot_pytok_run(&out->toks, text, len);
 	}
