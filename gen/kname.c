@@ -242,7 +242,7 @@ int ot_kname_parse(ot_kname *out, ot_arena *a, const char *text)
 	size_t n, end, lt = (size_t)-1, name_start;
 	OT_VEC(const char *) targs = {0};
 	ref_vec refs = {0};
-	int depth = 0;
+	int depth = 0, rc = 0;
 
 	memset(out, 0, sizeof(*out));
 	while (*text == ' ' || *text == '\t' || *text == '\n')
@@ -342,15 +342,18 @@ int ot_kname_parse(ot_kname *out, ot_arena *a, const char *text)
 			name_start = i + 1;
 	}
 	split_qualified(a, s + name_start, end - name_start, &out->qual, &out->name, &out->lambda);
-	if (!*out->name)
-		return ot_error_set("no name in '%s'", s);
+	if (!*out->name) {
+		rc = ot_error_set("no name in '%s'", s);
+		goto done;
+	}
 	out->targs = OT_ARENA_VEC(a, &targs);
 	out->ntargs = targs.len;
 	out->refs = OT_ARENA_VEC(a, &refs);
 	out->nrefs = refs.len;
+done:
 	ot_vec_free(&targs);
 	ot_vec_free(&refs);
-	return 0;
+	return rc;
 }
 
 bool ot_kname_qual_matches(const char *want, const char *have)

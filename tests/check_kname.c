@@ -128,6 +128,8 @@ START_TEST(parse_errors)
 	ck_assert_str_eq(ot_error_last(), "column 8: a bracket is not closed");
 	ck_assert_int_lt(ot_kname_parse(&k, a, "f>(x)"), 0);
 	ck_assert_str_eq(ot_error_last(), "column 2: '>' closes nothing");
+	ck_assert_int_lt(ot_kname_parse(&k, a, "<smidm>"), 0); /* fuzz_kname's leak on this path */
+	ck_assert_str_eq(ot_error_last(), "no name in '<smidm>'");
 	ot_arena_free(a);
 }
 END_TEST
