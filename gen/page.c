@@ -939,7 +939,7 @@ static ot_value *tests_data(const ot_pages *p, const ot_testfacts *tf, ot_arena 
 	ot_value *decomps = ot_v_list(a), *files = ot_v_list(a), *benches = ot_v_list(a), *names;
 
 	for (size_t i = 0; i < tf->nentries; i++) {
-		const ot_tf_entry *e = &tf->entries[i];
+		const ot_tf_entry *e = tf->entries[i];
 		ot_value *m = ot_v_map(a);
 		ot_v_set(a, m, "name", ot_v_str_borrow(a, md_code(a, entry_name(a, e))));
 		ot_v_set(a, m, "cls", ot_v_str_borrow(a, md_code(a, e->cls)));

@@ -55,6 +55,7 @@ struct ot_testdb {
 	size_t nfiles;
 	struct entry *entries;
 	size_t nentries;
+	ot_tf_entry *pub;    /* the entries as lookups give them, one per entry */
 	ot_map *bases;       /* class -> its first base */
 	ot_map *by_name;     /* OpInfo name or alias -> idlist of entries */
 	ot_map *by_aten;     /* aten_name -> idlist */
@@ -657,6 +658,59 @@ static void evaluate(ot_testdb *db, struct module *mods)
 	ot_buf_free(&e.tmp);
 }
 
+/* The torch._refs definition a reference entry "_refs.nn.functional.relu" tests:
+ * def relu in torch/_refs/nn/functional/__init__.py (or .../functional.py). */
+static void reference_impl(ot_testdb *db, ot_tf_entry *out, const char *name)
+{
+	const char *dot = strrchr(name, '.'), *fn = dot ? dot + 1 : name;
+	ot_buf dir = OT_BUF_INIT;
+	const char *cands[2];
+	ot_buf_puts(&dir, "torch/");
+	for (const char *p = name; dot && p < dot; p++)
+		ot_buf_putc(&dir, *p == '.' ? '/' : *p);
+	cands[0] = ot_arena_printf(db->arena, "%s/__init__.py", dir.ptr);
+	cands[1] = ot_arena_printf(db->arena, "%s.py", dir.ptr);
+	ot_buf_free(&dir);
+	out->impl_file = cands[0];
+	for (const ot_ix_pydef *d = ot_index_pydefs(db->ix, fn); d; d = d->next) {
+		const ot_ix_file *f = ot_index_file(db->ix, d->file);
+		if (d->parent || (strcmp(f->path, cands[0]) && strcmp(f->path, cands[1])))
+			continue;
+		out->impl_file = f->path;
+		out->impl_line = d->line;
+		out->impl_symbol = d->kind == OT_PY_DEF ? ot_arena_printf(db->arena, "def %s", fn) : fn;
+		return;
+	}
+}
+
+/* The entries as lookups give them, each made once. */
+static void publish_entries(ot_testdb *db)
+{
+	db->pub = ot_calloc(db->nentries + 1, sizeof(*db->pub));
+	for (size_t i = 0; i < db->nentries; i++) {
+		const struct entry *e = &db->entries[i];
+		ot_tf_entry *o = &db->pub[i];
+		ot_tf_decor *d = ot_arena_alloc(db->arena, (e->call->ndecors + 1) * sizeof(*d));
+		o->kind = e->kind;
+		o->cls = e->call->cls;
+		o->name = e->name;
+		o->variant = e->call->variant;
+		o->aten_name = e->aten_name;
+		o->list = e->list;
+		o->file = e->file->path;
+		o->line = e->call->line;
+		o->index = (uint32_t)i;
+		for (uint32_t k = 0; k < e->call->ndecors; k++) {
+			const ot_tr_decor *x = &e->call->decors[k];
+			d[k] = (ot_tf_decor){x->decorator, x->cls, x->test, x->device, x->line};
+		}
+		o->decors = d;
+		o->ndecors = e->call->ndecors;
+		if (e->kind == OT_TF_REFERENCE)
+			reference_impl(db, o, e->name);
+	}
+}
+
 /* ---- building ------------------------------------------------------------------------------ */
 
 ot_testdb *ot_testdb_build(const ot_index *ix, int threads)
@@ -682,6 +736,7 @@ ot_testdb *ot_testdb_build(const ot_index *ix, int threads)
 		mods[i].ns = ot_map_new();
 	}
 	collect_entries(db, mods);
+	publish_entries(db);
 	evaluate(db, mods);
 	for (size_t i = 0; i < db->nfiles; i++) {
 		ot_tr_file *f = &db->files[i];
@@ -710,6 +765,7 @@ void ot_testdb_free(ot_testdb *db)
 		ot_testscan_free(&db->files[i]);
 	free(db->files);
 	free(db->entries);
+	free(db->pub);
 	free(db->templates);
 	for (int t = 0; t < db->narenas; t++)
 		ot_arena_free(db->arenas[t]);
@@ -728,6 +784,16 @@ void ot_testdb_free(ot_testdb *db)
 const ot_testdb_stats *ot_testdb_get_stats(const ot_testdb *db)
 {
 	return &db->stats;
+}
+
+size_t ot_testdb_entry_count(const ot_testdb *db)
+{
+	return db ? db->nentries : 0;
+}
+
+const ot_tf_entry *ot_testdb_entry(const ot_testdb *db, size_t i)
+{
+	return &db->pub[i];
 }
 
 size_t ot_testdb_template_count(const ot_testdb *db)
@@ -819,55 +885,11 @@ static void matched_entries(struct look *l, const ot_trace *tr)
 		qsort(l->ids.items, l->ids.len, sizeof(*l->ids.items), cmp_u32);
 }
 
-/* The torch._refs definition a reference entry "_refs.nn.functional.relu" tests:
- * def relu in torch/_refs/nn/functional/__init__.py (or .../functional.py). */
-static void reference_impl(struct look *l, ot_tf_entry *out, const char *name)
-{
-	const char *dot = strrchr(name, '.'), *fn = dot ? dot + 1 : name;
-	ot_buf dir = OT_BUF_INIT;
-	const char *cands[2];
-	ot_buf_puts(&dir, "torch/");
-	for (const char *p = name; dot && p < dot; p++)
-		ot_buf_putc(&dir, *p == '.' ? '/' : *p);
-	cands[0] = ot_arena_printf(l->a, "%s/__init__.py", dir.ptr);
-	cands[1] = ot_arena_printf(l->a, "%s.py", dir.ptr);
-	ot_buf_free(&dir);
-	out->impl_file = cands[0];
-	for (const ot_ix_pydef *d = ot_index_pydefs(l->db->ix, fn); d; d = d->next) {
-		const ot_ix_file *f = ot_index_file(l->db->ix, d->file);
-		if (d->parent || (strcmp(f->path, cands[0]) && strcmp(f->path, cands[1])))
-			continue;
-		out->impl_file = f->path;
-		out->impl_line = d->line;
-		out->impl_symbol = d->kind == OT_PY_DEF ? ot_arena_printf(l->a, "def %s", fn) : fn;
-		return;
-	}
-}
-
 static void put_entries(struct look *l, ot_testfacts *tf)
 {
-	ot_tf_entry *v = ot_arena_alloc(l->a, (l->ids.len + 1) * sizeof(*v));
-	for (size_t i = 0; i < l->ids.len; i++) {
-		const struct entry *e = &l->db->entries[l->ids.items[i]];
-		ot_tf_entry *o = &v[i];
-		ot_tf_decor *d = ot_arena_alloc(l->a, (e->call->ndecors + 1) * sizeof(*d));
-		o->kind = e->kind;
-		o->cls = e->call->cls;
-		o->name = e->name;
-		o->variant = e->call->variant;
-		o->aten_name = e->aten_name;
-		o->list = e->list;
-		o->file = e->file->path;
-		o->line = e->call->line;
-		for (uint32_t k = 0; k < e->call->ndecors; k++) {
-			const ot_tr_decor *s = &e->call->decors[k];
-			d[k] = (ot_tf_decor){s->decorator, s->cls, s->test, s->device, s->line};
-		}
-		o->decors = d;
-		o->ndecors = e->call->ndecors;
-		if (e->kind == OT_TF_REFERENCE)
-			reference_impl(l, o, e->name);
-	}
+	const ot_tf_entry **v = ot_arena_alloc(l->a, (l->ids.len + 1) * sizeof(*v));
+	for (size_t i = 0; i < l->ids.len; i++)
+		v[i] = &l->db->pub[l->ids.items[i]];
 	tf->entries = v;
 	tf->nentries = l->ids.len;
 }

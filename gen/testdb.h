@@ -100,7 +100,12 @@ typedef struct {
 	const char *impl_symbol; /**< "def add", or NULL when not found */
 	const char *impl_file;   /**< where it was looked for */
 	uint32_t impl_line;
+	uint32_t index;          /**< its position among all entries */
 } ot_tf_entry;
+
+/** Every entry of the release, in file order (ot_testdb_entry, i < the count). */
+size_t ot_testdb_entry_count(const ot_testdb *db);
+const ot_tf_entry *ot_testdb_entry(const ot_testdb *db, size_t i);
 
 /** A register_decomposition(aten.x) site. */
 typedef struct {
@@ -146,7 +151,7 @@ typedef struct {
 
 /** Everything about one op. Owned by the arena it was made in. */
 typedef struct ot_testfacts {
-	const ot_tf_entry *entries;
+	const ot_tf_entry *const *entries; /**< entries of the database, in its order */
 	size_t nentries;
 	const ot_tf_decomp *decomps;
 	size_t ndecomps;

@@ -142,52 +142,14 @@ static void template_indexes(ot_buf *b, const ot_tf_template *const *t, size_t n
 	ot_buf_putc(b, ']');
 }
 
-/* The top-level "tests": every test template of the release. */
-static void templates_section(ot_buf *b, const ot_testdb *db)
+/* The top-level "test_entries": every entry of the release's test databases. */
+static void entries_section(ot_buf *b, const ot_testdb *db)
 {
-	size_t n = ot_testdb_template_count(db);
+	size_t n = ot_testdb_entry_count(db);
+	int in = 2;
 	ot_buf_putc(b, '[');
 	for (size_t i = 0; i < n; i++) {
-		const ot_tf_template *t = ot_testdb_template(db, i);
-		item(b, 2, i);
-		ot_buf_putc(b, '{');
-		key(b, 6, true, "file");
-		str(b, t->file);
-		key(b, 6, false, "line");
-		put_uint(b, t->line);
-		key(b, 6, false, "class");
-		str(b, t->cls);
-		key(b, 6, false, "test");
-		str(b, t->func);
-		key(b, 6, false, "def_line");
-		if (t->func)
-			put_uint(b, t->func_line);
-		else
-			ot_buf_puts(b, "null");
-		key(b, 6, false, "decorator");
-		str(b, t->decorator);
-		key(b, 6, false, "list");
-		str(b, t->list);
-		key(b, 6, false, "evaluated");
-		boolean(b, t->evaluated);
-		end(b, 4, 1, '}');
-	}
-	end(b, 2, n, ']');
-}
-
-/* The op's "tests" member (testdb.h): entries, decompositions, test files, benchmarks. */
-static void tests_member(ot_buf *b, int ind, const ot_testfacts *tf)
-{
-	int in = ind + 2;
-	if (!tf) {
-		ot_buf_puts(b, "null");
-		return;
-	}
-	ot_buf_putc(b, '{');
-	key(b, in, true, "entries");
-	ot_buf_putc(b, '[');
-	for (size_t i = 0; i < tf->nentries; i++) {
-		const ot_tf_entry *e = &tf->entries[i];
+		const ot_tf_entry *e = ot_testdb_entry(db, i);
 		int k = in + 4;
 		item(b, in, i);
 		ot_buf_putc(b, '{');
@@ -244,7 +206,59 @@ static void tests_member(ot_buf *b, int ind, const ot_testfacts *tf)
 		}
 		end(b, in + 2, 1, '}');
 	}
-	end(b, in, tf->nentries, ']');
+	end(b, in, n, ']');
+}
+
+/* The top-level "tests": every test template of the release. */
+static void templates_section(ot_buf *b, const ot_testdb *db)
+{
+	size_t n = ot_testdb_template_count(db);
+	ot_buf_putc(b, '[');
+	for (size_t i = 0; i < n; i++) {
+		const ot_tf_template *t = ot_testdb_template(db, i);
+		item(b, 2, i);
+		ot_buf_putc(b, '{');
+		key(b, 6, true, "file");
+		str(b, t->file);
+		key(b, 6, false, "line");
+		put_uint(b, t->line);
+		key(b, 6, false, "class");
+		str(b, t->cls);
+		key(b, 6, false, "test");
+		str(b, t->func);
+		key(b, 6, false, "def_line");
+		if (t->func)
+			put_uint(b, t->func_line);
+		else
+			ot_buf_puts(b, "null");
+		key(b, 6, false, "decorator");
+		str(b, t->decorator);
+		key(b, 6, false, "list");
+		str(b, t->list);
+		key(b, 6, false, "evaluated");
+		boolean(b, t->evaluated);
+		end(b, 4, 1, '}');
+	}
+	end(b, 2, n, ']');
+}
+
+/* The op's "tests" member (testdb.h): entries, decompositions, test files, benchmarks. */
+static void tests_member(ot_buf *b, int ind, const ot_testfacts *tf)
+{
+	int in = ind + 2;
+	if (!tf) {
+		ot_buf_puts(b, "null");
+		return;
+	}
+	ot_buf_putc(b, '{');
+	key(b, in, true, "entries");
+	ot_buf_putc(b, '[');
+	for (size_t i = 0; i < tf->nentries; i++) {
+		if (i)
+			ot_buf_puts(b, ", ");
+		put_uint(b, tf->entries[i]->index);
+	}
+	ot_buf_putc(b, ']');
 	key(b, in, false, "decompositions");
 	ot_buf_putc(b, '[');
 	for (size_t i = 0; i < tf->ndecomps; i++) {
@@ -576,6 +590,8 @@ void ot_tracejson_frame(ot_buf *head, ot_buf *tail, const ot_release *rel, size_
 	ot_buf_putc(head, '[');
 	end(tail, 2, n, ']');
 	if (tests) {
+		key(tail, 2, false, "test_entries");
+		entries_section(tail, tests);
 		key(tail, 2, false, "tests");
 		templates_section(tail, tests);
 	}

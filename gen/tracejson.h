@@ -12,8 +12,13 @@
  *             "backends": {"keys": [...], "gpu": [...],
  *                          "selection": [{"symbol", "file", "line"}, ...]},
  *             "calls": [...], "messages": [...], "suggestions": [...],
+ *             "tests": null | {"entries": [i, ...], "decompositions": [...],
+ *                              "runs": [i, ...], "runs_filtered": [i, ...],
+ *                              "mentions": [...], "benchmarks": [...]},
  *             "registry": ["add.Tensor", "add.Scalar", ...]}, ...],
+ *    "test_entries": [test database entry, ...], "tests": [test template, ...],
  *    "registry": [entry, ...]}
+ * (the test keys as the README's trace.json section describes them).
  *
  * An op's "registry" names the native_functions.yaml entries its comparison
  * needs (ot_tracejson_select): every overload of every name in "aten"
@@ -75,8 +80,9 @@ void ot_tracejson_select(ot_tj_entries *out, const ot_registry *reg, const ot_st
  *
  * ot_tracejson_frame: the file around `n` such objects: `head` (appended)
  * comes first, then for each op i the separator ot_tracejson_separator(i)
- * and its object, then `tail`, whose top-level "tests" lists every test
- * template of `tests` (NULL: no such key) and whose "registry" is made from
+ * and its object, then `tail`, whose top-level "test_entries" and "tests"
+ * list every entry and test template of `tests` (NULL: no such keys; an op's
+ * "tests" member indexes them) and whose "registry" is made from
  * the ops' `entries` (an array of `n`, all from one registry; NULL: no such key).
  */
 void ot_tracejson_op(ot_buf *out, const ot_trace *tr, const ot_tj_entries *entries);

@@ -426,7 +426,7 @@ static void check_release(const char *release)
 	ot_arena *a = ot_arena_new();
 	char *text, *dir = tu_tmpdir("testdb"), *list_path = tu_path(dir, "ops.list");
 	char *out = tu_path(dir, "out");
-	const ot_value *root = key_load(a, &text), *trace, *templates;
+	const ot_value *root = key_load(a, &text), *trace, *templates, *entries;
 	ot_buf list = OT_BUF_INIT;
 	size_t checked = 0;
 	for (size_t i = 0; i < ot_v_len(root); i++)
@@ -435,6 +435,9 @@ static void check_release(const char *release)
 	tu_write_file(list_path, list.ptr, list.size);
 	trace = tu_run_trace(a, out, release, (const char *const[]){"--full", list_path, NULL}, NULL);
 	templates = ot_v_get(trace, "tests");
+	entries = ot_v_get(trace, "test_entries");
+	ck_assert_msg(entries && entries->type == OT_V_LIST && ot_v_len(entries) > 900,
+		      "trace.json at %s has no table of test entries", release);
 	ck_assert_msg(templates && templates->type == OT_V_LIST && ot_v_len(templates) > 100,
 		      "trace.json at %s has no table of tests", release);
 	for (size_t i = 0; i < ot_v_len(root); i++) {
@@ -449,7 +452,10 @@ static void check_release(const char *release)
 			const ot_value *x = ot_v_at(l, k), *got = ot_v_get(tf, "entries");
 			bool found = false;
 			for (size_t j = 0; j < ot_v_len(got) && !found; j++) {
-				const ot_value *g = ot_v_at(got, j);
+				long long at = ot_v_at(got, j)->u.i;
+				const ot_value *g;
+				ck_assert(at >= 0 && (size_t)at < ot_v_len(entries));
+				g = ot_v_at(entries, (size_t)at);
 				found = same_str(g, "kind", x) && same_str(g, "class", x) && same_str(g, "name", x) &&
 					same_str(g, "variant", x) && same_str(g, "file", x) && same_int(g, "line", x);
 			}
