@@ -65,6 +65,13 @@ int ot_pages_render_op(ot_pages *p, size_t i, bool has_diagram, ot_buf *md);
 int ot_pages_render_index(ot_pages *p, ot_buf *md);
 
 /**
+ * Render out/kernels.md into `md` (replaced): every C++/CUDA function that
+ * holds a step on some op's main path (ot_step.main, which.h), with the
+ * ops whose main paths reach it, linked to their pages.
+ */
+int ot_pages_render_kernels(ot_pages *p, ot_buf *md);
+
+/**
  * Render a Markdown page as a standalone HTML page of the offline bundle:
  * body through cmark-gfm with ".md" links rewritten to ".html", wrapped in
  * the HTML template with a link back to the index. `root` is the relative
