@@ -65,6 +65,13 @@ int ot_pages_render_op(ot_pages *p, size_t i, bool has_diagram, ot_buf *md);
 int ot_pages_render_index(ot_pages *p, ot_buf *md);
 
 /**
+ * Render out/kernels.md into `md` (replaced): every C++/CUDA function that
+ * holds a step on some op's main path (ot_step.main, which.h), with the
+ * ops whose main paths reach it, linked to their pages.
+ */
+int ot_pages_render_kernels(ot_pages *p, ot_buf *md);
+
+/**
  * The index's groups, in order: the group trace `i` is listed under (0,
  * 1, ...), or -1 when the index does not list it.
  */

@@ -18,6 +18,7 @@
 #include "registry.h"
 #include "show.h"
 #include "source.h"
+#include "testdb.h"
 #include "trace.h"
 #include "tracejson.h"
 #include "version.h"
@@ -137,8 +138,8 @@ static void parallel_for(size_t n, int jobs, void (*fn)(size_t, void *), void *p
 /* ---- the run ------------------------------------------------------------------------ */
 
 /* Where the wall time goes (-v): every second of a run is in one phase. */
-enum phase { PH_SETUP, PH_READ, PH_INDEX, PH_TRACE, PH_RENDER, PH_LAYOUT, PH_WRITE, PH_CLEANUP, PH_COUNT };
-static const char *const phase_names[PH_COUNT] = {"setup", "read", "index", "trace",
+enum phase { PH_SETUP, PH_READ, PH_INDEX, PH_TESTS, PH_TRACE, PH_RENDER, PH_LAYOUT, PH_WRITE, PH_CLEANUP, PH_COUNT };
+static const char *const phase_names[PH_COUNT] = {"setup", "read", "index", "tests", "trace",
 						  "render", "layout", "write", "cleanup"};
 
 struct op_in {
@@ -162,6 +163,7 @@ struct ot_run_held {
 	ot_registry *reg;
 	ot_wellknown *wk;
 	ot_tracer *tracer;
+	ot_testdb *tests; /* each op's tests and benchmarks (ot_run only) */
 };
 
 struct run {
@@ -204,6 +206,9 @@ static void trace_one(size_t i, void *payload)
 	struct run *r = payload;
 	r->traces[i] = ot_trace_op(r->h->tracer, r->ops.items[i].input,
 				   r->ops.items[i].full || r->o->full, r->ops.items[i].depth);
+	if (r->h->tests)
+		r->traces[i]->tests = ot_testdb_lookup(r->h->tests, r->traces[i], r->h->reg,
+						       r->traces[i]->arena);
 	if (r->json) {
 		ot_tracejson_select(&r->entries[i], r->h->reg, &r->traces[i]->aten);
 		ot_tracejson_op(&r->json[i], r->traces[i], &r->entries[i]);
@@ -226,7 +231,7 @@ static void write_trace_json(struct run *r)
 	ot_output_part *parts = ot_calloc(2 * r->ops.len + 2, sizeof(*parts));
 	size_t n = 0;
 	double t = ot_clock();
-	ot_tracejson_frame(&head, &tail, &r->rel, r->ops.len, r->entries);
+	ot_tracejson_frame(&head, &tail, &r->rel, r->ops.len, r->entries, r->h->tests);
 	parts[n++] = (ot_output_part){head.ptr, head.size};
 	for (size_t i = 0; i < r->ops.len; i++) {
 		const char *sep = ot_tracejson_separator(i);
@@ -242,6 +247,19 @@ static void write_trace_json(struct run *r)
 	free(parts);
 	ot_buf_free(&head);
 	ot_buf_free(&tail);
+}
+
+/* html/NAME.html of a top-level page ("index", "kernels"), from its Markdown. */
+static void write_html(struct run *r, const char *name, const ot_buf *md, ot_buf *html)
+{
+	char title[128], path[64];
+	snprintf(title, sizeof(title), "PyTorch %s %s", r->rel.version,
+		 !strcmp(name, "index") ? "operators" : name);
+	snprintf(path, sizeof(path), "html/%s.html", name);
+	if (ot_bundle_page(r->bundle, html, md->ptr, md->size, title, path + 5, NULL, NULL) < 0)
+		record_failure(r, path);
+	else
+		write_file(r, path, html);
 }
 
 static int draw_one(size_t i, void *payload, ot_buf *dot, ot_buf *svg)
@@ -658,6 +676,7 @@ static void held_free(ot_run_held *h)
 	if (!h)
 		return;
 	ot_tracer_free(h->tracer);
+	ot_testdb_free(h->tests);
 	ot_wellknown_free(h->wk);
 	ot_registry_free(h->reg);
 	ot_index_free(h->ix);
@@ -861,6 +880,14 @@ int ot_run(const ot_run_opts *o)
 		goto done;
 	}
 	r.phase[PH_INDEX] += ot_clock() - t;
+	t = ot_clock();
+	/* --check writes nothing: no page or trace.json shows the tests */
+	h->tests = o->check ? NULL : ot_testdb_build(h->ix, jobs);
+	if (h->tests && !ot_testdb_get_stats(h->tests)->files) { /* a tree without PyTorch's test machinery */
+		ot_testdb_free(h->tests);
+		h->tests = NULL;
+	}
+	r.phase[PH_TESTS] = ot_clock() - t;
 
 	/* 6. trace */
 	collect_ops(&r, list, h->reg, arena);
@@ -885,6 +912,8 @@ int ot_run(const ot_run_opts *o)
 		if (!o->quiet)
 			print_summary(&r, missing_layers, NULL);
 		status = run_status(&r, list_errors, missing_layers);
+		t_done = ot_clock(); /* for -v: the phases of a check run too */
+		nops = r.ops.len;
 		goto done;
 	}
 
@@ -936,15 +965,19 @@ int ot_run(const ot_run_opts *o)
 				record_failure(&r, "index.md");
 			else if (formats & OT_FORMAT_MD)
 				write_file(&r, "index.md", &b);
+			if (!atomic_load(&r.failed)) {
+				ot_buf k = OT_BUF_INIT;
+				if (ot_pages_render_kernels(r.pages, &k) < 0)
+					record_failure(&r, "kernels.md");
+				else if (formats & OT_FORMAT_MD)
+					write_file(&r, "kernels.md", &k);
+				if (!atomic_load(&r.failed) && (formats & OT_FORMAT_HTML))
+					write_html(&r, "kernels", &k, &html);
+				ot_buf_free(&k);
+			}
 			if (!atomic_load(&r.failed) && (formats & OT_FORMAT_HTML)) {
-				char title[128];
-				snprintf(title, sizeof(title), "PyTorch %s operators", r.rel.version);
 				const char *name;
-				if (ot_bundle_page(r.bundle, &html, b.ptr, b.size, title, "index.html", NULL,
-						   NULL) < 0)
-					record_failure(&r, "html/index.html");
-				else
-					write_file(&r, "html/index.html", &html);
+				write_html(&r, "index", &b, &html);
 				for (size_t k = 0; ot_bundle_asset(r.bundle, k, &name, &html) == 0; k++) {
 					char file[64];
 					snprintf(file, sizeof(file), "html/%s", name);
@@ -1016,6 +1049,11 @@ void ot_run_traces_free(ot_run_traces *t)
 	free((char *)t->rel.tag);
 	free((char *)t->rel.commit);
 	free(t);
+}
+
+const ot_index *ot_run_traces_index(const ot_run_traces *t)
+{
+	return t->held->ix;
 }
 
 int ot_run_trace_release(ot_run_traces **out, const ot_run_opts *o, const char *version,

@@ -285,6 +285,10 @@ typedef struct {
 
 	bool is_wellknown;
 	ot_wellknown_match wellknown;
+
+	/** The op's tests and benchmarks (testdb.h), set by the run after
+	 * tracing (in this trace's arena), or NULL when not looked up. */
+	const struct ot_testfacts *tests;
 } ot_trace;
 
 /* ---- walking the graph --------------------------------------------------------------- */

@@ -320,7 +320,7 @@ static void expect_only_slugs(const char *out);
 
 /* Every file (and link) in out/ after a run, and what a run of torch.add alone leaves. */
 static const char list_out[] = "cd \"$1\"/out && find . ! -type d | LC_ALL=C sort";
-#define ONE_PAGE "./.optrace-lock\n./.optrace-manifest\n./index.md\n./ops/torch-add.md\n./trace.json\n"
+#define ONE_PAGE "./.optrace-lock\n./.optrace-manifest\n./index.md\n./kernels.md\n./ops/torch-add.md\n./trace.json\n"
 
 /*
  * Names that are paths, options or shell code: each line is refused with
@@ -416,13 +416,14 @@ START_TEST(opslist_very_long_names)
 END_TEST
 
 /*
- * Every file a run writes is out/index.md, out/trace.json or
+ * Every file a run writes is out/index.md, out/kernels.md, out/trace.json or
  * out/ops/<slug>.{md,svg,dot} with a short slug of [a-z0-9_-]: checked on
  * --all, where names come from the registry, not from the user.
  */
 static void expect_only_slugs(const char *out)
 {
 	char *bad = shell("cd \"$1\" && find . -type f ! -name .optrace-manifest ! -name .optrace-lock ! -path ./index.md "
+			  "! -path ./kernels.md "
 			  "! -path ./trace.json ! -regex '\\./ops/[a-z][a-z0-9_-]*\\.\\(md\\|svg\\|dot\\)' "
 			  "-print; find ./ops -type f | awk -F/ 'length($3) > 99'",
 			  out, NULL);
