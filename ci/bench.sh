@@ -10,7 +10,11 @@
 #      phase split (target: under 60 s), peak RSS (target: under 512 MB);
 #   4. the default ops.list, full output (target: under 3 s);
 #   5. -j1 vs -j2 (-j2 must be faster) with identical output bytes;
-#   6. a second run over the same output rewrites no file.
+#   6. a second run over the same output rewrites no file;
+#   7. optrace which: a profiler's kernel name and a diff at v2.6.0 --all,
+#      source to answer (best of 5, target: under 1 s), and the -v phase
+#      split of a trace-only run with --check (the 'tests' phase reads
+#      PyTorch's test databases).
 # Prints one table. Exit status 1 when a target is missed.
 set -euo pipefail
 
@@ -83,6 +87,15 @@ j1_s=$(best_of 2 "$optrace" -q -j1 -s "$src" -t "$version" --all -o "$work/j1")
 j2_s=$(best_of 2 "$optrace" -q -j2 -s "$src" -t "$version" --all -o "$work/j2")
 if diff -r "$work/j1" "$work/j2" >/dev/null; then same="identical"; else same="DIFFERENT"; fi
 
+echo "bench: optrace which" >&2
+kernel='void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)'
+which_s=$(best_of 5 "$optrace" which -q -s "$src" -t "$version" --all "$kernel")
+printf '%s\n' 'diff --git a/aten/src/ATen/native/cuda/SoftMax.cu b/aten/src/ATen/native/cuda/SoftMax.cu' \
+	'--- a/aten/src/ATen/native/cuda/SoftMax.cu' '+++ b/aten/src/ATen/native/cuda/SoftMax.cu' \
+	'@@ -825,1 +825,1 @@' '-a' '+b' > "$work/change.diff"
+which_diff_s=$(best_of 5 "$optrace" which -q -s "$src" -t "$version" --all --diff "$work/change.diff")
+"$optrace" -v -s "$src" -t "$version" --all --check 2>"$work/check.txt" >/dev/null || true
+
 ok() { if [ "$(calc "$1")" = 1 ]; then echo "yes"; else echo "NO"; fi; }
 status=0
 t1=$(ok "$ratio <= 3");       [ "$t1" = yes ] || status=1
@@ -90,6 +103,8 @@ t2=$(ok "$all_s < 60");       [ "$t2" = yes ] || status=1
 t3=$(ok "$default_s < 3");    [ "$t3" = yes ] || status=1
 t4=$(ok "$rss_mb < 512");     [ "$t4" = yes ] || status=1
 t5=$(ok "$j2_s < $j1_s");     [ "$t5" = yes ] || status=1
+t6=$(ok "$which_s < 1");      [ "$t6" = yes ] || status=1
+t7=$(ok "$which_diff_s < 1"); [ "$t7" = yes ] || status=1
 [ "$same" = identical ] || status=1
 [ "${rewritten:-1}" = 0 ] || status=1
 
@@ -108,10 +123,18 @@ echo "| default ops.list, full output (best of 3) | ${default_s} s | < 3 s | $t3
 echo "| -j1 / -j2, --all md+json | ${j1_s} s / ${j2_s} s | -j2 faster | $t5 |"
 echo "| -j1 and -j2 output | $same | identical | $([ "$same" = identical ] && echo yes || echo NO) |"
 echo "| files rewritten by a second run | ${rewritten:-?} | 0 | $([ "${rewritten:-1}" = 0 ] && echo yes || echo NO) |"
+echo "| which KERNEL, --all (best of 5) | ${which_s} s | < 1 s | $t6 |"
+echo "| which --diff FILE, --all (best of 5) | ${which_diff_s} s | < 1 s | $t7 |"
 echo
 echo "Phases of the 'everything' run (-v):"
 echo
 echo '```'
 grep 'phase' "$work/phases.txt" | sed 's/^optrace: //'
+echo '```'
+echo
+echo "Phases of a trace-only run, --all --check -v:"
+echo
+echo '```'
+grep 'phase' "$work/check.txt" | sed 's/^optrace: //'
 echo '```'
 exit $status

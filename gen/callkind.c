@@ -1546,15 +1546,72 @@ static void param_range(struct ck_ctx *x, const ot_ix_cdef *d, size_t *required,
 }
 
 /* Keep the candidates whose parameters take `nargs` arguments. */
-static size_t fit_helpers(struct ck_ctx *x, const ot_ix_cdef **cand, size_t n, size_t nargs)
+/* The category of a C++ parameter type, for overloads of helpers. */
+static enum cat param_cat(const char *type)
+{
+	char t[128];
+	switch (ot_callkind_type(type)) {
+	case OT_TY_TENSOR:
+		return C_TENSOR;
+	case OT_TY_TENSOR_LIST:
+		return C_TLIST;
+	case OT_TY_TENSOR_PTR:
+		return C_OTHER; /* optional<Tensor>: a Tensor or nullopt */
+	default:
+		break;
+	}
+	normalize_type(t, sizeof(t), type);
+	if (!strcmp(t, "int64_t") || !strcmp(t, "int") || !strcmp(t, "SymInt") || !strcmp(t, "size_t"))
+		return C_INT;
+	if (!strcmp(t, "double") || !strcmp(t, "float") || !strcmp(t, "Scalar"))
+		return C_FLOAT;
+	if (!strcmp(t, "bool"))
+		return C_BOOL;
+	if (strstr(t, "IntArrayRef") || strstr(t, "DimVector"))
+		return C_LIST;
+	if (!strcmp(t, "ScalarType"))
+		return C_SCALARTYPE;
+	if (strstr(t, "Dimname"))
+		return C_DIMNAME;
+	return C_OTHER;
+}
+
+/* The helper overloads a call with `nargs` arguments binds: those whose
+ * parameter count fits, then the best fit of the arguments' kinds. */
+static size_t fit_helpers(struct ck_ctx *x, const ot_ix_cdef **cand, size_t n, const char *const *args,
+			  size_t nargs)
 {
 	size_t kept = 0;
+	int score[OT_CK_MAX_DEFS], best = INT_MIN;
+	enum cat cats[OT_CK_MAX_ARGS];
+	bool cats_done = false;
 	for (size_t i = 0; i < n; i++) {
 		size_t req, tot;
 		param_range(x, cand[i], &req, &tot);
-		if (nargs >= req && nargs <= tot)
-			cand[kept++] = cand[i];
+		if (!(nargs >= req && nargs <= tot))
+			continue;
+		cand[kept] = cand[i];
+		score[kept] = 0;
+		if (kept || i + 1 < n) {
+			const char *names[OT_CK_MAX_ARGS], *types[OT_CK_MAX_ARGS];
+			size_t np = ot_callkind_params(x->ck->ix, cand[i], names, types, OT_CK_MAX_ARGS, x->a);
+			if (!cats_done) {
+				for (size_t k = 0; k < nargs && k < OT_CK_MAX_ARGS; k++)
+					cats[k] = arg_cat(x, args[k]);
+				cats_done = true;
+			}
+			for (size_t k = 0; k < nargs && k < np && k < OT_CK_MAX_ARGS; k++)
+				score[kept] += cat_score(cats[k], param_cat(types[k]));
+		}
+		if (score[kept] > best)
+			best = score[kept];
+		kept++;
 	}
+	n = kept;
+	kept = 0;
+	for (size_t i = 0; i < n; i++)
+		if (score[i] == best)
+			cand[kept++] = cand[i];
 	return kept;
 }
 
@@ -1562,6 +1619,12 @@ static size_t fit_helpers(struct ck_ctx *x, const ot_ix_cdef **cand, size_t n, s
  * namespaces enclosing it (or, for a qualified call, where the qualifier
  * points). A __device__-only or __global__ function never answers a call
  * made from host code. */
+/* A file only nvcc compiles (.cu, .cuh). */
+static bool cuda_path(const char *path)
+{
+	return ot_ends_with(path, ".cu") || ot_ends_with(path, ".cuh");
+}
+
 /* Is h visible only in its own file: written in a .cpp/.cu file (not a
  * header) as static, inline, constexpr or device code? Read from the words
  * before its name (its line and the one before). */
@@ -1620,6 +1683,9 @@ static size_t find_helpers(struct ck_ctx *x, const char *qual, const char *name,
 				continue;
 			} else if (strstr(hns, "(anonymous)") || (h->file != d->file && file_local(x->ck, h))) {
 				continue; /* another file's anonymous namespace or static, inline function */
+			} else if (ot_ends_with(ot_index_file(x->ck->ix, h->file)->path, ".cuh") &&
+				   !cuda_path(x->f->path)) {
+				continue; /* a header only nvcc includes: host C++ never sees it */
 			}
 			out[n++] = h;
 		}
@@ -1708,8 +1774,13 @@ size_t ot_callkind_helpers(const ot_callkinds *ck, const ot_ix_cdef *from, const
 {
 	struct ck_ctx x = {ck, from, ot_index_file(ck->ix, from->file), arena, from->body, 0, false, {0}, {0}, 0};
 	size_t n = find_helpers(&x, qual, name, out, max);
-	if (n > 1)
-		n = fit_helpers(&x, out, n, nargs);
+	if (n > 1) {
+		/* the arguments are not known here: "" is a category not known */
+		const char *none[OT_CK_MAX_ARGS] = {0};
+		for (size_t k = 0; k < OT_CK_MAX_ARGS; k++)
+			none[k] = "";
+		n = fit_helpers(&x, out, n, none, nargs < OT_CK_MAX_ARGS ? nargs : OT_CK_MAX_ARGS);
+	}
 	return n;
 }
 
@@ -1915,7 +1986,7 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 		if (!strcmp(q, "at::native") || !strcmp(q, "native")) {
 			out->ndefs = native_defs(&x, c->name, out->defs, OT_CK_MAX_DEFS);
 			if (out->ndefs > 1)
-				out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->nargs);
+				out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->args, out->nargs);
 			if (out->ndefs)
 				out->kind = OT_CK_NATIVE;
 			return;
@@ -1932,7 +2003,7 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 		}
 		out->ndefs = find_helpers(&x, c->qual, c->name, out->defs, OT_CK_MAX_DEFS);
 		if (out->ndefs > 1)
-			out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->nargs);
+			out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->args, out->nargs);
 		if (out->ndefs) {
 			out->kind = OT_CK_HELPER;
 			return;
@@ -1959,7 +2030,7 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 			if (ns_encloses("at::native", d->ns) && ot_map_get(ck->kernel_names, c->name)) {
 				out->ndefs = native_defs(&x, c->name, out->defs, OT_CK_MAX_DEFS);
 				if (out->ndefs > 1)
-					out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->nargs);
+					out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->args, out->nargs);
 				if (out->ndefs) {
 					out->kind = OT_CK_NATIVE;
 					return;

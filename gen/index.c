@@ -11,6 +11,7 @@
 #include "registry.h"
 #include "scan.h"
 #include "source.h"
+#include "testrec.h"
 
 struct ot_index {
 	ot_ix_file *files;
@@ -79,7 +80,7 @@ static bool keep_file(const char *path, void *payload)
 {
 	ot_lang lang = ot_lex_lang(path);
 	(void)payload;
-	if (text_only(path) || !strcmp(path, SCALAR_TYPE_LISTS))
+	if (text_only(path) || !strcmp(path, SCALAR_TYPE_LISTS) || ot_testscan_kind(path) >= 0)
 		return true;
 	if (ot_starts_with(path, "aten/src/ATen/")) {
 		if (lang != OT_LANG_C || strstr(path, "/test/"))
@@ -106,6 +107,7 @@ static bool keep_file(const char *path, void *payload)
 }
 
 static const char *const prefixes[] = {"aten/src/ATen/", "torch/", OT_REGISTRY_DERIV_PATH,
+				       OT_TESTSCAN_PREFIXES,
 				       OT_INDEX_AUTOGRAD_CODEGEN_PATH, OT_INDEX_TRACE_CODEGEN_PATH,
 				       OT_INDEX_FOREACH_CODEGEN_PATH, OT_INDEX_VIEW_COPY_CODEGEN_PATH,
 				       SCALAR_TYPE_LISTS, NULL};
@@ -154,9 +156,11 @@ static void index_one(struct worker *w, ot_source_reader *reader, size_t i, ot_b
 	text = ot_buf_detach(data);
 	f->path = sf->path;
 	f->text = text;
-	/* the code generators are Python, but their definitions are not torch's */
-	f->lang = text_only(sf->path) && ot_ends_with(sf->path, ".py") ? OT_LANG_OTHER
-								       : ot_lex_lang(sf->path);
+	/* the code generators and the test machinery are Python, but their
+	 * definitions are not torch's (testdb.h reads the latter's text) */
+	f->lang = (text_only(sf->path) && ot_ends_with(sf->path, ".py")) || ot_testscan_kind(sf->path) >= 0
+			  ? OT_LANG_OTHER
+			  : ot_lex_lang(sf->path);
 	f->nlines = ot_line_starts(&f->line_off, w->arena, text, f->len);
 
 	ot_buf_clear(code);
@@ -703,6 +707,18 @@ const ot_ix_pparm *ot_index_pparm(const ot_index *ix, uint32_t file, uint32_t id
 bool ot_index_defines(const ot_index *ix, const char *name)
 {
 	return ot_map_get(ix->defines, name) != NULL;
+}
+
+const ot_ix_cdef *ot_index_file_cdefs(const ot_index *ix, uint32_t id, size_t *n)
+{
+	*n = id < ix->nfiles ? ix->results[id].cdefs.len : 0;
+	return *n ? ix->results[id].cdefs.items : NULL;
+}
+
+const ot_ix_pydef *ot_index_file_pydefs(const ot_index *ix, uint32_t id, size_t *n)
+{
+	*n = id < ix->nfiles ? ix->results[id].pydefs.len : 0;
+	return *n ? ix->results[id].pydefs.items : NULL;
 }
 
 size_t ot_index_call_name_count(const ot_index *ix)

@@ -91,6 +91,13 @@ bool ot_index_defines(const ot_index *ix, const char *name);
 
 /** The preprocessor arm `id` of file `file` (1-based; NULL for 0 or out of range). */
 const ot_ix_pparm *ot_index_pparm(const ot_index *ix, uint32_t file, uint32_t id);
+/**
+ * The definitions written in file `id` (not those macro invocations
+ * generate), in file order; *n gets their count (0 for an id out of range).
+ * Borrowed.
+ */
+const ot_ix_cdef *ot_index_file_cdefs(const ot_index *ix, uint32_t id, size_t *n);
+const ot_ix_pydef *ot_index_file_pydefs(const ot_index *ix, uint32_t id, size_t *n);
 
 /** Every distinct name called in a C++/CUDA body, in first-seen (file) order. */
 size_t ot_index_call_name_count(const ot_index *ix);

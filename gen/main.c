@@ -19,6 +19,7 @@
 #include "resolve.h"
 #include "run.h"
 #include "source.h"
+#include "whichout.h"
 #include "yamldoc.h"
 
 /*
@@ -47,7 +48,8 @@ enum {
 	OPT_FAIL_ON,   /* diff only */
 	OPT_MAX_FILE,
 	OPT_MAX_READ,
-	OPT_FORCE
+	OPT_FORCE,
+	OPT_DIFF       /* which only */
 };
 
 struct opt {
@@ -233,6 +235,50 @@ static const char show_tail[] =
 	"\n"
 	"Exit status: 0 traced; 1 the op or one of its layers was not found; 2 usage or\n"
 	"fatal error.\n";
+
+static const struct opt which_opts[] = {
+	O_TORCH_VERSION,
+	O_SOURCE,
+	O_SOURCE_URL,
+	O_UNVERIFIED,
+	O_PYTHON,
+	O_MAX_FILE,
+	O_MAX_READ,
+	{"all", OPT_ALL, NULL, "every entry of native_functions.yaml (with OPS_LIST: both)"},
+	O_FULL,
+	O_DEPTH,
+	O_TEMPLATES_WK,
+	{"diff", OPT_DIFF, "FILE", "a unified diff ('-': stdin) instead of WHAT"},
+	{"json", OPT_JSON, NULL, "the answer as JSON"},
+	O_JOBS,
+	{"quiet", 'q', NULL, "no messages but errors"},
+	O_TIMINGS,
+	O_HELP,
+	END_OPTS,
+};
+
+static const char which_head[] =
+	"Usage: optrace which WHAT [OPTIONS] [OPS_LIST]\n"
+	"       optrace which --diff FILE [OPTIONS] [OPS_LIST]\n"
+	"\n"
+	"Which ops reach WHAT, on which layer and path, at the traced release. WHAT is\n"
+	"a function name (softmax_cuda_out, at::native::host_softmax, a Python name\n"
+	"such as torch.nn.functional.softmax), a kernel name as a profiler prints it\n"
+	"(void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, ...>(...),\n"
+	"ampere_sgemm_128x64_tn: a GPU library's kernel maps to the calls of that\n"
+	"library), a file (aten/src/ATen/native/cuda/SoftMax.cu, or a unique end of a\n"
+	"path: SoftMax.cu), FILE:LINE, or aten::NAME[.OVERLOAD]. With --diff, the ops\n"
+	"whose traces reach the lines a unified diff (git diff) changes on its old\n"
+	"side, which must be the traced release.\n"
+	"\n"
+	"The ops are those optrace would trace: OPS_LIST (default ./ops.list) and, with\n"
+	"--all, every entry of native_functions.yaml. Nothing is written but the answer.\n"
+	"\n";
+
+static const char which_tail[] =
+	"\n"
+	"Exit status: 0 some op reaches WHAT (with --diff: the diff was read); 1 no traced\n"
+	"op reaches it (the answer says what was found); 2 usage or fatal error.\n";
 
 /* --help: the head, the rows (descriptions from column 27), the tail. */
 static void print_help(const char *head, const struct opt *opts, const char *tail)
@@ -527,6 +573,45 @@ static bool is_ops_list(const char *arg)
 	       stat(arg, &st) == 0;
 }
 
+/* optrace which WHAT [OPS_LIST] | optrace which --diff FILE [OPS_LIST] */
+static int which_main(int argc, char **argv)
+{
+	ot_which_opts o = {.run.max_depth = -1};
+	struct option longs[MAX_OPTS + 1];
+	char shorts[2 * MAX_OPTS + 2];
+	const char *pos[3];
+	int npos = 0, c, n, need;
+
+	begin_command("optrace which", which_opts, longs, shorts);
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		switch (c) {
+		case OPT_FULL: o.run.full = true; break;
+		case OPT_JSON: o.json = true; break;
+		case OPT_DIFF: o.diff = optarg; break;
+		default:
+			if ((n = shared_option(c, &o.run, which_head, which_tail, argv)) >= 0)
+				return n;
+		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (npos == 2)
+			return usage_error("too many arguments, starting at '%s'", argv[i]);
+		pos[npos++] = argv[i];
+	}
+	need = o.diff ? 0 : 1;
+	if (npos < need)
+		return usage_error("%s", "which needs something to look for (or --diff FILE)");
+	if (npos > need + 1)
+		return usage_error("too many arguments, starting at '%s'", pos[need + 1]);
+	if (!o.diff)
+		o.what = pos[0];
+	if (npos > need) {
+		o.run.ops_list = pos[need];
+		o.run.ops_list_given = true;
+	}
+	return ot_which_run(&o);
+}
+
 int main(int argc, char **argv)
 {
 	ot_run_opts o = {.max_depth = -1};
@@ -540,7 +625,9 @@ int main(int argc, char **argv)
 		rc = diff_main(argc - 1, argv + 1);
 	else if (argc > 1 && !strcmp(argv[1], "show"))
 		rc = show_main(argc - 1, argv + 1);
-	if (argc > 1 && (!strcmp(argv[1], "diff") || !strcmp(argv[1], "show")))
+	else if (argc > 1 && !strcmp(argv[1], "which"))
+		rc = which_main(argc - 1, argv + 1);
+	if (argc > 1 && (!strcmp(argv[1], "diff") || !strcmp(argv[1], "show") || !strcmp(argv[1], "which")))
 		goto done;
 	begin_command("optrace", main_opts, longs, shorts);
 	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {

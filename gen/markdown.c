@@ -1,6 +1,7 @@
 #include "markdown.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,26 +208,187 @@ static void rewrite_links(cmark_node *doc)
 	cmark_iter_free(iter);
 }
 
-int ot_markdown_to_html(ot_buf *out, const char *md, size_t len, bool rewrite_md_links)
+void ot_markdown_slug(ot_buf *out, const char *text)
 {
+	ot_buf_clear(out);
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+		if (*p >= 'A' && *p <= 'Z')
+			ot_buf_putc(out, (char)(*p - 'A' + 'a'));
+		else if ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+			 *p == '_' || *p >= 0x80)
+			ot_buf_putc(out, (char)*p);
+		else if (*p == ' ')
+			ot_buf_putc(out, '-');
+	}
+}
+
+void ot_markdown_headings_free(ot_markdown_headings *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->len; i++) {
+		free(h->items[i].text);
+		free(h->items[i].id);
+	}
+	ot_vec_free(h);
+}
+
+static void plain_text(ot_buf *out, cmark_node *node);
+
+/* Every heading, in order, with an id no earlier heading of the page has. */
+static void collect_headings(ot_markdown_headings *out, cmark_node *doc)
+{
+	cmark_iter *iter = cmark_iter_new(doc);
+	cmark_event_type ev;
+	ot_map *seen = ot_map_new(); /* keys: the ids, owned by `out` */
+	ot_buf text = OT_BUF_INIT, id = OT_BUF_INIT, base = OT_BUF_INIT;
+	while ((ev = cmark_iter_next(iter)) != CMARK_EVENT_DONE) {
+		cmark_node *node = cmark_iter_get_node(iter);
+		ot_markdown_heading h;
+		if (ev != CMARK_EVENT_ENTER || cmark_node_get_type(node) != CMARK_NODE_HEADING)
+			continue;
+		ot_buf_sets(&text, "");
+		plain_text(&text, node);
+		ot_markdown_slug(&id, text.ptr);
+		ot_buf_sets(&base, id.ptr ? id.ptr : "");
+		for (size_t n = 1; ot_map_get(seen, id.ptr ? id.ptr : ""); n++) {
+			ot_buf_clear(&id);
+			ot_buf_printf(&id, "%s-%zu", base.ptr, n);
+		}
+		h.level = cmark_node_get_heading_level(node);
+		h.text = ot_strdup(text.ptr);
+		h.id = ot_strdup(id.ptr ? id.ptr : "");
+		ot_map_put(seen, h.id, h.id);
+		ot_vec_push(out, h);
+	}
+	cmark_iter_free(iter);
+	ot_map_free(seen);
+	ot_buf_free(&text);
+	ot_buf_free(&id);
+	ot_buf_free(&base);
+}
+
+/* The raw HTML block that stands for the embedded image. */
+static void embed(cmark_node *doc, const char *dest, const char *html)
+{
+	cmark_iter *iter = cmark_iter_new(doc);
+	cmark_event_type ev;
+	OT_VEC(cmark_node *) found = {0};
+	while ((ev = cmark_iter_next(iter)) != CMARK_EVENT_DONE) {
+		cmark_node *node = cmark_iter_get_node(iter);
+		const char *url;
+		if (ev != CMARK_EVENT_ENTER || cmark_node_get_type(node) != CMARK_NODE_IMAGE)
+			continue;
+		url = cmark_node_get_url(node);
+		if (url && !strcmp(url, dest))
+			ot_vec_push(&found, node);
+	}
+	cmark_iter_free(iter);
+	for (size_t i = 0; i < found.len; i++) {
+		cmark_node *img = found.items[i], *para = cmark_node_parent(img), *block;
+		bool alone = para && cmark_node_get_type(para) == CMARK_NODE_PARAGRAPH &&
+			     cmark_node_first_child(para) == img && cmark_node_last_child(para) == img;
+		block = cmark_node_new(alone ? CMARK_NODE_CUSTOM_BLOCK : CMARK_NODE_CUSTOM_INLINE);
+		cmark_node_set_on_enter(block, html);
+		cmark_node_set_on_exit(block, "");
+		if (alone) {
+			cmark_node_replace(para, block);
+			cmark_node_free(para);
+		} else {
+			cmark_node_replace(img, block);
+			cmark_node_free(img);
+		}
+	}
+	ot_vec_free(&found);
+}
+
+/* Fenced code blocks whose info string is "{name}": MyST directives. */
+static void drop_directives(cmark_node *doc)
+{
+	cmark_iter *iter = cmark_iter_new(doc);
+	cmark_event_type ev;
+	OT_VEC(cmark_node *) found = {0};
+	while ((ev = cmark_iter_next(iter)) != CMARK_EVENT_DONE) {
+		cmark_node *node = cmark_iter_get_node(iter);
+		const char *info;
+		size_t n;
+		int length, offset;
+		char fence;
+		if (ev != CMARK_EVENT_ENTER || cmark_node_get_type(node) != CMARK_NODE_CODE_BLOCK ||
+		    !cmark_node_get_fenced(node, &length, &offset, &fence))
+			continue;
+		info = cmark_node_get_fence_info(node);
+		n = info ? strcspn(info, " \t") : 0;
+		if (n > 2 && info[0] == '{' && info[n - 1] == '}')
+			ot_vec_push(&found, node);
+	}
+	cmark_iter_free(iter);
+	for (size_t i = 0; i < found.len; i++) {
+		cmark_node_unlink(found.items[i]);
+		cmark_node_free(found.items[i]);
+	}
+	ot_vec_free(&found);
+}
+
+/*
+ * Give the headings of the rendered HTML their ids: cmark writes every
+ * heading as a bare "<hN>", and any other "<h" of the page (text, code) is
+ * escaped to "&lt;h", so the k-th "<h1>".."<h6>" is the k-th heading.
+ */
+static void add_heading_ids(ot_buf *out, const char *html, const ot_markdown_headings *h,
+			    size_t first)
+{
+	size_t k = first;
+	const char *p = html;
+	while (*p) {
+		if (p[0] == '<' && p[1] == 'h' && p[2] >= '1' && p[2] <= '6' && p[3] == '>' &&
+		    k < h->len) {
+			/* an id holds no character HTML would need escaped */
+			ot_buf_printf(out, "<h%c id=\"%s\">", p[2], h->items[k].id);
+			k++;
+			p += 4;
+			continue;
+		}
+		ot_buf_putc(out, *p++);
+	}
+}
+
+int ot_markdown_render_html(ot_buf *out, const char *md, size_t len,
+			    const ot_markdown_html_opts *opts)
+{
+	static const ot_markdown_html_opts defaults = {0};
 	cmark_parser *parser = NULL;
 	cmark_node *doc = NULL;
 	char *html = NULL;
+	size_t first = 0;
 	int offset, error;
 
+	if (!opts)
+		opts = &defaults;
 	pthread_mutex_lock(&lock);
 	if ((error = parse(&parser, &doc, md, len, &offset)) < 0)
 		goto done;
 	escape_raw_html(doc);
-	if (rewrite_md_links)
+	if (opts->rewrite_md_links)
 		rewrite_links(doc);
+	if (opts->headings) {
+		first = opts->headings->len;
+		collect_headings(opts->headings, doc);
+	}
+	if (opts->embed_image && opts->embed_html)
+		embed(doc, opts->embed_image, opts->embed_html);
+	if (opts->drop_directives)
+		drop_directives(doc);
 	/* the table and strikethrough renderers hook in through this list */
 	html = cmark_render_html(doc, OPTIONS, cmark_parser_get_syntax_extensions(parser));
 	if (!html) {
 		error = ot_error_set("cmark-gfm could not render the page");
 		goto done;
 	}
-	ot_buf_puts(out, html);
+	if (opts->headings)
+		add_heading_ids(out, html, opts->headings, first);
+	else
+		ot_buf_puts(out, html);
 
 done:
 	if (html)
@@ -234,6 +396,13 @@ done:
 	release(parser, doc);
 	pthread_mutex_unlock(&lock);
 	return error;
+}
+
+int ot_markdown_to_html(ot_buf *out, const char *md, size_t len, bool rewrite_md_links)
+{
+	ot_markdown_html_opts opts = {0};
+	opts.rewrite_md_links = rewrite_md_links;
+	return ot_markdown_render_html(out, md, len, &opts);
 }
 
 /* The page line of `node`: its own, else that of the nearest ancestor. */

@@ -30,6 +30,50 @@
  */
 int ot_markdown_to_html(ot_buf *out, const char *md, size_t len, bool rewrite_md_links);
 
+/** A heading of a page, as ot_markdown_render_html gives it an id. */
+typedef struct {
+	int level;  /**< 1 to 6 */
+	char *text; /**< its plain text (text and code of its inlines) */
+	char *id;   /**< the id="..." it got */
+} ot_markdown_heading;
+
+typedef OT_VEC(ot_markdown_heading) ot_markdown_headings;
+
+/** How ot_markdown_render_html renders. Zero for ot_markdown_to_html's
+ * defaults. */
+typedef struct {
+	bool rewrite_md_links; /**< as ot_markdown_to_html's flag */
+	/** When set, every heading gets an id (ot_markdown_slug of its text,
+	 * "-1", "-2"... added to repeats) and is appended here, in order. */
+	ot_markdown_headings *headings;
+	/** When both are set, an image whose destination is exactly
+	 * `embed_image` is replaced by the raw HTML `embed_html` (the paragraph
+	 * that holds only it becomes that block). The one way raw HTML gets
+	 * into a page: the caller's, never the Markdown's. */
+	const char *embed_image;
+	const char *embed_html;
+	/** Leave out MyST directives: fenced code blocks whose info string is
+	 * "{name}" (the index's toctree), instructions to Sphinx, not text. */
+	bool drop_directives;
+} ot_markdown_html_opts;
+
+/**
+ * ot_markdown_to_html with options (`opts` may be NULL: the defaults).
+ * Appends to `out`. Errors: as ot_markdown_to_html.
+ */
+int ot_markdown_render_html(ot_buf *out, const char *md, size_t len,
+			    const ot_markdown_html_opts *opts);
+
+/** Free the headings' strings and the vector, leaving it empty. NULL is a no-op. */
+void ot_markdown_headings_free(ot_markdown_headings *h);
+
+/**
+ * GitHub's anchor for a heading text, into `out` (replaced): lower case,
+ * spaces as '-', only letters, digits, '-', '_' and non-ASCII characters
+ * kept. "Modules (torch.nn)" -> "modules-torchnn".
+ */
+void ot_markdown_slug(ot_buf *out, const char *text);
+
 /** A link or image destination found in a page. */
 typedef struct {
 	char *url;   /**< as written (caller frees through ot_markdown_links_free) */

@@ -7,13 +7,14 @@
 #include "assets.h"
 #include "escape.h"
 #include "graph.h"
-#include "markdown.h"
 #include "mustache.h"
+#include "testdb.h"
+#include "which.h"
 #include "value.h"
 
-enum { T_PAGE, T_INDEX, T_HTML, T_COUNT };
+enum { T_PAGE, T_INDEX, T_KERNELS, T_COUNT };
 static const char *const template_names[T_COUNT] = {"page.md.mustache", "index.md.mustache",
-						    "page.html.mustache"};
+						    "kernels.md.mustache"};
 /* partials the templates may include */
 static const char *const partial_names[] = {"wellknown.md.mustache"};
 
@@ -26,7 +27,6 @@ struct ot_pages {
 	const ot_registry *reg;
 	ot_mustache *tmpl[T_COUNT];
 	ot_buf partials[OT_ARRAY_LEN(partial_names)];
-	ot_buf css;
 	/* related ops: for each trace, indices of traces it reaches / is reached from */
 	OT_VEC(size_t) *reaches, *reached_by, *same_op;
 };
@@ -440,9 +440,6 @@ int ot_pages_new(ot_pages **out, const ot_release *rel, ot_trace *const *traces,
 		if ((rc = ot_assets_get(&p->partials[i], templates_dir, partial_names[i], NULL)) < 0)
 			goto done;
 	}
-	p->css = (ot_buf)OT_BUF_INIT;
-	if ((rc = ot_assets_get(&p->css, templates_dir, "style.css", NULL)) < 0)
-		goto done;
 	for (int t = 0; t < T_COUNT; t++) {
 		if ((rc = ot_assets_get(&text, templates_dir, template_names[t], NULL)) < 0)
 			goto done;
@@ -469,7 +466,6 @@ void ot_pages_free(ot_pages *p)
 		ot_mustache_free(p->tmpl[t]);
 	for (size_t i = 0; i < OT_ARRAY_LEN(partial_names); i++)
 		ot_buf_free(&p->partials[i]);
-	ot_buf_free(&p->css);
 	for (size_t i = 0; i < p->n && p->reaches; i++) {
 		ot_vec_free(&p->reaches[i]);
 		ot_vec_free(&p->reached_by[i]);
@@ -779,15 +775,13 @@ static int diagram(const ot_pages *p, const ot_trace *tr, ot_arena *a, ot_buf *d
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < tr->steps.len && nn < DIAGRAM_MAX_NODES; i++) {
 			const ot_step *s = &tr->steps.items[i];
-			const char *base;
 			if ((pass == 0) != (s->depth == 0))
 				continue;
 			id_of[i] = (int)nn + 1;
 			nodes[nn].id = ot_arena_printf(a, "s%zu", i);
 			if (s->found) {
-				base = strrchr(s->file, '/');
 				nodes[nn].label = ot_arena_printf(a, "%s\n%s\n%s:%u", ot_layer_name(s->layer),
-								  s->symbol, base ? base + 1 : s->file,
+								  s->symbol, ot_graph_path_label(s->file),
 								  s->line);
 				nodes[nn].url = source_url(p, a, s->file, s->line);
 			} else {
@@ -796,6 +790,7 @@ static int diagram(const ot_pages *p, const ot_trace *tr, ot_arena *a, ot_buf *d
 				nodes[nn].missing = true;
 			}
 			nodes[nn].group = ot_layer_name(s->layer);
+			nodes[nn].main = s->main != 0; /* the spine: the tracer's main bits */
 			nn++;
 		}
 	}
@@ -806,6 +801,8 @@ static int diagram(const ot_pages *p, const ot_trace *tr, ot_arena *a, ot_buf *d
 		edges[ne].from = nodes[id_of[s->parent] - 1].id;
 		edges[ne].to = nodes[id_of[i] - 1].id;
 		edges[ne].dashed = s->layer == OT_LAYER_BACKWARD || !s->found;
+		if (s->main & tr->steps.items[s->parent].main)
+			edges[ne].kind = OT_GRAPH_MAIN;
 		ne++;
 	}
 	g.title = tr->target.canonical;
@@ -858,6 +855,193 @@ static ot_value *messages(ot_arena *a, const ot_trace *tr)
 	return l;
 }
 
+/* ---- tests and benchmarks (testdb.h) ----------------------------------------------------- */
+
+static const char *entry_name(ot_arena *a, const ot_tf_entry *e)
+{
+	return *e->variant ? ot_arena_printf(a, "%s (%s)", e->name, e->variant) : e->name;
+}
+
+/* `code` at [`path:line`](url), or `code` at `path:line` without links: the
+ * link text names its place, the code what that line holds. */
+static const char *code_at(const ot_pages *p, ot_arena *a, const char *code, const char *path, uint32_t line)
+{
+	return ot_arena_printf(a, "%s at %s", md_code(a, code), location(p, a, path, line));
+}
+
+/* The tests of `file` among `t`, by class: "TestCommon: `test_a` at [...] · `test_b` at [...]". */
+static const char *template_links(const ot_pages *p, ot_arena *a, const ot_tf_template *const *t,
+				  size_t n, const char *file)
+{
+	ot_buf b = OT_BUF_INIT;
+	const char *r, *cls = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *c = t[i]->cls ? t[i]->cls : "";
+		if (strcmp(t[i]->file, file))
+			continue;
+		if (!cls || strcmp(cls, c)) {
+			ot_buf_printf(&b, "%s%s", b.size ? "; " : "", *c ? ot_arena_printf(a, "%s: ", md_text(a, c)) : "");
+			cls = c;
+		} else {
+			ot_buf_puts(&b, " · ");
+		}
+		if (t[i]->func)
+			ot_buf_puts(&b, code_at(p, a, t[i]->func, t[i]->file, t[i]->func_line));
+		else
+			ot_buf_puts(&b, code_at(p, a, ot_arena_printf(a, "@%s", t[i]->decorator), t[i]->file, t[i]->line));
+	}
+	r = ot_arena_strndup(a, b.ptr, b.size);
+	ot_buf_free(&b);
+	return r;
+}
+
+static size_t count_in(const ot_tf_template *const *t, size_t n, const char *file)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += !strcmp(t[i]->file, file);
+	return k;
+}
+
+static void add_test_file(ot_arena *a, ot_value *files, ot_map *seen, const char *file)
+{
+	if (ot_map_get(seen, file))
+		return;
+	ot_map_put(seen, file, (void *)1);
+	ot_v_push(a, files, ot_v_str_borrow(a, file));
+}
+
+/* The files named by the op's runs and mentions, in path order. */
+static ot_value *test_files(ot_arena *a, const ot_testfacts *tf)
+{
+	ot_value *l = ot_v_list(a);
+	ot_map *seen = ot_map_new();
+	OT_VEC(const char *) v = {0};
+	for (size_t i = 0; i < tf->nruns; i++)
+		ot_vec_push(&v, tf->runs[i]->file);
+	for (size_t i = 0; i < tf->nruns_filtered; i++)
+		ot_vec_push(&v, tf->runs_filtered[i]->file);
+	for (size_t i = 0; i < tf->nmentions; i++)
+		ot_vec_push(&v, tf->mentions[i].file);
+	if (v.len > 1)
+		qsort(v.items, v.len, sizeof(*v.items), ot_strptr_cmp);
+	for (size_t i = 0; i < v.len; i++)
+		add_test_file(a, l, seen, v.items[i]);
+	ot_vec_free(&v);
+	ot_map_free(seen);
+	return l;
+}
+
+static ot_value *tests_data(const ot_pages *p, const ot_testfacts *tf, ot_arena *a)
+{
+	ot_value *t = ot_v_map(a), *entries = ot_v_list(a), *refs = ot_v_list(a), *skips = ot_v_list(a);
+	ot_value *decomps = ot_v_list(a), *files = ot_v_list(a), *benches = ot_v_list(a), *names;
+
+	for (size_t i = 0; i < tf->nentries; i++) {
+		const ot_tf_entry *e = tf->entries[i];
+		ot_value *m = ot_v_map(a);
+		ot_v_set(a, m, "name", ot_v_str_borrow(a, md_code(a, entry_name(a, e))));
+		ot_v_set(a, m, "cls", ot_v_str_borrow(a, md_code(a, e->cls)));
+		/* a reference's aten_name is its own name: no aten op */
+		ot_v_set(a, m, "aten_name", ot_v_str_borrow(a, e->aten_name && e->kind == OT_TF_OPINFO ? md_code(a, e->aten_name) : ""));
+		ot_v_set(a, m, "list", ot_v_str_borrow(a, e->list ? md_code(a, e->list) : ""));
+		ot_v_set(a, m, "location", ot_v_str_borrow(a, location(p, a, e->file, e->line)));
+		ot_v_push(a, entries, m);
+		if (e->kind == OT_TF_REFERENCE) {
+			ot_value *r = ot_v_map(a);
+			ot_v_set(a, r, "name", ot_v_str_borrow(a, md_code(a, e->name)));
+			ot_v_set(a, r, "impl", ot_v_str_borrow(a, e->impl_symbol
+				? ot_arena_printf(a, "%s (%s)", md_code(a, e->impl_symbol), location(p, a, e->impl_file, e->impl_line))
+				: ot_arena_printf(a, "**not found: %s in %s**", md_code(a, strrchr(e->name, '.') ? strrchr(e->name, '.') + 1 : e->name),
+						  md_code(a, e->impl_file))));
+			ot_v_push(a, refs, r);
+		}
+		for (size_t k = 0; k < e->ndecors; k++) {
+			const ot_tf_decor *d = &e->decors[k];
+			ot_value *s = ot_v_map(a);
+			const char *what = d->cls && d->test ? ot_arena_printf(a, "%s.%s", d->cls, d->test)
+					   : d->cls ? d->cls : d->test ? d->test : "every test";
+			ot_v_set(a, s, "entry", ot_v_str_borrow(a, md_code(a, entry_name(a, e))));
+			ot_v_set(a, s, "decorator", ot_v_str_borrow(a, md_code(a, d->decorator)));
+			ot_v_set(a, s, "test", ot_v_str_borrow(a, md_code(a, what)));
+			if (d->device)
+				ot_v_set(a, s, "device", ot_v_str_borrow(a, md_code(a, d->device)));
+			ot_v_set(a, s, "location", ot_v_str_borrow(a, location(p, a, e->file, d->line)));
+			ot_v_push(a, skips, s);
+		}
+	}
+	for (size_t i = 0; i < tf->ndecomps; i++) {
+		const ot_tf_decomp *d = &tf->decomps[i];
+		ot_value *m = ot_v_map(a);
+		ot_v_set(a, m, "location", ot_v_str_borrow(a, location(p, a, d->file, d->line)));
+		ot_v_set(a, m, "symbol", ot_v_str_borrow(a, md_code(a, ot_arena_printf(a, "aten.%s", d->op))));
+		if (d->func)
+			ot_v_set(a, m, "func", ot_v_str_borrow(a, md_code(a, d->func)));
+		ot_v_push(a, decomps, m);
+	}
+	names = test_files(a, tf);
+	for (size_t i = 0; i < ot_v_len(names); i++) {
+		const char *file = ot_v_cstr(ot_v_at(names, i));
+		ot_value *m = ot_v_map(a);
+		size_t nall = count_in(tf->runs, tf->nruns, file), nsome = count_in(tf->runs_filtered, tf->nruns_filtered, file);
+		ot_buf men = OT_BUF_INIT;
+		ot_v_set(a, m, "file", ot_v_str_borrow(a, md_code(a, file)));
+		ot_v_set(a, m, "summary", ot_v_str_borrow(a,
+			nall && nsome ? ot_arena_printf(a, "%zu test%s run an entry, %zu more over a filtered list that holds one (they may skip it)",
+							nall, nall > 1 ? "s" : "", nsome)
+			: nall ? ot_arena_printf(a, "%zu test%s run%s an entry", nall, nall > 1 ? "s" : "", nall > 1 ? "" : "s")
+			: nsome ? ot_arena_printf(a, "%zu test%s over a filtered list that holds an entry (%s may skip it)",
+						  nsome, nsome > 1 ? "s" : "", nsome > 1 ? "they" : "it")
+			: "no test runs an entry"));
+		if (nall)
+			ot_v_set(a, m, "runs", ot_v_str_borrow(a, template_links(p, a, tf->runs, tf->nruns, file)));
+		if (nsome) {
+			ot_v_set_int(a, m, "nfiltered", (long long)nsome);
+			ot_v_set(a, m, "filtered", ot_v_str_borrow(a, template_links(p, a, tf->runs_filtered, tf->nruns_filtered, file)));
+		}
+		for (size_t k = 0; k < tf->nmentions; k++) {
+			const ot_tf_mention *x = &tf->mentions[k];
+			const char *label;
+			if (strcmp(x->file, file))
+				continue;
+			label = *x->variant ? ot_arena_printf(a, "%s (%s)", x->name, x->variant) : x->name;
+			ot_buf_printf(&men, "%s%s names %s", men.size ? " · " : "", code_at(p, a, x->kind, x->file, x->line),
+				      md_code(a, label));
+			if (x->cls && x->test)
+				ot_buf_printf(&men, " in %s", md_code(a, ot_arena_printf(a, "%s.%s", x->cls, x->test)));
+		}
+		if (men.size)
+			ot_v_set(a, m, "mentions", ot_v_str_borrow(a, ot_arena_strndup(a, men.ptr, men.size)));
+		ot_buf_free(&men);
+		ot_v_push(a, files, m);
+	}
+	for (size_t i = 0; i < tf->nbenches; i++) {
+		const ot_tf_bench *x = &tf->benches[i];
+		ot_value *m = ot_v_map(a);
+		const char *last = strrchr(x->api, '.') ? strrchr(x->api, '.') + 1 : x->api;
+		const char *what = !strcmp(x->where, "op_list") ? ot_arena_printf(a, "%s: listed in op_bench.op_list as %s", md_code(a, last), md_code(a, x->api))
+				   : !strcmp(x->where, "init") ? ot_arena_printf(a, "%s: %s builds %s", md_code(a, last), md_code(a, x->cls ? x->cls : ""), md_code(a, x->api))
+				   : ot_arena_printf(a, "%s: %s calls %s", md_code(a, last), md_code(a, ot_arena_printf(a, "%s.forward", x->cls ? x->cls : "")), md_code(a, x->api));
+		ot_v_set(a, m, "location", ot_v_str_borrow(a, location(p, a, x->file, x->line)));
+		ot_v_set(a, m, "what", ot_v_str_borrow(a, what));
+		ot_v_push(a, benches, m);
+	}
+	ot_v_set(a, t, "entries", entries);
+	ot_v_set_bool(a, t, "has_entries", ot_v_len(entries) > 0);
+	ot_v_set(a, t, "references", refs);
+	ot_v_set_bool(a, t, "has_references", ot_v_len(refs) > 0);
+	ot_v_set(a, t, "skips", skips);
+	ot_v_set_int(a, t, "nskips", (long long)ot_v_len(skips));
+	ot_v_set_bool(a, t, "has_skips", ot_v_len(skips) > 0);
+	ot_v_set(a, t, "decomps", decomps);
+	ot_v_set_bool(a, t, "has_decomps", ot_v_len(decomps) > 0);
+	ot_v_set(a, t, "files", files);
+	ot_v_set_bool(a, t, "has_files", ot_v_len(files) > 0);
+	ot_v_set(a, t, "benches", benches);
+	ot_v_set_bool(a, t, "has_benches", ot_v_len(benches) > 0);
+	return t;
+}
+
 static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const char *diagram_file)
 {
 	const ot_trace *tr = p->traces[idx];
@@ -869,6 +1053,8 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 	add_release(p, a, ctx);
 	ot_v_set(a, ctx, "messages", messages(a, tr));
 	ot_v_set_bool(a, ctx, "has_messages", tr->messages.len > 0);
+	if (tr->tests && tr->status != OT_STATUS_NOTFOUND && tr->status != OT_STATUS_ERROR)
+		ot_v_set(a, ctx, "tests", tests_data(p, tr->tests, a));
 
 	if (tr->status == OT_STATUS_NOTFOUND) {
 		ot_value *nf = ot_v_map(a);
@@ -1021,15 +1207,29 @@ int ot_pages_render_op(ot_pages *p, size_t i, bool has_diagram, ot_buf *md)
 
 /* ---- the index ---------------------------------------------------------------------- */
 
+static const char *const group_titles[OT_STRAT_COUNT] = {"Modules (torch.nn)", "Functional (torch.nn.functional)",
+							  "Tensor methods", "torch namespace",
+							  "aten ops"};
+
+const char *ot_pages_group_title(int g)
+{
+	return g >= 0 && g < OT_STRAT_COUNT ? group_titles[g] : NULL;
+}
+
+int ot_pages_group_of(const ot_pages *p, size_t i)
+{
+	const ot_trace *tr = p->traces[i];
+	if (tr->status == OT_STATUS_ERROR && !tr->target.canonical[0])
+		return -1;
+	return (int)tr->target.strategy;
+}
+
 int ot_pages_render_index(ot_pages *p, ot_buf *md)
 {
 	ot_arena *a = ot_arena_new();
 	ot_value *ctx = ot_v_map(a), *groups = ot_v_list(a), *nf = ot_v_list(a);
 	size_t counts[4] = {0};
 	int rc;
-	static const char *const titles[OT_STRAT_COUNT] = {"Modules (torch.nn)", "Functional (torch.nn.functional)",
-							   "Tensor methods", "torch namespace",
-							   "aten ops"};
 
 	ot_v_set(a, ctx, "front_title", ot_v_str_borrow(a, yaml_string(a, ot_arena_printf(a, "PyTorch %s operators", p->rel.version))));
 	ot_v_set(a, ctx, "front_description",
@@ -1040,9 +1240,7 @@ int ot_pages_render_index(ot_pages *p, ot_buf *md)
 		for (size_t i = 0; i < p->n; i++) {
 			const ot_trace *tr = p->traces[i];
 			ot_value *row;
-			if (tr->status == OT_STATUS_ERROR && !tr->target.canonical[0])
-				continue;
-			if ((int)tr->target.strategy != s)
+			if (ot_pages_group_of(p, i) != s)
 				continue;
 			row = ot_v_map(a);
 			ot_v_set(a, row, "link", ot_v_str_borrow(a, op_link(p, a, i, "ops/")));
@@ -1054,7 +1252,7 @@ int ot_pages_render_index(ot_pages *p, ot_buf *md)
 		}
 		if (!ot_v_len(rows))
 			continue;
-		ot_v_set_str(a, g, "title", titles[s]);
+		ot_v_set_str(a, g, "title", group_titles[s]);
 		ot_v_set(a, g, "rows", rows);
 		ot_v_push(a, groups, g);
 	}
@@ -1085,31 +1283,46 @@ int ot_pages_render_index(ot_pages *p, ot_buf *md)
 	return rc;
 }
 
-/* ---- HTML bundle ----------------------------------------------------------------------- */
+/* ---- the Kernels page ----------------------------------------------------------------------- */
 
-int ot_pages_render_html(ot_pages *p, const char *md, size_t len, const char *title,
-			 const char *root, ot_buf *html)
+int ot_pages_render_kernels(ot_pages *p, ot_buf *md)
 {
 	ot_arena *a = ot_arena_new();
-	ot_value *ctx = ot_v_map(a);
-	ot_buf body = OT_BUF_INIT;
+	ot_value *ctx = ot_v_map(a), *rows = ot_v_list(a);
+	ot_which *w = ot_which_new(p->traces, p->n, p->ix, p->reg);
+	const ot_which_match *fns;
+	size_t n = ot_which_main_functions(w, a, &fns);
 	int rc;
 
-	if ((rc = ot_markdown_to_html(&body, md, len, true)) < 0)
-		goto done;
-	ot_v_set_str(a, ctx, "title", title);
-	ot_v_set_str(a, ctx, "root", root);
-	ot_v_set_str(a, ctx, "version", p->rel.version);
-	ot_v_set(a, ctx, "body", ot_v_str_borrow(a, body.ptr));
-	rc = render(p, T_HTML, ctx, html, false);
-done:
-	ot_buf_free(&body);
+	ot_v_set(a, ctx, "front_title", ot_v_str_borrow(a, yaml_string(a, ot_arena_printf(a, "PyTorch %s kernels on the main path", p->rel.version))));
+	ot_v_set(a, ctx, "front_description",
+		 ot_v_str_borrow(a, yaml_string(a, ot_arena_printf(a, "The C++/CUDA functions on the main path of %zu PyTorch %s operators, and the ops that reach each.", p->n, p->rel.version))));
+	add_release(p, a, ctx);
+	for (size_t i = 0; i < n; i++) {
+		const ot_which_match *m = &fns[i];
+		ot_value *row = ot_v_map(a);
+		ot_buf ops = OT_BUF_INIT;
+		unsigned devices = 0;
+		for (size_t k = 0; k < m->nops; k++) {
+			const ot_trace *tr = p->traces[m->ops[k].op];
+			for (size_t s = 0; s < m->ops[k].nsteps; s++)
+				devices |= tr->steps.items[m->ops[k].steps[s]].main;
+			ot_buf_printf(&ops, "%s%s", k ? ", " : "", op_link(p, a, m->ops[k].op, "ops/"));
+		}
+		ot_v_set(a, row, "name", ot_v_str_borrow(a, md_code(a, m->symbol)));
+		ot_v_set(a, row, "scope", ot_v_str_borrow(a, m->scope && *m->scope ? md_code(a, m->scope) : ""));
+		ot_v_set(a, row, "location", ot_v_str_borrow(a, location(p, a, m->file, m->line)));
+		ot_v_set(a, row, "kind", ot_v_str_borrow(a, m->detail ? md_code(a, m->detail) : ""));
+		ot_v_set_str(a, row, "devices", devices == (OT_MAIN_CPU | OT_MAIN_CUDA) ? "CPU, CUDA" : devices & OT_MAIN_CPU ? "CPU" : "CUDA");
+		ot_v_set(a, row, "ops", ot_v_str_borrow(a, ot_arena_strndup(a, ops.ptr, ops.size)));
+		ot_buf_free(&ops);
+		ot_v_push(a, rows, row);
+	}
+	ot_v_set(a, ctx, "functions", rows);
+	ot_v_set_bool(a, ctx, "has_functions", n > 0);
+	ot_v_set_int(a, ctx, "count", (long long)n);
+	rc = render(p, T_KERNELS, ctx, md, true);
+	ot_which_free(w);
 	ot_arena_free(a);
 	return rc;
-}
-
-int ot_pages_stylesheet(ot_pages *p, ot_buf *css)
-{
-	ot_buf_sets(css, p->css.ptr);
-	return 0;
 }

@@ -1,7 +1,7 @@
 /*
  * page.h - the readable output: one GitHub-Flavored Markdown page per op
- * (with its Graphviz call-chain diagram), the cross-linked index, and the
- * offline HTML bundle's pages.
+ * (with its Graphviz call-chain diagram) and the cross-linked index (the
+ * offline HTML bundle, bundle.h, is made from these pages).
  *
  * Page text comes from the templates (the .mustache files of templates/, replaceable with
  * --templates DIR) filled with data built here from the traces: every
@@ -65,16 +65,20 @@ int ot_pages_render_op(ot_pages *p, size_t i, bool has_diagram, ot_buf *md);
 int ot_pages_render_index(ot_pages *p, ot_buf *md);
 
 /**
- * Render a Markdown page as a standalone HTML page of the offline bundle:
- * body through cmark-gfm with ".md" links rewritten to ".html", wrapped in
- * the HTML template with a link back to the index. `root` is the relative
- * path from the page to the bundle root ("" or "../"). Thread-safe.
+ * Render out/kernels.md into `md` (replaced): every C++/CUDA function that
+ * holds a step on some op's main path (ot_step.main, which.h), with the
+ * ops whose main paths reach it, linked to their pages.
  */
-int ot_pages_render_html(ot_pages *p, const char *md, size_t len, const char *title,
-			 const char *root, ot_buf *html);
+int ot_pages_render_kernels(ot_pages *p, ot_buf *md);
 
-/** The stylesheet of the HTML bundle. */
-int ot_pages_stylesheet(ot_pages *p, ot_buf *css);
+/**
+ * The index's groups, in order: the group trace `i` is listed under (0,
+ * 1, ...), or -1 when the index does not list it.
+ */
+int ot_pages_group_of(const ot_pages *p, size_t i);
+
+/** The title of group `g` ("Modules (torch.nn)"), NULL past the last. Borrowed. */
+const char *ot_pages_group_title(int g);
 
 /** Replace invalid UTF-8 sequences in `b` with U+FFFD, in place. */
 void ot_utf8_sanitize(ot_buf *b);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "assets.h"
+#include "bundle.h"
 #include "escape.h"
 #include "index.h"
 #include "layout.h"
@@ -17,6 +18,7 @@
 #include "registry.h"
 #include "show.h"
 #include "source.h"
+#include "testdb.h"
 #include "trace.h"
 #include "tracejson.h"
 #include "version.h"
@@ -136,8 +138,8 @@ static void parallel_for(size_t n, int jobs, void (*fn)(size_t, void *), void *p
 /* ---- the run ------------------------------------------------------------------------ */
 
 /* Where the wall time goes (-v): every second of a run is in one phase. */
-enum phase { PH_SETUP, PH_READ, PH_INDEX, PH_TRACE, PH_RENDER, PH_LAYOUT, PH_WRITE, PH_CLEANUP, PH_COUNT };
-static const char *const phase_names[PH_COUNT] = {"setup", "read", "index", "trace",
+enum phase { PH_SETUP, PH_READ, PH_INDEX, PH_TESTS, PH_TRACE, PH_RENDER, PH_LAYOUT, PH_WRITE, PH_CLEANUP, PH_COUNT };
+static const char *const phase_names[PH_COUNT] = {"setup", "read", "index", "tests", "trace",
 						  "render", "layout", "write", "cleanup"};
 
 struct op_in {
@@ -161,6 +163,7 @@ struct ot_run_held {
 	ot_registry *reg;
 	ot_wellknown *wk;
 	ot_tracer *tracer;
+	ot_testdb *tests; /* each op's tests and benchmarks (ot_run only) */
 };
 
 struct run {
@@ -171,6 +174,7 @@ struct run {
 	ot_buf *json;  /* each op's trace.json object, made by the tracing thread */
 	ot_tj_entries *entries; /* each op's registry entries, for trace.json */
 	ot_pages *pages;
+	ot_bundle *bundle;    /* the HTML bundle (--format html) */
 	ot_diagram *diagrams; /* each op's diagram, drawn before the pages */
 	ot_output *out;
 	ot_release rel;
@@ -202,6 +206,9 @@ static void trace_one(size_t i, void *payload)
 	struct run *r = payload;
 	r->traces[i] = ot_trace_op(r->h->tracer, r->ops.items[i].input,
 				   r->ops.items[i].full || r->o->full, r->ops.items[i].depth);
+	if (r->h->tests)
+		r->traces[i]->tests = ot_testdb_lookup(r->h->tests, r->traces[i], r->h->reg,
+						       r->traces[i]->arena);
 	if (r->json) {
 		ot_tracejson_select(&r->entries[i], r->h->reg, &r->traces[i]->aten);
 		ot_tracejson_op(&r->json[i], r->traces[i], &r->entries[i]);
@@ -224,7 +231,7 @@ static void write_trace_json(struct run *r)
 	ot_output_part *parts = ot_calloc(2 * r->ops.len + 2, sizeof(*parts));
 	size_t n = 0;
 	double t = ot_clock();
-	ot_tracejson_frame(&head, &tail, &r->rel, r->ops.len, r->entries);
+	ot_tracejson_frame(&head, &tail, &r->rel, r->ops.len, r->entries, r->h->tests);
 	parts[n++] = (ot_output_part){head.ptr, head.size};
 	for (size_t i = 0; i < r->ops.len; i++) {
 		const char *sep = ot_tracejson_separator(i);
@@ -240,6 +247,19 @@ static void write_trace_json(struct run *r)
 	free(parts);
 	ot_buf_free(&head);
 	ot_buf_free(&tail);
+}
+
+/* html/NAME.html of a top-level page ("index", "kernels"), from its Markdown. */
+static void write_html(struct run *r, const char *name, const ot_buf *md, ot_buf *html)
+{
+	char title[128], path[64];
+	snprintf(title, sizeof(title), "PyTorch %s %s", r->rel.version,
+		 !strcmp(name, "index") ? "operators" : name);
+	snprintf(path, sizeof(path), "html/%s.html", name);
+	if (ot_bundle_page(r->bundle, html, md->ptr, md->size, title, path + 5, NULL, NULL) < 0)
+		record_failure(r, path);
+	else
+		write_file(r, path, html);
 }
 
 static int draw_one(size_t i, void *payload, ot_buf *dot, ot_buf *svg)
@@ -260,7 +280,7 @@ static void render_one(size_t i, void *payload)
 	struct run *r = payload;
 	const ot_trace *tr = r->traces[i];
 	const ot_diagram *dg = &r->diagrams[i];
-	ot_buf md = OT_BUF_INIT, html = OT_BUF_INIT, path = OT_BUF_INIT;
+	ot_buf md = OT_BUF_INIT, html = OT_BUF_INIT, path = OT_BUF_INIT, svgname = OT_BUF_INIT;
 	bool has_diagram = dg->status == 1, want_md = r->o->formats & (OT_FORMAT_MD | OT_FORMAT_HTML);
 	const ot_buf *dot = &dg->dot, *svg = &dg->svg;
 	double t1 = ot_clock();
@@ -291,7 +311,12 @@ static void render_one(size_t i, void *payload)
 	}
 	if (r->o->formats & OT_FORMAT_HTML) {
 		double t2 = ot_clock();
-		if (ot_pages_render_html(r->pages, md.ptr, md.size, tr->target.canonical, "../", &html) < 0) {
+		ot_buf_clear(&path);
+		ot_buf_printf(&path, "ops/%s.html", tr->target.slug);
+		ot_buf_clear(&svgname);
+		ot_buf_printf(&svgname, "%s.svg", tr->target.slug);
+		if (ot_bundle_page(r->bundle, &html, md.ptr, md.size, tr->target.canonical, path.ptr,
+				   has_diagram ? svg->ptr : NULL, svgname.ptr) < 0) {
 			record_failure(r, tr->input);
 			goto done;
 		}
@@ -309,6 +334,7 @@ done:
 	ot_buf_free(&md);
 	ot_buf_free(&html);
 	ot_buf_free(&path);
+	ot_buf_free(&svgname);
 }
 
 char *ot_run_default_source(void)
@@ -650,6 +676,7 @@ static void held_free(ot_run_held *h)
 	if (!h)
 		return;
 	ot_tracer_free(h->tracer);
+	ot_testdb_free(h->tests);
 	ot_wellknown_free(h->wk);
 	ot_registry_free(h->reg);
 	ot_index_free(h->ix);
@@ -853,6 +880,14 @@ int ot_run(const ot_run_opts *o)
 		goto done;
 	}
 	r.phase[PH_INDEX] += ot_clock() - t;
+	t = ot_clock();
+	/* --check writes nothing: no page or trace.json shows the tests */
+	h->tests = o->check ? NULL : ot_testdb_build(h->ix, jobs);
+	if (h->tests && !ot_testdb_get_stats(h->tests)->files) { /* a tree without PyTorch's test machinery */
+		ot_testdb_free(h->tests);
+		h->tests = NULL;
+	}
+	r.phase[PH_TESTS] = ot_clock() - t;
 
 	/* 6. trace */
 	collect_ops(&r, list, h->reg, arena);
@@ -877,6 +912,8 @@ int ot_run(const ot_run_opts *o)
 		if (!o->quiet)
 			print_summary(&r, missing_layers, NULL);
 		status = run_status(&r, list_errors, missing_layers);
+		t_done = ot_clock(); /* for -v: the phases of a check run too */
+		nops = r.ops.len;
 		goto done;
 	}
 
@@ -887,6 +924,12 @@ int ot_run(const ot_run_opts *o)
 			lines[i] = r.ops.items[i].line;
 		if (ot_pages_new(&r.pages, &r.rel, r.traces, lines, r.ops.len, h->ix, h->reg,
 				 o->templates) < 0) {
+			say("%s", ot_error_last());
+			goto done;
+		}
+		if ((formats & OT_FORMAT_HTML) &&
+		    ot_bundle_new(&r.bundle, r.pages, r.traces, r.ops.len, r.rel.version,
+				  o->templates) < 0) {
 			say("%s", ot_error_last());
 			goto done;
 		}
@@ -922,15 +965,24 @@ int ot_run(const ot_run_opts *o)
 				record_failure(&r, "index.md");
 			else if (formats & OT_FORMAT_MD)
 				write_file(&r, "index.md", &b);
+			if (!atomic_load(&r.failed)) {
+				ot_buf k = OT_BUF_INIT;
+				if (ot_pages_render_kernels(r.pages, &k) < 0)
+					record_failure(&r, "kernels.md");
+				else if (formats & OT_FORMAT_MD)
+					write_file(&r, "kernels.md", &k);
+				if (!atomic_load(&r.failed) && (formats & OT_FORMAT_HTML))
+					write_html(&r, "kernels", &k, &html);
+				ot_buf_free(&k);
+			}
 			if (!atomic_load(&r.failed) && (formats & OT_FORMAT_HTML)) {
-				char title[128];
-				snprintf(title, sizeof(title), "PyTorch %s operators", r.rel.version);
-				if (ot_pages_render_html(r.pages, b.ptr, b.size, title, "", &html) < 0)
-					record_failure(&r, "html/index.html");
-				else
-					write_file(&r, "html/index.html", &html);
-				ot_pages_stylesheet(r.pages, &html);
-				write_file(&r, "html/style.css", &html);
+				const char *name;
+				write_html(&r, "index", &b, &html);
+				for (size_t k = 0; ot_bundle_asset(r.bundle, k, &name, &html) == 0; k++) {
+					char file[64];
+					snprintf(file, sizeof(file), "html/%s", name);
+					write_file(&r, file, &html);
+				}
 			}
 		}
 		if (formats & OT_FORMAT_JSON)
@@ -959,6 +1011,7 @@ int ot_run(const ot_run_opts *o)
 	status = run_status(&r, list_errors, missing_layers);
 
 done:
+	ot_bundle_free(r.bundle);
 	ot_pages_free(r.pages);
 	free(lines);
 	ot_output_free(r.out);
@@ -996,6 +1049,11 @@ void ot_run_traces_free(ot_run_traces *t)
 	free((char *)t->rel.tag);
 	free((char *)t->rel.commit);
 	free(t);
+}
+
+const ot_index *ot_run_traces_index(const ot_run_traces *t)
+{
+	return t->held->ix;
 }
 
 int ot_run_trace_release(ot_run_traces **out, const ot_run_opts *o, const char *version,

@@ -120,4 +120,7 @@ int ot_run_trace_release(ot_run_traces **out, const ot_run_opts *o, const char *
 /** Free the traces, what they borrow, and the registry unless taken. */
 void ot_run_traces_free(ot_run_traces *t);
 
+/** The index the traces were made from (borrowed from `t`). */
+const ot_index *ot_run_traces_index(const ot_run_traces *t);
+
 #endif

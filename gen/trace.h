@@ -92,6 +92,8 @@ typedef struct {
 				  perhaps only for some arguments */
 	uint8_t sure;        /**< OT_MAIN_*: run by every default call there (reached by
 				  edges taken whatever the arguments) */
+	uint8_t back;        /**< OT_MAIN_*: of `main`, the devices where only the
+				  backward reaches it (through a derivative edge) */
 	bool found;          /**< false for OT_NODE_MISSING */
 	const char *file;    /**< repository-relative; NULL when not found */
 	uint32_t line;       /**< 1-based; 0 when not found */
@@ -262,8 +264,8 @@ typedef struct {
 			         default call reaches first */
 	/* the summary (trace_summary.c), from the main paths */
 	ot_strvec backends; /**< dispatch keys and stub backends: CUDA and CPU first */
-	ot_strvec gpu_libs; /**< libraries and kernel kinds on the CUDA main path */
-	ot_strvec cpu_libs; /**< libraries on the CPU main path */
+	ot_strvec gpu_libs; /**< libraries and kernel kinds on the CUDA main path (forward) */
+	ot_strvec cpu_libs; /**< libraries on the CPU main path (forward) */
 	OT_VEC(ot_lib_use) libs;     /**< every library call, main or side */
 	OT_VEC(ot_selection) selection; /**< run-time selections on the main paths */
 	uint32_t key[OT_DEV_COUNT][OT_LAYER_COUNT]; /**< the node that stands for a layer
@@ -283,6 +285,10 @@ typedef struct {
 
 	bool is_wellknown;
 	ot_wellknown_match wellknown;
+
+	/** The op's tests and benchmarks (testdb.h), set by the run after
+	 * tracing (in this trace's arena), or NULL when not looked up. */
+	const struct ot_testfacts *tests;
 } ot_trace;
 
 /* ---- walking the graph --------------------------------------------------------------- */

@@ -32,7 +32,8 @@ static long deriv_node(struct tb_ctx *c, int64_t file, uint32_t line, const char
 }
 
 /* Names called in a derivatives.yaml formula that are backward helpers
- * (FunctionsManual.cpp) or backward ops (their own entry). */
+ * (FunctionsManual.cpp) or ops: a backward op (_softmax_backward_data,
+ * grad.bmm(...)) is an entry like any op, followed to its kernels. */
 static void formula_helpers(struct tb_ctx *c, const char *formula, const char *op, int depth,
 			    uint32_t parent, ot_map *seen)
 {
@@ -41,18 +42,18 @@ static void formula_helpers(struct tb_ctx *c, const char *formula, const char *o
 		if (isalpha((unsigned char)*s) || *s == '_') {
 			const char *b = s;
 			char name[128];
-			bool qualified = b > formula && b[-1] == ':';
+			bool qualified = b > formula && b[-1] == ':' && !(b - formula >= 4 && !memcmp(b - 4, "at::", 4));
 			bool member = b > formula && b[-1] == '.';
 			long hn = -1;
 			while (isalnum((unsigned char)*s) || *s == '_')
 				s++;
-			if (*s != '(' || qualified || member || (size_t)(s - b) >= sizeof(name))
+			if (*s != '(' || qualified || (size_t)(s - b) >= sizeof(name))
 				continue;
 			snprintf(name, sizeof(name), "%.*s", (int)(s - b), b);
 			if (ot_map_get(seen, name))
 				continue;
 			ot_map_put(seen, ot_arena_strdup(c->a, name), (void *)1);
-			for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, name); d && hn < 0; d = d->next)
+			for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, name); d && hn < 0 && !member; d = d->next)
 				if (d->kind == OT_CDEF_FUNC && !d->in_class &&
 				    ot_starts_with(fpath(c, d->file), "torch/csrc/autograd/"))
 					hn = deriv_node(c, d->file, d->line, d->gen ? d->gen->site->text : d->name,
@@ -68,14 +69,14 @@ static void formula_helpers(struct tb_ctx *c, const char *formula, const char *o
 					ov = ot_registry_overloads(c->t->reg, name, &n);
 				}
 				for (size_t k = 0; ov && k < n && !pick; k++)
-					if (!ov[k]->schema.is_out)
+					if (!ov[k]->schema.is_out && (!member || ov[k]->variant_method))
 						pick = ov[k];
-				if (!pick && ov)
+				if (!pick && ov && !member)
 					pick = ov[0];
-				if (pick)
-					hn = deriv_node(c, c->t->f_native, (uint32_t)pick->line, name,
-							"backward op (its own native_functions.yaml entry)", op, depth,
-							pick);
+				/* the op the formula calls: an entry, expanded to its
+				 * kernels within --depth */
+				if (pick && !ot_callkind_is_metadata(pick->schema.name))
+					hn = tb_entry(c, pick, depth + 1, NULL, true);
 			}
 			if (hn >= 0)
 				tb_edge(c, &(ot_edge){.kind = OT_EDGE_DERIVATIVE, .from = parent, .to = (uint32_t)hn,
@@ -115,6 +116,11 @@ void tb_backward(struct tb_ctx *c, uint32_t entry, const ot_reg_func *f, const o
 	const char *op = f->schema.full;
 	ot_autograd_answer ans;
 	long node;
+	bool was = c->in_backward;
+	if (tb_state(c, entry)->backward_done)
+		return;
+	tb_state(c, entry)->backward_done = true;
+	c->in_backward = true; /* the ops its formula calls are autograd's */
 	if (!ot_autograd_explain(c->t->autograd, f, eff, c->a, &ans)) {
 		if (!f->schema.is_out) { /* out= variants: nothing to say without the generator */
 			uint32_t m = tb_missing(c, OT_LAYER_BACKWARD,
@@ -132,6 +138,7 @@ void tb_backward(struct tb_ctx *c, uint32_t entry, const ot_reg_func *f, const o
 	if (node >= 0)
 		tb_edge(c, &(ot_edge){.kind = OT_EDGE_DERIVATIVE, .from = entry, .to = (uint32_t)node,
 				      .exact = true, .reach = {OT_REACH_YES, OT_REACH_YES}});
+	c->in_backward = was;
 }
 
 void tb_decompositions(struct tb_ctx *c, uint32_t entry, const char *base, const char *op, int depth)

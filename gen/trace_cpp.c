@@ -961,6 +961,8 @@ void tb_expand_entry(struct tb_ctx *c, const struct tb_pending *p)
 	if (tb_state(c, node)->expanded)
 		return;
 	tb_state(c, node)->expanded = true;
+	/* what a backward op calls runs in the backward too */
+	c->in_backward = tb_state(c, node)->backward_only;
 	if (f->delegate) {
 		uint32_t en = tb_entry(c, eff, depth, b, true);
 		ot_edge e = tb_always(OT_EDGE_DELEGATE, node, en);
@@ -1190,7 +1192,9 @@ void tb_expand_entry(struct tb_ctx *c, const struct tb_pending *p)
 backward:
 	/* every entry's backward: the marking pass keeps those of the entries
 	 * autograd records (reached above it) */
-	tb_backward(c, node, f, eff, depth);
+	if (!tb_state(c, node)->backward_only)
+		tb_backward(c, node, f, eff, depth);
 	if (depth == 0)
 		tb_decompositions(c, node, f->schema.name, op, depth);
+	c->in_backward = false;
 }

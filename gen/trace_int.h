@@ -47,6 +47,9 @@ struct tb_state {
 	tb_binding binding; /* what its first caller passed */
 	bool bound_by_call; /* a call's arguments, not only defaults */
 	bool queued;        /* an entry waiting for tb_expand_entry */
+	bool backward_done; /* an entry's derivative was added (tb_backward) */
+	bool backward_only; /* an entry only a backward formula (or what it runs)
+			       reaches: its own derivative is a double backward */
 };
 
 struct tb_ctx {
@@ -60,6 +63,8 @@ struct tb_ctx {
 	OT_VEC(struct tb_state) state;
 	OT_VEC(struct tb_pending) queue;
 	int max_depth;
+	bool in_backward; /* building what a backward formula runs: the entries
+			     made now are autograd's, with no derivative of their own */
 };
 
 /* ---- nodes and edges (tracer.c) ------------------------------------------------- */

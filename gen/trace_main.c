@@ -36,6 +36,8 @@ static bool stays_above(const ot_trace *tr, const ot_edge *e)
 	const ot_node *from = &tr->nodes.items[e->from];
 	if (from->kind == OT_NODE_PYFUNC || from->kind == OT_NODE_BINDING)
 		return true;
+	if (e->kind == OT_EDGE_DERIVATIVE)
+		return false; /* the backward runs in the engine: it records nothing */
 	if (from->kind != OT_NODE_ENTRY)
 		return true; /* a body's calls run where the body runs */
 	if (e->kind == OT_EDGE_DISPATCH)
@@ -53,18 +55,21 @@ static bool stays_above(const ot_trace *tr, const ot_edge *e)
  */
 #define ST_ABOVE 1u
 #define ST_SURE 2u
+#define ST_BACK 4u /* below a derivative edge: the backward */
 
 void ot_trace_mark(ot_trace *tr)
 {
 	size_t n = tr->nodes.len;
 	uint32_t *stack;
-	uint8_t *seen; /* per node, a bit per state (1 << (ST_ABOVE | ST_SURE bits)) */
+	uint8_t *seen; /* per node, a bit per state (1 << (ST_* bits)) */
+	uint8_t *fwd;  /* per node, the devices whose forward reaches it */
 	if (!n)
 		return;
 	if (!tr->out_start)
 		ot_trace_index(tr);
-	stack = ot_calloc(4 * n, sizeof(*stack));
+	stack = ot_calloc(8 * n, sizeof(*stack));
 	seen = ot_calloc(n, 1);
+	fwd = ot_calloc(n, 1);
 	for (size_t i = 0; i < n; i++)
 		tr->nodes.items[i].main = tr->nodes.items[i].sure = 0;
 	for (size_t i = 0; i < tr->edges.len; i++)
@@ -78,13 +83,14 @@ void ot_trace_mark(ot_trace *tr)
 			if (file_on(tr->nodes.items[root].file, (ot_device)dev) && !(seen[root] & (1u << st))) {
 				tr->nodes.items[root].main |= bit;
 				tr->nodes.items[root].sure |= bit;
+				fwd[root] |= bit;
 				seen[root] |= (uint8_t)(1u << st);
-				stack[top++] = root << 2 | st;
+				stack[top++] = root << 3 | st;
 			}
 		}
 		while (top) {
-			uint32_t state = stack[--top], node = state >> 2;
-			bool above = state & ST_ABOVE, sure = state & ST_SURE;
+			uint32_t state = stack[--top], node = state >> 3;
+			bool above = state & ST_ABOVE, sure = state & ST_SURE, back = state & ST_BACK;
 			ot_trace_iter it;
 			const ot_edge *e;
 			ot_trace_edges(&it, tr, node, 0, 0);
@@ -100,20 +106,26 @@ void ot_trace_mark(ot_trace *tr)
 				    tr->nodes.items[e->from].kind == OT_NODE_ENTRY && !above)
 					continue; /* no grad_fn of its own: below another's */
 				next_sure = sure && e->reach[dev] == OT_REACH_YES;
-				st = (above && stays_above(tr, e) ? ST_ABOVE : 0) | (next_sure ? ST_SURE : 0);
+				st = (above && stays_above(tr, e) ? ST_ABOVE : 0) | (next_sure ? ST_SURE : 0) |
+				     (back || e->kind == OT_EDGE_DERIVATIVE ? ST_BACK : 0);
 				me->main |= bit;
 				to->main |= bit;
+				if (!(st & ST_BACK))
+					fwd[e->to] |= bit;
 				if (next_sure) {
 					me->sure |= bit;
 					to->sure |= bit;
 				}
 				if (!(seen[e->to] & (1u << st))) {
 					seen[e->to] |= (uint8_t)(1u << st);
-					stack[top++] = e->to << 2 | st;
+					stack[top++] = e->to << 3 | st;
 				}
 			}
 		}
 	}
+	for (size_t i = 0; i < n; i++)
+		tr->nodes.items[i].back = tr->nodes.items[i].main & (uint8_t)~fwd[i];
 	free(stack);
 	free(seen);
+	free(fwd);
 }

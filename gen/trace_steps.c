@@ -6,10 +6,11 @@
  * node they lead to. Each step carries the main paths it is on, those where
  * every default call runs it, and the condition it runs under.
  *
- * Three walks, so that a node gets its step from the surest edge that
+ * Four walks, so that a node gets its step from the surest edge that
  * reaches it: the first follows the edges every default call takes (sure),
  * the second adds the main edges a call takes for some arguments, the third
- * every side edge. Each later walk starts again from the roots and goes
+ * the backward (derivative edges on a main path), the fourth every side
+ * edge; a forward step is never placed under the backward. Each later walk starts again from the roots and goes
  * through the steps already made to the edges of its own kind. Below an
  * edge with a condition, the steps it leads to carry that condition unless
  * they have their own.
@@ -19,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum walk { W_SURE, W_MAIN, W_SIDE };
+enum walk { W_SURE, W_MAIN, W_BACK, W_SIDE };
 
 struct view {
 	ot_trace *tr;
@@ -31,6 +32,8 @@ struct view {
 
 static enum walk walk_of(const ot_edge *e)
 {
+	if (e->main && e->kind == OT_EDGE_DERIVATIVE)
+		return W_BACK;
 	return e->sure ? W_SURE : e->main ? W_MAIN : W_SIDE;
 }
 
@@ -101,7 +104,9 @@ static void walk_edges(struct view *v, uint32_t node, int parent, const char *wh
 		const ot_node *to = &tr->nodes.items[e->to];
 		const char *ew;
 		int at = parent;
-		if (walk_of(e) != v->walk)
+		/* this walk's edges, and an earlier walk's that reach a node
+		 * without a step yet (below a node this walk reached first) */
+		if (walk_of(e) > v->walk || (walk_of(e) < v->walk && v->step_of[e->to] >= 0))
 			continue;
 		ew = v->walk == W_SURE ? (e->when_kind == OT_WHEN_SELECT ? e->when : NULL)
 		     : e->when	     ? e->when

@@ -106,23 +106,24 @@ static void libraries(ot_trace *tr)
 		const ot_node *nd = &tr->nodes.items[i];
 		ot_lib_use u = {0};
 		bool known = false;
+		uint8_t fwd = nd->main & (uint8_t)~nd->back; /* the forward's; the backward's apart */
 		if ((nd->kind != OT_NODE_LIBCALL && nd->kind != OT_NODE_LAUNCH) || !nd->lib)
 			continue;
-		if (nd->main & OT_MAIN_CUDA)
+		if (fwd & OT_MAIN_CUDA)
 			add(tr, &tr->gpu_libs, nd->lib);
-		if (nd->main & OT_MAIN_CPU)
+		if (fwd & OT_MAIN_CPU)
 			add(tr, &tr->cpu_libs, nd->lib);
 		for (size_t k = 0; k < tr->libs.len; k++)
 			if (!strcmp(tr->libs.items[k].lib, nd->lib)) {
-				tr->libs.items[k].main |= nd->main;
+				tr->libs.items[k].main |= fwd;
 				known = true;
 			}
 		if (known)
 			continue;
 		u.lib = nd->lib;
 		u.node = (uint32_t)i;
-		u.main = nd->main;
-		u.when = nd->main ? NULL : node_when(tr, (uint32_t)i, 0);
+		u.main = fwd;
+		u.when = fwd ? NULL : nd->main ? "in the backward" : node_when(tr, (uint32_t)i, 0);
 		ot_vec_push(&tr->libs, u);
 	}
 }
@@ -217,7 +218,9 @@ void ot_trace_summarize(ot_trace *tr)
 		size_t k = bfs(tr, OT_MAIN_BIT(dev), order);
 		for (size_t i = 0; i < k; i++) {
 			const ot_node *nd = &tr->nodes.items[order[i]];
-			if (nd->found && !tr->key[dev][nd->layer])
+			/* the forward's node for each layer; the backward's for its own */
+			if (nd->found && !tr->key[dev][nd->layer] &&
+			    (nd->layer == OT_LAYER_BACKWARD || !(nd->back & OT_MAIN_BIT(dev))))
 				tr->key[dev][nd->layer] = order[i] + 1;
 		}
 	}
@@ -225,7 +228,7 @@ void ot_trace_summarize(ot_trace *tr)
 		size_t k = bfs(tr, OT_MAIN_CPU | OT_MAIN_CUDA, order);
 		for (size_t i = 0; i < k; i++) {
 			const ot_node *nd = &tr->nodes.items[order[i]];
-			if (nd->kind == OT_NODE_ENTRY && nd->depth > 0) {
+			if (nd->kind == OT_NODE_ENTRY && nd->depth > 0 && (nd->main & (uint8_t)~nd->back)) {
 				char base[200];
 				snprintf(base, sizeof(base), "%.*s", (int)strcspn(nd->op, "."), nd->op);
 				add(tr, &tr->calls, base);

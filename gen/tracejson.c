@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "testdb.h"
 #include "value.h"
 
 /*
@@ -324,6 +325,209 @@ static void summary(ot_buf *b, int ind, const ot_trace *tr)
 	end(b, ind, 1, '}');
 }
 
+static void put_uint(ot_buf *b, uint32_t v)
+{
+	ot_buf_put_int(b, (long long)v);
+}
+
+static const char *const tf_kinds[] = {"opinfo", "reference", "module"};
+
+/* Test templates as their indexes in the top-level "tests", on one line:
+ * an op runs in a hundred of them. */
+static void template_indexes(ot_buf *b, const ot_tf_template *const *t, size_t n)
+{
+	ot_buf_putc(b, '[');
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			ot_buf_puts(b, ", ");
+		put_uint(b, t[i]->index);
+	}
+	ot_buf_putc(b, ']');
+}
+
+/* The top-level "test_entries": every entry of the release's test databases. */
+static void entries_section(ot_buf *b, const ot_testdb *db)
+{
+	size_t n = ot_testdb_entry_count(db);
+	int in = 2;
+	ot_buf_putc(b, '[');
+	for (size_t i = 0; i < n; i++) {
+		const ot_tf_entry *e = ot_testdb_entry(db, i);
+		int k = in + 4;
+		item(b, in, i);
+		ot_buf_putc(b, '{');
+		key(b, k, true, "kind");
+		str(b, tf_kinds[e->kind]);
+		key(b, k, false, "class");
+		str(b, e->cls);
+		key(b, k, false, "name");
+		str(b, e->name);
+		key(b, k, false, "variant");
+		str(b, e->variant);
+		key(b, k, false, "aten_name");
+		str(b, e->aten_name);
+		key(b, k, false, "list");
+		str(b, e->list);
+		key(b, k, false, "file");
+		str(b, e->file);
+		key(b, k, false, "line");
+		put_uint(b, e->line);
+		key(b, k, false, "skips");
+		ot_buf_putc(b, '[');
+		for (size_t d = 0; d < e->ndecors; d++) {
+			const ot_tf_decor *x = &e->decors[d];
+			item(b, k, d);
+			ot_buf_putc(b, '{');
+			key(b, k + 4, true, "decorator");
+			str(b, x->decorator);
+			key(b, k + 4, false, "class");
+			str(b, x->cls);
+			key(b, k + 4, false, "test");
+			str(b, x->test);
+			key(b, k + 4, false, "device");
+			str(b, x->device);
+			key(b, k + 4, false, "line");
+			put_uint(b, x->line);
+			end(b, k + 2, 1, '}');
+		}
+		end(b, k, e->ndecors, ']');
+		key(b, k, false, "implementation");
+		if (e->kind != OT_TF_REFERENCE) {
+			ot_buf_puts(b, "null");
+		} else {
+			ot_buf_putc(b, '{');
+			key(b, k + 2, true, "symbol");
+			str(b, e->impl_symbol);
+			key(b, k + 2, false, "file");
+			str(b, e->impl_file);
+			key(b, k + 2, false, "line");
+			if (e->impl_symbol)
+				put_uint(b, e->impl_line);
+			else
+				ot_buf_puts(b, "null");
+			end(b, k, 1, '}');
+		}
+		end(b, in + 2, 1, '}');
+	}
+	end(b, in, n, ']');
+}
+
+/* The top-level "tests": every test template of the release. */
+static void templates_section(ot_buf *b, const ot_testdb *db)
+{
+	size_t n = ot_testdb_template_count(db);
+	ot_buf_putc(b, '[');
+	for (size_t i = 0; i < n; i++) {
+		const ot_tf_template *t = ot_testdb_template(db, i);
+		item(b, 2, i);
+		ot_buf_putc(b, '{');
+		key(b, 6, true, "file");
+		str(b, t->file);
+		key(b, 6, false, "line");
+		put_uint(b, t->line);
+		key(b, 6, false, "class");
+		str(b, t->cls);
+		key(b, 6, false, "test");
+		str(b, t->func);
+		key(b, 6, false, "def_line");
+		if (t->func)
+			put_uint(b, t->func_line);
+		else
+			ot_buf_puts(b, "null");
+		key(b, 6, false, "decorator");
+		str(b, t->decorator);
+		key(b, 6, false, "list");
+		str(b, t->list);
+		key(b, 6, false, "evaluated");
+		boolean(b, t->evaluated);
+		end(b, 4, 1, '}');
+	}
+	end(b, 2, n, ']');
+}
+
+/* The op's "tests" member (testdb.h): entries, decompositions, test files, benchmarks. */
+static void tests_member(ot_buf *b, int ind, const ot_testfacts *tf)
+{
+	int in = ind + 2;
+	if (!tf) {
+		ot_buf_puts(b, "null");
+		return;
+	}
+	ot_buf_putc(b, '{');
+	key(b, in, true, "entries");
+	ot_buf_putc(b, '[');
+	for (size_t i = 0; i < tf->nentries; i++) {
+		if (i)
+			ot_buf_puts(b, ", ");
+		put_uint(b, tf->entries[i]->index);
+	}
+	ot_buf_putc(b, ']');
+	key(b, in, false, "decompositions");
+	ot_buf_putc(b, '[');
+	for (size_t i = 0; i < tf->ndecomps; i++) {
+		const ot_tf_decomp *d = &tf->decomps[i];
+		item(b, in, i);
+		ot_buf_putc(b, '{');
+		key(b, in + 4, true, "op");
+		str(b, d->op);
+		key(b, in + 4, false, "function");
+		str(b, d->func);
+		key(b, in + 4, false, "file");
+		str(b, d->file);
+		key(b, in + 4, false, "line");
+		put_uint(b, d->line);
+		end(b, in + 2, 1, '}');
+	}
+	end(b, in, tf->ndecomps, ']');
+	key(b, in, false, "runs");
+	template_indexes(b, tf->runs, tf->nruns);
+	key(b, in, false, "runs_filtered");
+	template_indexes(b, tf->runs_filtered, tf->nruns_filtered);
+	key(b, in, false, "mentions");
+	ot_buf_putc(b, '[');
+	for (size_t m = 0; m < tf->nmentions; m++) {
+		const ot_tf_mention *x = &tf->mentions[m];
+		item(b, in, m);
+		ot_buf_putc(b, '{');
+		key(b, in + 4, true, "file");
+		str(b, x->file);
+		key(b, in + 4, false, "line");
+		put_uint(b, x->line);
+		key(b, in + 4, false, "kind");
+		str(b, x->kind);
+		key(b, in + 4, false, "name");
+		str(b, x->name);
+		key(b, in + 4, false, "variant");
+		str(b, x->variant);
+		key(b, in + 4, false, "class");
+		str(b, x->cls);
+		key(b, in + 4, false, "test");
+		str(b, x->test);
+		end(b, in + 2, 1, '}');
+	}
+	end(b, in, tf->nmentions, ']');
+	key(b, in, false, "benchmarks");
+	ot_buf_putc(b, '[');
+	for (size_t i = 0; i < tf->nbenches; i++) {
+		const ot_tf_bench *x = &tf->benches[i];
+		item(b, in, i);
+		ot_buf_putc(b, '{');
+		key(b, in + 4, true, "api");
+		str(b, x->api);
+		key(b, in + 4, false, "class");
+		str(b, x->cls);
+		key(b, in + 4, false, "where");
+		str(b, x->where);
+		key(b, in + 4, false, "file");
+		str(b, x->file);
+		key(b, in + 4, false, "line");
+		put_uint(b, x->line);
+		end(b, in + 2, 1, '}');
+	}
+	end(b, in, tf->nbenches, ']');
+	end(b, ind, 1, '}');
+}
+
 static void op(ot_buf *b, int ind, const ot_trace *tr, const ot_tj_entries *entries)
 {
 	bool named = tr->target.canonical[0] != '\0';
@@ -406,6 +610,8 @@ static void op(ot_buf *b, int ind, const ot_trace *tr, const ot_tj_entries *entr
 	strings(b, in, &tr->messages);
 	key(b, in, false, "suggestions");
 	strings(b, in, &tr->suggestions);
+	key(b, in, false, "tests");
+	tests_member(b, in, tr->tests);
 	if (entries) {
 		key(b, in, false, "registry");
 		ot_buf_putc(b, '[');
@@ -584,7 +790,7 @@ static void registry_section(ot_buf *out, const ot_tj_entries *entries, size_t n
 }
 
 void ot_tracejson_frame(ot_buf *head, ot_buf *tail, const ot_release *rel, size_t n,
-			const ot_tj_entries *entries)
+			const ot_tj_entries *entries, const ot_testdb *tests)
 {
 	ot_buf_putc(head, '{');
 	key(head, 2, true, "schema_version");
@@ -610,6 +816,12 @@ void ot_tracejson_frame(ot_buf *head, ot_buf *tail, const ot_release *rel, size_
 	key(head, 2, false, "ops");
 	ot_buf_putc(head, '[');
 	end(tail, 2, n, ']');
+	if (tests) {
+		key(tail, 2, false, "test_entries");
+		entries_section(tail, tests);
+		key(tail, 2, false, "tests");
+		templates_section(tail, tests);
+	}
 	if (entries) {
 		key(tail, 2, false, "registry");
 		registry_section(tail, entries, n);

@@ -27,8 +27,13 @@
  *             "backends": {"keys": [...], "gpu": [...],
  *                          "selection": [{"symbol", "file", "line"}, ...]},
  *             "calls": [...], "messages": [...], "suggestions": [...],
+ *             "tests": null | {"entries": [i, ...], "decompositions": [...],
+ *                              "runs": [i, ...], "runs_filtered": [i, ...],
+ *                              "mentions": [...], "benchmarks": [...]},
  *             "registry": ["add.Tensor", "add.Scalar", ...]}, ...],
+ *    "test_entries": [test database entry, ...], "tests": [test template, ...],
  *    "registry": [entry, ...]}
+ * (the test keys as the README's trace.json section describes them).
  *
  * "nodes" and "edges" are the trace's graph (trace.h says what each kind
  * is); "from", "to", "roots", a lib's "node" and "key_nodes" are indices
@@ -82,6 +87,7 @@
 #include "buf.h"
 #include "page.h"
 #include "registry.h"
+#include "testdb.h"
 #include "trace.h"
 
 #define OT_TRACEJSON_SCHEMA 3
@@ -110,12 +116,14 @@ void ot_tracejson_select(ot_tj_entries *out, const ot_registry *reg, const ot_st
  *
  * ot_tracejson_frame: the file around `n` such objects: `head` (appended)
  * comes first, then for each op i the separator ot_tracejson_separator(i)
- * and its object, then `tail`, whose top-level "registry" is made from the
- * ops' `entries` (an array of `n`, all from one registry; NULL: no such key).
+ * and its object, then `tail`, whose top-level "test_entries" and "tests"
+ * list every entry and test template of `tests` (NULL: no such keys; an op's
+ * "tests" member indexes them) and whose "registry" is made from
+ * the ops' `entries` (an array of `n`, all from one registry; NULL: no such key).
  */
 void ot_tracejson_op(ot_buf *out, const ot_trace *tr, const ot_tj_entries *entries);
 void ot_tracejson_frame(ot_buf *head, ot_buf *tail, const ot_release *rel, size_t n,
-			const ot_tj_entries *entries);
+			const ot_tj_entries *entries, const ot_testdb *tests);
 const char *ot_tracejson_separator(size_t i);
 
 /* ---- reading --------------------------------------------------------------------- */

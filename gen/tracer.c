@@ -298,6 +298,15 @@ uint32_t tb_entry(struct tb_ctx *c, const ot_reg_func *f, int depth, const tb_bi
 			st->bound_by_call = true;
 		}
 	}
+	if (is_new)
+		tb_state(c, (uint32_t)id)->backward_only = c->in_backward;
+	else if (!c->in_backward && tb_state(c, (uint32_t)id)->backward_only) {
+		/* the forward reaches it too: its derivative is recorded */
+		struct tb_state *st = tb_state(c, (uint32_t)id);
+		st->backward_only = false;
+		if (st->expanded)
+			tb_backward(c, (uint32_t)id, f, f->delegate ? f->delegate : f, depth);
+	}
 	if (is_new) {
 		struct tb_state *st = tb_state(c, (uint32_t)id);
 		if (b) {
@@ -315,6 +324,10 @@ uint32_t tb_entry(struct tb_ctx *c, const ot_reg_func *f, int depth, const tb_bi
 	    ((depth == 0 && c->tr->full) || !tb_wellknown_stop(c, f->schema.name))) {
 		tb_state(c, (uint32_t)id)->queued = true;
 		tb_queue(c, (uint32_t)id, f, depth);
+	} else if (expand && !tb_state(c, (uint32_t)id)->queued && !c->in_backward) {
+		/* not followed (a well-known op, or past --depth): what autograd
+		 * records for it still is part of the op's backward */
+		tb_backward(c, (uint32_t)id, f, f->delegate ? f->delegate : f, depth);
 	}
 	return (uint32_t)id;
 }

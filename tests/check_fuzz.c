@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "testutil.h"
+#include "yamldoc.h"
 
 #define CRASHES "tests/fuzz/crashes"
 #define FIXTURE "tests/fixture"
@@ -29,6 +30,9 @@ int fuzz_scan_c_one(const uint8_t *data, size_t size);
 int fuzz_scan_py_one(const uint8_t *data, size_t size);
 int fuzz_tracejson_one(const uint8_t *data, size_t size);
 int fuzz_page_one(const uint8_t *data, size_t size);
+int fuzz_testscan_one(const uint8_t *data, size_t size);
+int fuzz_kname_one(const uint8_t *data, size_t size);
+int fuzz_udiff_one(const uint8_t *data, size_t size);
 
 /* libFuzzer's -timeout (tests/fuzz/run.sh): slower is a hang. */
 #define MAX_SECONDS 10.0
@@ -139,6 +143,9 @@ CRASH_TEST(fuzz_scan_c)
 CRASH_TEST(fuzz_scan_py)
 CRASH_TEST(fuzz_tracejson)
 CRASH_TEST(fuzz_page)
+CRASH_TEST(fuzz_testscan)
+CRASH_TEST(fuzz_kname)
+CRASH_TEST(fuzz_udiff)
 
 /* ---- seeds from the fixture ------------------------------------------------------ */
 
@@ -238,6 +245,35 @@ START_TEST(seeds_page)
 }
 END_TEST
 
+START_TEST(seeds_testscan)
+{
+	static const char *const exts[] = {".py", NULL};
+	ck_assert_uint_gt(replay_tree(fuzz_testscan_one, FIXTURE, exts), 10);
+}
+END_TEST
+
+/* The queries and diffs of tests/which_key.yaml. */
+START_TEST(seeds_which)
+{
+	ot_arena *a = ot_arena_new();
+	size_t len, n = 0;
+	char *text = tu_read_file("tests/which_key.yaml", &len);
+	ot_value *root;
+	ck_assert(ot_yaml_load(&root, a, text, len, "which_key") == 0);
+	for (size_t i = 0; i < ot_v_len(root); i++) {
+		const ot_value *q = ot_v_get(ot_v_at(root, i), "query"), *d = ot_v_get(ot_v_at(root, i), "diff");
+		if (q)
+			ck_assert_int_eq(fuzz_kname_one((const uint8_t *)ot_v_cstr(q), strlen(ot_v_cstr(q))), 0);
+		if (d)
+			ck_assert_int_eq(fuzz_udiff_one((const uint8_t *)ot_v_cstr(d), strlen(ot_v_cstr(d))), 0);
+		n++;
+	}
+	ck_assert_uint_gt(n, 20);
+	free(text);
+	ot_arena_free(a);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fuzz");
@@ -251,6 +287,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, crashes_fuzz_scan_py);
 	tcase_add_test(tc, crashes_fuzz_tracejson);
 	tcase_add_test(tc, crashes_fuzz_page);
+	tcase_add_test(tc, crashes_fuzz_testscan);
+	tcase_add_test(tc, crashes_fuzz_kname);
+	tcase_add_test(tc, crashes_fuzz_udiff);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("seeds");
 	tcase_set_timeout(tc, 120);
@@ -262,6 +301,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, seeds_scan_py);
 	tcase_add_test(tc, seeds_tracejson);
 	tcase_add_test(tc, seeds_page);
+	tcase_add_test(tc, seeds_testscan);
+	tcase_add_test(tc, seeds_which);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -392,6 +392,88 @@ START_TEST(concurrent_renders_agree)
 }
 END_TEST
 
+/* Headings get GitHub's anchors, repeats a "-1"; the list says so, in order. */
+START_TEST(headings_get_ids_and_are_listed)
+{
+	static const char md[] = "---\ntitle: t\n---\n# nn.LSTM\n\n## Modules (torch.nn)\n\n"
+				 "### C++ `at::native` & <more>\n\n## Summary\n\n## Summary\n\n"
+				 "Text with <h2> in it and `<h3>`.\n";
+	ot_markdown_headings h = {0};
+	ot_markdown_html_opts opts = {0};
+	ot_buf out = OT_BUF_INIT;
+	opts.headings = &h;
+	ck_assert_int_eq(ot_markdown_render_html(&out, md, strlen(md), &opts), 0);
+	ck_assert_uint_eq(h.len, 5);
+	ck_assert_str_eq(h.items[0].id, "nnlstm");
+	ck_assert_int_eq(h.items[1].level, 2);
+	ck_assert_str_eq(h.items[1].text, "Modules (torch.nn)");
+	ck_assert_str_eq(h.items[1].id, "modules-torchnn");
+	ck_assert_str_eq(h.items[2].text, "C++ at::native & <more>");
+	ck_assert_str_eq(h.items[2].id, "c-atnative--more");
+	ck_assert_str_eq(h.items[3].id, "summary");
+	ck_assert_str_eq(h.items[4].id, "summary-1");
+	assert_contains(out.ptr, "<h1 id=\"nnlstm\">nn.LSTM</h1>");
+	assert_contains(out.ptr, "<h2 id=\"summary-1\">Summary</h2>");
+	assert_contains(out.ptr, "&lt;h2&gt; in it");
+	assert_contains(out.ptr, "<code>&lt;h3&gt;</code>");
+	ot_markdown_headings_free(&h);
+	ot_markdown_headings_free(&h);
+	ot_markdown_headings_free(NULL);
+	ot_buf_free(&out);
+}
+END_TEST
+
+/* The image named is replaced by the caller's HTML (its paragraph too when
+ * it stands alone); the page's own raw HTML still shows as text. */
+START_TEST(an_image_is_embedded_as_given)
+{
+	static const char md[] = "![Call chain](a.svg)\n\nInline ![x](a.svg) here, <b>raw</b>.\n\n"
+				 "![other](b.svg)\n";
+	ot_markdown_html_opts opts = {0};
+	ot_buf out = OT_BUF_INIT;
+	opts.embed_image = "a.svg";
+	opts.embed_html = "<figure><svg></svg></figure>";
+	ck_assert_int_eq(ot_markdown_render_html(&out, md, strlen(md), &opts), 0);
+	assert_contains(out.ptr, "<figure><svg></svg></figure>\n<p>Inline <figure>");
+	assert_lacks(out.ptr, "<p><figure>");
+	assert_lacks(out.ptr, "src=\"a.svg\"");
+	assert_contains(out.ptr, "<img src=\"b.svg\" alt=\"other\" />");
+	assert_contains(out.ptr, "&lt;b&gt;raw&lt;/b&gt;");
+	ot_buf_free(&out);
+}
+END_TEST
+
+/* MyST directives are left out when asked; other fences stay. */
+START_TEST(directives_can_be_left_out)
+{
+	static const char md[] = "Text\n\n```{toctree}\n:hidden:\n\nops/*\n```\n\n```cpp\nint x;\n```\n";
+	ot_markdown_html_opts opts = {0};
+	ot_buf out = OT_BUF_INIT;
+	ck_assert_int_eq(ot_markdown_render_html(&out, md, strlen(md), &opts), 0);
+	assert_contains(out.ptr, "ops/*");
+	ot_buf_clear(&out);
+	opts.drop_directives = true;
+	ck_assert_int_eq(ot_markdown_render_html(&out, md, strlen(md), &opts), 0);
+	assert_lacks(out.ptr, "ops/*");
+	assert_lacks(out.ptr, "hidden");
+	assert_contains(out.ptr, "int x;");
+	ot_buf_free(&out);
+}
+END_TEST
+
+START_TEST(slugs_are_githubs)
+{
+	ot_buf b = OT_BUF_INIT;
+	ot_markdown_slug(&b, "Registry entry (native_functions.yaml)");
+	ck_assert_str_eq(b.ptr, "registry-entry-native_functionsyaml");
+	ot_markdown_slug(&b, "GPU work (CUDA, cuDNN, cuBLAS, ...)");
+	ck_assert_str_eq(b.ptr, "gpu-work-cuda-cudnn-cublas-");
+	ot_markdown_slug(&b, "Über -x");
+	ck_assert_str_eq(b.ptr, "Über--x");
+	ot_buf_free(&b);
+}
+END_TEST
+
 START_TEST(library_version_names_cmark_gfm)
 {
 	const char *v = ot_markdown_library_version();
@@ -433,6 +515,10 @@ int main(void)
 	Suite *s = suite_create("markdown");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, renders_basic_markdown);
+	tcase_add_test(tc, headings_get_ids_and_are_listed);
+	tcase_add_test(tc, an_image_is_embedded_as_given);
+	tcase_add_test(tc, directives_can_be_left_out);
+	tcase_add_test(tc, slugs_are_githubs);
 	tcase_add_test(tc, page_text_is_made_valid_utf8);
 	tcase_add_test(tc, appends_to_the_buffer);
 	tcase_add_test(tc, honours_the_length);

@@ -7,7 +7,10 @@
  * v2.6.0 release with the repository's default ops.list.
  *
  *  1. MkDocs: `mkdocs build --strict` over the output folder succeeds
- *     without warnings, and the built pages show the diagram and tables.
+ *     without warnings, and the built pages show the diagram and tables;
+ *     Sphinx with MyST-Parser (`sphinx-build -W`) and Hugo
+ *     (`--panicOnWarning`, the folder mounted as content) build it too,
+ *     and every link between the pages resolves in each built site.
  *  2. Links: every relative link and image of every page (as cmark-gfm
  *     sees them for Markdown, href/src attributes for the HTML bundle)
  *     names an existing file; absolute links are source links.
@@ -15,7 +18,8 @@
  *     or '{' in prose, front matter of exactly title and description,
  *     one H1, valid UTF-8.
  *  4. Determinism and the output folder's bookkeeping.
- *  5. The offline HTML bundle.
+ *  5. The offline HTML bundle, also opened in headless Chromium from
+ *     file:// (search, links, diagram node links, console).
  *  6. What each page says, in the order the issue asks for, against
  *     trace.json.
  *  7. Every file:line on the pages, in the diagrams and in the overview,
@@ -1415,7 +1419,8 @@ static char *xml_unescape(const char *s, size_t n)
 	return ot_buf_detach(&b);
 }
 
-/* Diagram nodes: xlink:href is a source link, xlink:title "layer\nsymbol\nfile:line". */
+/* Diagram nodes: xlink:href is a source link, xlink:title "layer\nsymbol\nfile:line"
+ * (the tooltip keeps the label's lines unwrapped). */
 static void check_svg_sources(ot_buf *pb, source_cache *c, const char *name, const char *svg)
 {
 	const char *p = svg;
@@ -1442,9 +1447,15 @@ static void check_svg_sources(ot_buf *pb, source_cache *c, const char *name, con
 			parts[1] = parts[0] ? strtok_r(NULL, "\n", &save) : NULL;
 			parts[2] = parts[1] ? strtok_r(NULL, "\n", &save) : NULL;
 			if (parts[2]) {
-				const char *base = strrchr(path, '/');
+				/* the path below aten/src/ATen/native/ (below aten/src/
+				 * for the rest of ATen), else the whole path */
+				const char *shown = path;
 				char expect[600];
-				snprintf(expect, sizeof(expect), "%s:%ld", base ? base + 1 : path, line);
+				if (ot_starts_with(path, "aten/src/ATen/native/"))
+					shown = path + strlen("aten/src/ATen/native/");
+				else if (ot_starts_with(path, "aten/src/"))
+					shown = path + strlen("aten/src/");
+				snprintf(expect, sizeof(expect), "%s:%ld", shown, line);
 				if (strcmp(parts[2], expect))
 					problem(pb, "%s: label says %s", where, parts[2]);
 			}
@@ -1932,7 +1943,7 @@ static void check_bundle(ot_buf *pb, const site *s)
 				depth += *p == '/';
 			for (size_t d = 0; d < depth; d++)
 				ot_buf_puts(&root, "../");
-			nav = ot_arena_printf(s->arena, "<nav><a href=\"%sindex.html\">", root.ptr);
+			nav = ot_arena_printf(s->arena, "<a href=\"%sindex.html\">All ops</a>", root.ptr);
 			css = ot_arena_printf(s->arena, "<link rel=\"stylesheet\" href=\"%sstyle.css\">",
 					      root.ptr);
 			if (!strstr(text, nav))
@@ -2023,6 +2034,144 @@ static void test_mkdocs(const site *s)
 	free(rel_dir);
 }
 
+/*
+ * A site another generator built from the output folder: every page of
+ * the folder became a page of the site (ops/x.md -> ops/x.html, index.md
+ * -> index.html), no link is left pointing at a .md file, and every
+ * relative link and image of those pages (a folder standing for its
+ * index.html) names a file of the built site.
+ */
+static void check_built_site(ot_buf *pb, const site *s, const char *tool, const char *built)
+{
+	strlist files = {0}, pages = {0};
+	size_t op_links = 0;
+	list_files(&files, s->out);
+	for (size_t i = 0; i < files.len; i++) {
+		const char *rel = files.items[i];
+		ot_buf html = OT_BUF_INIT;
+		if (!ot_ends_with(rel, ".md") || ot_starts_with(rel, "html/"))
+			continue;
+		ot_buf_put(&html, rel, strlen(rel) - 3);
+		ot_buf_puts(&html, ".html");
+		ot_vec_push(&pages, ot_buf_detach(&html));
+	}
+	for (size_t i = 0; i < pages.len; i++) {
+		char *full = tu_path(built, pages.items[i]), *text;
+		strlist links = {0};
+		if (!is_file(full)) {
+			problem(pb, "%s: no page %s for %.*s.md", tool, pages.items[i],
+				(int)(strlen(pages.items[i]) - 5), pages.items[i]);
+			free(full);
+			continue;
+		}
+		text = tu_read_file(full, NULL);
+		html_links(&links, text);
+		for (size_t k = 0; k < links.len; k++) {
+			const char *u = links.items[k];
+			char *target, *resolved, *path;
+			if (has_scheme(u) || u[0] == '#' || !u[0])
+				continue;
+			target = ot_strndup(u, strcspn(u, "#?"));
+			if (ot_ends_with(target, ".md"))
+				problem(pb, "%s: %s: a link to a .md file is left: %s", tool, pages.items[i], u);
+			resolved = target[0] == '/' ? ot_strdup(target + 1) : resolve_rel(pages.items[i], target);
+			path = resolved ? tu_path(built, resolved) : NULL;
+			if (path && !is_file(path)) {
+				char *index = tu_path(path, "index.html");
+				if (!is_file(index))
+					problem(pb, "%s: %s: link %s: no file %s in the built site", tool,
+						pages.items[i], u, resolved);
+				free(index);
+			} else if (!path) {
+				problem(pb, "%s: %s: link %s leaves the built site", tool, pages.items[i], u);
+			}
+			if (!strcmp(pages.items[i], "index.html") && resolved &&
+			    ot_starts_with(resolved, "ops/") && ot_ends_with(resolved, ".html"))
+				op_links++;
+			free(path);
+			free(resolved);
+			free(target);
+		}
+		strlist_free(&links);
+		free(text);
+		free(full);
+	}
+	if (op_links < pages.len - 1)
+		problem(pb, "%s: index.html links %zu op pages, the folder has %zu", tool, op_links,
+			pages.len - 1);
+	strlist_free(&files);
+	strlist_free(&pages);
+}
+
+/* 1b. Sphinx with MyST-Parser builds the folder with warnings as errors. */
+static void test_sphinx(const site *s)
+{
+	char *dir = tu_tmpdir("sphinx"), *built = tu_path(dir, "site"), *doctrees = tu_path(dir, "doctrees");
+	const char *argv[] = {"sphinx-build", "-W", "--keep-going", "-q", "-b", "html", "-c",
+			      "tests/site/sphinx", "-d", doctrees, s->out, built, NULL};
+	ot_buf err = OT_BUF_INIT, pb = OT_BUF_INIT;
+	int rc;
+	site_ready(s);
+	rc = tu_run(argv, NULL, &err);
+	ck_assert_msg(rc == 0, "sphinx-build -W exited %d:\n%s", rc, err.ptr);
+	ck_assert_msg(!strstr(err.ptr, "WARNING") && !strstr(err.ptr, "ERROR"), "Sphinx warned:\n%s",
+		      err.ptr);
+	check_built_site(&pb, s, "Sphinx", built);
+	assert_clean(&pb, "the Sphinx site");
+	ot_buf_free(&err);
+	free(doctrees);
+	free(built);
+	free(dir);
+}
+
+/* 1c. Hugo builds the folder, mounted as its content, with warnings as
+ * errors (tests/site/hugo.toml.in says what such a site needs). */
+static void test_hugo(const site *s)
+{
+	char *rel_dir = tu_tmpdir("hugo"), *dir = realpath(rel_dir, NULL), *abs = realpath(s->out, NULL);
+	char *layouts = realpath("tests/site/hugo/layouts", NULL), *conf_path, *built;
+	char *tmpl = tu_read_file("tests/site/hugo.toml.in", NULL);
+	ot_buf conf = OT_BUF_INIT, out = OT_BUF_INIT, err = OT_BUF_INIT, pb = OT_BUF_INIT;
+	int rc;
+
+	site_ready(s);
+	ck_assert(dir && abs && layouts);
+	conf_path = tu_path(dir, "hugo.toml");
+	built = tu_path(dir, "public");
+	for (const char *p = tmpl; *p; p++) {
+		if (ot_starts_with(p, "@DOCS_DIR@")) {
+			ot_buf_puts(&conf, abs);
+			p += strlen("@DOCS_DIR@") - 1;
+		} else if (ot_starts_with(p, "@LAYOUTS_DIR@")) {
+			ot_buf_puts(&conf, layouts);
+			p += strlen("@LAYOUTS_DIR@") - 1;
+		} else {
+			ot_buf_putc(&conf, *p);
+		}
+	}
+	tu_write_file(conf_path, conf.ptr, conf.size);
+	{
+		const char *argv[] = {"hugo", "--panicOnWarning", "--source", dir, "--destination", built,
+				      NULL};
+		rc = tu_run(argv, &out, &err);
+	}
+	ck_assert_msg(rc == 0, "hugo --panicOnWarning exited %d:\n%s%s", rc, out.ptr, err.ptr);
+	ck_assert_msg(!strstr(out.ptr, "WARN") && !strstr(err.ptr, "WARN") && !strstr(err.ptr, "ERROR"),
+		      "Hugo warned:\n%s%s", out.ptr, err.ptr);
+	check_built_site(&pb, s, "Hugo", built);
+	assert_clean(&pb, "the Hugo site");
+	ot_buf_free(&conf);
+	ot_buf_free(&out);
+	ot_buf_free(&err);
+	free(built);
+	free(conf_path);
+	free(tmpl);
+	free(layouts);
+	free(abs);
+	free(dir);
+	free(rel_dir);
+}
+
 /* 2. Every link and image resolves. */
 static void test_links(const site *s)
 {
@@ -2050,7 +2199,7 @@ static void test_github(const site *s)
 		free(md);
 		pages++;
 	}
-	ck_assert_uint_eq(pages, ot_v_len(s->ops) + 1);
+	ck_assert_uint_eq(pages, ot_v_len(s->ops) + 2); /* and index.md, kernels.md */
 	strlist_free(&files);
 	assert_clean(&pb, "Markdown that GitHub or MkDocs would not show as meant");
 }
@@ -2203,6 +2352,106 @@ static void test_bundle(const site *s)
 	site_ready(s);
 	check_bundle(&pb, s);
 	assert_clean(&pb, "HTML bundle");
+}
+
+/*
+ * 5b. The bundle as a reader sees it: every page opened from file:// in
+ * headless Chromium (tests/site/browser.py, the DevTools protocol): no
+ * console error; every link, diagram node link, script, stylesheet and
+ * image resolves to a file of the bundle (and a fragment to an id of its
+ * page) or is a source link; the sidebar lists every op; typing "LSTM"
+ * into the search box (and ?q=LSTM) finds nn.LSTM, typing one of its aten
+ * overloads finds it too.
+ */
+static void expect_found(ot_buf *pb, const ot_value *search, const char *query, const char *op)
+{
+	static const char *const how[] = {"typed", "address"};
+	const ot_value *q = ot_v_get(search, query);
+	for (size_t h = 0; h < OT_ARRAY_LEN(how); h++) {
+		const ot_value *hits = q ? ot_v_get(q, how[h]) : NULL;
+		bool found = false;
+		for (size_t i = 0; i < ot_v_len(hits); i++) {
+			const ot_value *hit = ot_v_at(hits, i);
+			if (!ot_v_truthy_scalar(ot_v_get(hit, "resolves")))
+				problem(pb, "search %s (%s): result %s links no file", query, how[h],
+					ot_v_cstr(ot_v_get(hit, "text")));
+			found = found || !strcmp(ot_v_cstr(ot_v_get(hit, "text")), op);
+		}
+		if (!found)
+			problem(pb, "search %s (%s) does not find %s (%zu results)", query, how[h], op,
+				ot_v_len(hits));
+	}
+}
+
+static long long int_of(const ot_value *v)
+{
+	return v && v->type == OT_V_INT ? v->u.i : -1;
+}
+
+static void test_browser(const site *s)
+{
+	char *html = tu_path(s->out, "html");
+	const ot_value *lstm = op_by_input(s, "nn.LSTM"), *aten, *r, *list;
+	const char *overload;
+	ot_buf out = OT_BUF_INIT, err = OT_BUF_INIT, pb = OT_BUF_INIT;
+	ot_arena *a = ot_arena_new();
+	ot_value *report = NULL;
+	size_t with_page = 0;
+	int rc;
+
+	site_ready(s);
+	ck_assert_msg(lstm != NULL, "%s: nn.LSTM is not in trace.json", s->name);
+	aten = ot_v_get(lstm, "aten");
+	ck_assert_msg(ot_v_len(aten) > 0, "%s: nn.LSTM has no aten overload", s->name);
+	overload = ot_v_cstr(ot_v_at(aten, 0));
+	{
+		const char *argv[] = {"python3", "tests/site/browser.py", html, "--search", "LSTM",
+				      "--search", overload, NULL};
+		rc = tu_run(argv, &out, &err);
+	}
+	ck_assert_msg(rc == 0, "browser.py exited %d:\n%s", rc, err.ptr);
+	ck_assert_msg(ot_yaml_load(&report, a, out.ptr, out.size, "browser report") == 0,
+		      "the browser's report is not JSON: %s", ot_error_last());
+
+	list = ot_v_get(report, "console");
+	for (size_t i = 0; i < ot_v_len(list); i++)
+		problem(&pb, "%s: %s", ot_v_cstr(ot_v_get(ot_v_at(list, i), "page")),
+			ot_v_cstr(ot_v_get(ot_v_at(list, i), "problem")));
+	list = ot_v_get(report, "broken");
+	for (size_t i = 0; i < ot_v_len(list); i++)
+		problem(&pb, "%s: %s %s resolves to no file of the bundle",
+			ot_v_cstr(ot_v_get(ot_v_at(list, i), "page")),
+			ot_v_cstr(ot_v_get(ot_v_at(list, i), "kind")),
+			ot_v_cstr(ot_v_get(ot_v_at(list, i), "url")));
+	list = ot_v_get(report, "external");
+	for (size_t i = 0; i < ot_v_len(list); i++) {
+		const char *url = ot_v_cstr(ot_v_get(ot_v_at(list, i), "url"));
+		char *path;
+		long line;
+		if (!parse_source_link(s, url, &path, &line))
+			problem(&pb, "%s: %s %s is neither a file of the bundle nor a source link",
+				ot_v_cstr(ot_v_get(ot_v_at(list, i), "page")),
+				ot_v_cstr(ot_v_get(ot_v_at(list, i), "kind")), url);
+		free(path);
+	}
+	r = ot_v_get(report, "pages");
+	for (size_t i = 0; i < ot_v_len(s->ops); i++)
+		with_page += *op_str(ot_v_at(s->ops, i), "slug") != '\0';
+	if (ot_v_len(r) != with_page + 1)
+		problem(&pb, "%zu pages opened, expected %zu (every op's and the index)", ot_v_len(r),
+			with_page + 1);
+	if (int_of(ot_v_get(report, "sidebar_links")) != (long long)with_page)
+		problem(&pb, "the sidebar lists %lld ops, expected %zu",
+			int_of(ot_v_get(report, "sidebar_links")), with_page);
+	if (int_of(ot_v_get(report, "diagram_links")) <= 0)
+		problem(&pb, "no diagram node link in any page: the diagram is not inline");
+	expect_found(&pb, ot_v_get(report, "search"), "LSTM", "nn.LSTM");
+	expect_found(&pb, ot_v_get(report, "search"), overload, "nn.LSTM");
+	assert_clean(&pb, "the bundle in Chromium");
+	ot_arena_free(a);
+	ot_buf_free(&out);
+	ot_buf_free(&err);
+	free(html);
 }
 
 static int size_cmp(const void *a, const void *b)
@@ -2389,8 +2638,8 @@ START_TEST(fixture_source_checkers_fail)
 END_TEST
 
 #define SITE_TESTS(X)                                                                          \
-	X(coverage) X(mkdocs) X(links) X(github) X(deterministic) X(rerun_untouched)         \
-	X(removal) X(bundle) X(content) X(sources)
+	X(coverage) X(mkdocs) X(sphinx) X(hugo) X(links) X(github) X(deterministic) X(rerun_untouched)         \
+	X(removal) X(bundle) X(browser) X(content) X(sources)
 
 #define DEFINE(name)                                                                           \
 	START_TEST(fixture_##name) { test_##name(&fixture_site); }                             \

@@ -122,6 +122,36 @@ bool tu_git_show(ot_buf *out, const char *repo, const char *tag, const char *pat
 	return ok;
 }
 
+char *tu_git_lines(const char *repo, const char *tag, const char *path, int line, int count)
+{
+	static ot_map *files; /* "repo\ntag:path" -> text ("" when missing) */
+	ot_buf key = OT_BUF_INIT, out = OT_BUF_INIT;
+	const char *text, *s, *e;
+	if (!files)
+		files = ot_map_new();
+	ot_buf_printf(&key, "%s\n%s:%s", repo, tag, path);
+	if (!(text = ot_map_get(files, key.ptr))) {
+		text = tu_git_show(&out, repo, tag, path) ? ot_buf_detach(&out) : "";
+		ot_map_put(files, ot_buf_detach(&key), (void *)text);
+	}
+	ot_buf_free(&key);
+	ot_buf_free(&out);
+	if (!*text || line < 1)
+		return NULL;
+	s = text;
+	for (int n = 1; n < line; n++)
+		if (!(s = strchr(s, '\n')) || !*++s)
+			return NULL;
+	e = s;
+	for (int n = 0; n < count && *e; n++) {
+		const char *nl = strchr(e, '\n');
+		e = nl ? nl + 1 : e + strlen(e);
+	}
+	while (e > s && e[-1] == '\n')
+		e--;
+	return ot_strndup(s, (size_t)(e - s));
+}
+
 char *tu_read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");

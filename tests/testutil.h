@@ -79,6 +79,14 @@ ot_value *tu_run_trace(ot_arena *arena, const char *out_dir, const char *release
  */
 bool tu_git_show(ot_buf *out, const char *repo, const char *tag, const char *path);
 
+/**
+ * Lines `line` .. `line + count - 1` (1-based) of `path` at `tag` of `repo`,
+ * joined with newlines, read with `git show` (files are kept for the rest
+ * of the process). NULL when git has no such file or it has fewer lines
+ * than `line`. Caller frees.
+ */
+char *tu_git_lines(const char *repo, const char *tag, const char *path, int line, int count);
+
 /** The text of 1-based `line` of a file (without newline); caller frees. */
 char *tu_file_line(const char *path, int line);
 

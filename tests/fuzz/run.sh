@@ -162,6 +162,34 @@ case " $harnesses " in *" fuzz_page "*)
     ;;
 esac
 
+case " $harnesses " in *" fuzz_testscan "*)
+    find tests/fixture -name '*.py' | copy_seeds fuzz_testscan
+    real_files torch/testing/_internal/opinfo/ '\.py$' fuzz_testscan
+    real_files benchmarks/operator_benchmark/pt/ '\.py$' fuzz_testscan
+    for f in test/test_ops_gradients.py test/test_ops_fwd_gradients.py test/test_ops_jit.py; do
+        real_file "$f" > "$seeds/fuzz_testscan/$(echo "$f" | tr '/' '_')"
+    done
+    ;;
+esac
+
+# The which queries of the key, one per seed; its diffs, and a real one
+case " $harnesses " in *" fuzz_kname "*)
+    sed -n 's/^  query: "\(.*\)"$/\1/p' tests/which_key.yaml |
+        awk -v out="$seeds/fuzz_kname/q" '{ f = out NR; printf "%s", $0 > f; close(f) }'
+    ;;
+esac
+
+case " $harnesses " in *" fuzz_udiff "*)
+    awk -v out="$seeds/fuzz_udiff/d" '/^  diff: \|/ { n++; f = out n; next }
+        /^  [a-z]/ { f = "" } f { sub(/^    /, ""); print > f }' tests/which_key.yaml
+    set -- $real_tags
+    if [ $# -ge 2 ]; then
+        git -C "$source" diff "$1" "$2" -- aten/src/ATen/native/SoftMax.cpp \
+            aten/src/ATen/native/cuda/SoftMax.cu > "$seeds/fuzz_udiff/real"
+    fi
+    ;;
+esac
+
 # ---- run ---------------------------------------------------------------------------
 
 # One harness: fuzz for $seconds; its log in BUILD/fuzz/logs/H.log.
