@@ -100,12 +100,19 @@ static long formula_node(struct tb_ctx *c, const ot_reg_deriv *dv, const char *o
 	ot_buf_free(&note);
 	if (at < 0)
 		return at;
+	/* What a backward of a dense tensor runs: the backward formulas (not
+	 * the forward-mode `result:` ones), top level or the Default block
+	 * (AutogradNestedTensor's are the nested tensors'). */
 	seen = ot_map_new();
 	for (size_t i = 0; i < dv->nformulas; i++)
-		formula_helpers(c, dv->formulas[i].formula, op, depth, (uint32_t)at, seen);
+		if (!dv->formulas[i].forward)
+			formula_helpers(c, dv->formulas[i].formula, op, depth, (uint32_t)at, seen);
 	for (size_t k = 0; k < dv->ndispatch; k++)
-		for (size_t i = 0; i < dv->dispatch[k].nformulas; i++)
-			formula_helpers(c, dv->dispatch[k].formulas[i].formula, op, depth, (uint32_t)at, seen);
+		if (!strcmp(dv->dispatch[k].key, "Default"))
+			for (size_t i = 0; i < dv->dispatch[k].nformulas; i++)
+				if (!dv->dispatch[k].formulas[i].forward)
+					formula_helpers(c, dv->dispatch[k].formulas[i].formula, op, depth,
+							(uint32_t)at, seen);
 	ot_map_free(seen);
 	return at;
 }

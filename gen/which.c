@@ -108,6 +108,13 @@ static struct fileinfo *file_of(ot_which *w, const char *path)
 			f.name = cd[i].name;
 			f.scope = cdef_scope(w->arena, &cd[i]);
 			f.detail = cdef_detail(&cd[i]);
+			if (strchr(f.name, '.')) {
+				/* TORCH_META_FUNC2(xlogy, Tensor): the index names it by
+				 * its overload, the source by the op */
+				const char *dot = strchr(f.name, '.');
+				f.detail = ot_arena_printf(w->arena, "%s2 of %s", f.detail, f.name);
+				f.name = ot_arena_strndup(w->arena, f.name, (size_t)(dot - f.name));
+			}
 			f.line = cd[i].line;
 			f.end_line = cd[i].end_line > cd[i].line ? cd[i].end_line : cd[i].line;
 			ot_vec_push(&v, f);
