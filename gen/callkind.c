@@ -815,6 +815,27 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 		if (m == n - 1)
 			return expr_type(x, ot_arena_strndup(x->a, e + 1, n - 2));
 	}
+	{
+		/* cond ? a : b: the type both arms have */
+		size_t q = 0, colon = 0;
+		int level = 0;
+		for (size_t i = 0; i < n && !colon; i++) {
+			char ch = e[i];
+			if (ch == '(' || ch == '[' || ch == '{')
+				level++;
+			else if (ch == ')' || ch == ']' || ch == '}')
+				level--;
+			else if (!level && ch == '?' && !q)
+				q = i;
+			else if (!level && q && ch == ':' && e[i + 1] != ':' && (i == 0 || e[i - 1] != ':'))
+				colon = i;
+		}
+		if (q && colon) {
+			ot_ty a = expr_type(x, ot_arena_strndup(x->a, e + q + 1, colon - q - 1));
+			ot_ty b = expr_type(x, ot_arena_strndup(x->a, e + colon + 1, n - colon - 1));
+			return a == b ? a : OT_TY_UNKNOWN;
+		}
+	}
 	if (e[n - 1] == ')' || e[n - 1] == ']') {
 		size_t open = match_bracket(e, 0, n, n - 1);
 		size_t ce;

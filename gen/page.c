@@ -8,6 +8,7 @@
 #include "escape.h"
 #include "graph.h"
 #include "mustache.h"
+#include "pathview.h"
 #include "testdb.h"
 #include "which.h"
 #include "value.h"
@@ -302,21 +303,6 @@ static int load_partial(ot_buf *out, const char *name, void *payload)
 	return OT_ENOTFOUND;
 }
 
-/* Does `s` stand for its layer better than `key` (the overview and the
- * summary show one step a layer): the op's own step before a branch's. */
-static bool better_key(const ot_step *key, const ot_step *s)
-{
-	return !key || (key->depth && !s->depth);
-}
-
-static bool strvec_has(const ot_strvec *v, const char *s)
-{
-	for (size_t i = 0; i < v->len; i++)
-		if (!strcmp(v->items[i], s))
-			return true;
-	return false;
-}
-
 /* "addmm.out" -> "addmm"; "add_.Tensor" -> "add" */
 static void base_of(char *out, size_t n, const char *full)
 {
@@ -553,70 +539,155 @@ static const char *joined_codes(ot_arena *a, const ot_strvec *v, size_t max)
 
 /* The ASCII overview: one node per layer (the op's own fact first, else a
  * branch's), forks for backends. */
-static const char *overview(const ot_trace *tr, ot_arena *a)
+static const char *const short_names[OT_LAYER_COUNT] = {
+	"Python", "Bridge", "YAML", "C++", "Meta", "Stub", "Kernel", "GPU", "Backward", "Decomp"};
+
+/* The first step of each layer among the steps `pick` selects, and how
+ * many there are: the rows of one stretch of the overview or summary. */
+struct layer_rows {
+	const ot_step *first[OT_LAYER_COUNT];
+	size_t count[OT_LAYER_COUNT];
+	size_t nrows;
+};
+
+enum { ROWS_COMMON, ROWS_CPU, ROWS_CUDA, ROWS_BACKWARD, ROWS_COUNT };
+
+/* A step that names again what its parent names (a DispatchStub's
+ * declaration, definition and registration under its call): a compact
+ * list shows the first only. */
+static bool restates_parent(const ot_trace *tr, const ot_step *s)
 {
+	const ot_step *up = s->parent >= 0 ? &tr->steps.items[s->parent] : NULL;
+	return up && up->layer == s->layer && up->found && s->found && !strcmp(up->symbol, s->symbol);
+}
+
+/* The forward main path split where the devices part: what both run, what
+ * only the CPU runs, what only CUDA runs; and the derivatives that carry
+ * the gradient. */
+static void main_rows(const ot_trace *tr, const ot_pathview *v, struct layer_rows rows[ROWS_COUNT])
+{
+	memset(rows, 0, sizeof(struct layer_rows) * ROWS_COUNT);
+	for (size_t i = 0; i < tr->steps.len; i++) {
+		const ot_step *s = &tr->steps.items[i];
+		int set;
+		if (!s->found || restates_parent(tr, s))
+			continue;
+		if (v->part[i] == OT_PART_MAIN)
+			set = s->main == (OT_MAIN_CPU | OT_MAIN_CUDA) ? ROWS_COMMON
+			      : s->main & OT_MAIN_CPU			 ? ROWS_CPU
+									 : ROWS_CUDA;
+		else if (v->part[i] == OT_PART_BACKWARD && ot_step_is_derivative(s))
+			set = ROWS_BACKWARD;
+		else
+			continue;
+		/* the layer's first step a default call always takes there,
+		 * else its first conditional one */
+		if (!rows[set].count[s->layer]++) {
+			rows[set].first[s->layer] = s;
+			rows[set].nrows++;
+		} else if (rows[set].first[s->layer]->when && !s->when) {
+			rows[set].first[s->layer] = s;
+		}
+	}
+}
+
+/* The layers of one stretch in the order its steps are reached (a device's
+ * path starts where it parts from the other's, at any layer). */
+static size_t reached_order(const ot_trace *tr, const struct layer_rows *r, int order[OT_LAYER_COUNT])
+{
+	size_t n = 0;
+	for (int layer = 0; layer < OT_LAYER_COUNT; layer++)
+		if (r->first[layer])
+			order[n++] = layer;
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = i; k > 0 && r->first[order[k]] - tr->steps.items <
+						     r->first[order[k - 1]] - tr->steps.items;
+		     k--) {
+			int t = order[k];
+			order[k] = order[k - 1];
+			order[k - 1] = t;
+		}
+	return n;
+}
+
+static void overview_step(ot_buf *b, ot_arena *a, const ot_step *s, size_t count)
+{
+	ot_buf_printf(b, "%s  (%s:%u)%s", shown(a, s->symbol), shown(a, s->file), s->line,
+		      count > 1 ? ot_arena_printf(a, "  +%zu more", count - 1) : "");
+}
+
+static void overview_arrow(ot_buf *b)
+{
+	ot_buf_puts(b, "          │\n          ▼\n");
+}
+
+/*
+ * The ASCII overview: the layers both devices run, then a fork into the
+ * CPU path and the CUDA path (each through its own layers), then the
+ * derivatives that carry the gradient. Only main-path steps; the rest is
+ * "Other paths".
+ */
+static const char *overview(const ot_trace *tr, const ot_pathview *v, ot_arena *a)
+{
+	static const char *const dev_names[] = {[ROWS_CPU] = "CPU", [ROWS_CUDA] = "CUDA"};
+	struct layer_rows rows[ROWS_COUNT];
 	ot_buf b = OT_BUF_INIT;
 	bool first = true;
 	const char *r;
-	static const char *const short_names[OT_LAYER_COUNT] = {
-		"Python", "Bridge", "YAML", "C++", "Meta", "Stub", "Kernel", "GPU", "Backward",
-		"Decomp"};
 
+	main_rows(tr, v, rows);
 	for (int layer = 0; layer < OT_LAYER_COUNT; layer++) {
-		const ot_step *firsts = NULL;
-		size_t count = 0, missing = 0;
-		for (size_t i = 0; i < tr->steps.len; i++) {
-			const ot_step *s = &tr->steps.items[i];
-			if ((int)s->layer != layer)
-				continue;
-			/* branches show where the work happens, but a layer missing
-			 * in a branch is the branch's own story */
-			if (!s->found) {
-				missing += !s->depth;
-				continue;
-			}
-			if (better_key(firsts, s))
-				firsts = s;
-			count++;
-		}
-		if (!count && !missing)
+		const ot_step *s = rows[ROWS_COMMON].first[layer];
+		if (!s)
 			continue;
 		if (!first)
-			ot_buf_puts(&b, "          │\n          ▼\n");
+			overview_arrow(&b);
 		first = false;
-		if (firsts)
-			ot_buf_printf(&b, "%-9s %s  (%s:%u)%s%s", short_names[layer],
-				      shown(a, firsts->symbol), shown(a, firsts->file), firsts->line,
-				      firsts->depth && *firsts->op
-					      ? ot_arena_printf(a, "  via aten::%s", shown(a, firsts->op))
-					      : "",
-				      count > 1 ? ot_arena_printf(a, "  +%zu more", count - 1) : "");
-		else
-			ot_buf_printf(&b, "%-9s not found", short_names[layer]);
+		ot_buf_printf(&b, "%-9s ", short_names[layer]);
+		overview_step(&b, a, s, rows[ROWS_COMMON].count[layer]);
 		ot_buf_putc(&b, '\n');
-		if (layer == OT_LAYER_KERNEL || layer == OT_LAYER_CUDA) {
-			/* one branch per backend: its first step */
-			OT_VEC(const ot_step *) paths = {0};
-			for (size_t i = 0; i < tr->steps.len; i++) {
-				const ot_step *s = &tr->steps.items[i];
-				bool seen = false;
-				if ((int)s->layer != layer || !s->found || !*s->backend)
-					continue;
-				for (size_t k = 0; k < paths.len && !seen; k++)
-					seen = !strcmp(paths.items[k]->backend, s->backend);
-				if (!seen)
-					ot_vec_push(&paths, s);
+	}
+	if (rows[ROWS_CPU].nrows || rows[ROWS_CUDA].nrows) {
+		if (!first)
+			ot_buf_puts(&b, "          │\n");
+		for (int d = ROWS_CPU; d <= ROWS_CUDA; d++) {
+			const char *fork = d == ROWS_CPU ? "├── " : "└── ";
+			const char *bar = d == ROWS_CPU ? "│" : " ";
+			bool head = true;
+			if (!rows[d].nrows) {
+				ot_buf_printf(&b, "          %s%s path: the steps above, nothing of its own\n", fork,
+					      dev_names[d]);
+				continue;
 			}
-			for (size_t k = 0; k < paths.len && paths.len > 1; k++)
-				ot_buf_printf(&b, "          %s── %s path: %s  (%s:%u)\n",
-					      k + 1 < paths.len ? "├" : "└", shown(a, paths.items[k]->backend),
-					      shown(a, paths.items[k]->symbol), shown(a, paths.items[k]->file),
-					      paths.items[k]->line);
-			ot_vec_free(&paths);
+			int order[OT_LAYER_COUNT];
+			size_t nl = reached_order(tr, &rows[d], order);
+			for (size_t k = 0; k < nl; k++) {
+				int layer = order[k];
+				const ot_step *s = rows[d].first[layer];
+				if (head)
+					ot_buf_printf(&b, "          %s%s path: ", fork, dev_names[d]);
+				else
+					ot_buf_printf(&b, "          %s     %-9s ", bar, short_names[layer]);
+				overview_step(&b, a, s, rows[d].count[layer]);
+				if (head)
+					ot_buf_printf(&b, "  [%s]", short_names[layer]);
+				ot_buf_putc(&b, '\n');
+				head = false;
+			}
 		}
+		first = false;
+	}
+	if (rows[ROWS_BACKWARD].nrows) {
+		const ot_step *s = rows[ROWS_BACKWARD].first[OT_LAYER_BACKWARD];
+		if (!first)
+			overview_arrow(&b);
+		first = false;
+		ot_buf_printf(&b, "%-9s ", short_names[OT_LAYER_BACKWARD]);
+		overview_step(&b, a, s, rows[ROWS_BACKWARD].count[OT_LAYER_BACKWARD]);
+		ot_buf_putc(&b, '\n');
 	}
 	if (!b.size)
-		ot_buf_puts(&b, "(no layer found)\n");
+		ot_buf_puts(&b, "(no step on a main path)\n");
 	while (b.size && b.ptr[b.size - 1] == '\n')
 		b.size--;
 	r = ot_arena_strndup(a, b.ptr, b.size);
@@ -624,13 +695,118 @@ static const char *overview(const ot_trace *tr, ot_arena *a)
 	return r;
 }
 
-/* Performance notes, each derived from facts of the trace. */
-static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, ot_arena *a)
+static const char *device_label(uint8_t main)
+{
+	return main == (OT_MAIN_CPU | OT_MAIN_CUDA) ? "CPU, CUDA" : main & OT_MAIN_CPU ? "CPU" : "CUDA";
+}
+
+/* A library as a reader names it: the tracer's kernel kinds are
+ * PyTorch's own kernels, not a library. */
+static bool own_kernel(const char *lib)
+{
+	return !strcmp(lib, OT_GPU_CUSTOM_KERNEL) || !strcmp(lib, OT_GPU_TI_KERNEL);
+}
+
+/* The libraries of `v` (not PyTorch's own kernels), at most `max`. */
+static const char *library_names(ot_arena *a, const ot_strvec *v, size_t max, bool in_table)
+{
+	ot_strvec libs = {0};
+	const char *r;
+	for (size_t i = 0; i < v->len; i++)
+		if (!own_kernel(v->items[i]))
+			ot_vec_push(&libs, v->items[i]);
+	r = libs.len ? joined_codes_in(a, &libs, max, in_table) : NULL;
+	ot_vec_free(&libs);
+	return r;
+}
+
+/* The vendor libraries of `dev`'s forward main path: those every default
+ * call reaches (`always`) and those only some arguments do (`sometimes`). */
+static void main_libraries(const ot_trace *tr, uint8_t dev, ot_strvec *always, ot_strvec *sometimes)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < tr->nodes.len; i++) {
+			const ot_node *nd = &tr->nodes.items[i];
+			uint8_t fwd = nd->main & (uint8_t)~nd->back;
+			ot_strvec *into = pass == 0 ? always : sometimes;
+			bool sure = (nd->sure & dev) != 0, seen = false;
+			if ((nd->kind != OT_NODE_LIBCALL && nd->kind != OT_NODE_LAUNCH) || !nd->lib ||
+			    own_kernel(nd->lib) || !(fwd & dev) || sure != (pass == 0))
+				continue;
+			for (size_t k = 0; k < always->len && !seen; k++)
+				seen = !strcmp(always->items[k], nd->lib);
+			for (size_t k = 0; k < sometimes->len && !seen; k++)
+				seen = !strcmp(sometimes->items[k], nd->lib);
+			if (!seen)
+				ot_vec_push(into, nd->lib);
+		}
+}
+
+/* "On CUDA every default call reaches cuDNN; some arguments reach CUB." */
+static const char *library_note(ot_arena *a, const ot_trace *tr, uint8_t dev, const char *device)
+{
+	ot_strvec always = {0}, sometimes = {0};
+	const char *r = NULL;
+	main_libraries(tr, dev, &always, &sometimes);
+	if (always.len && sometimes.len)
+		r = ot_arena_printf(a, "On %s every default call reaches %s; some arguments also reach %s.",
+				    device, joined_codes(a, &always, 6), joined_codes(a, &sometimes, 6));
+	else if (always.len)
+		r = ot_arena_printf(a, "On %s every default call reaches %s.", device, joined_codes(a, &always, 6));
+	else if (sometimes.len)
+		r = ot_arena_printf(a, "On %s the main path reaches %s only for some arguments (see its "
+				       "conditions in Layer by layer).",
+				    device, joined_codes(a, &sometimes, 6));
+	ot_vec_free(&always);
+	ot_vec_free(&sometimes);
+	return r;
+}
+
+/* A library's set-up call (a handle, a stream, a descriptor, a
+ * workspace), not the call that does the op's work. */
+static bool setup_call(const char *symbol)
+{
+	static const char *const words[] = {"SetStream", "Handle", "Workspace", "Descriptor", "SetMathMode",
+					    "Create", "Destroy", "GetVersion", "getCurrent"};
+	for (size_t i = 0; i < OT_ARRAY_LEN(words); i++)
+		if (strstr(symbol, words[i]))
+			return true;
+	return false;
+}
+
+/* The first found step of `layer` on `dev`'s forward main path: one every
+ * call makes and not a set-up call, else a conditional one, else a set-up
+ * call. */
+static const ot_step *first_main(const ot_trace *tr, const ot_pathview *v, ot_layer layer, uint8_t dev)
+{
+	const ot_step *conditional = NULL, *setup = NULL;
+	for (size_t i = 0; i < tr->steps.len; i++) {
+		const ot_step *s = &tr->steps.items[i];
+		if (v->part[i] != OT_PART_MAIN || s->layer != layer || !(s->main & dev) || !s->found)
+			continue;
+		if (setup_call(s->symbol)) {
+			if (!setup)
+				setup = s;
+		} else if (s->when) {
+			if (!conditional)
+				conditional = s;
+		} else {
+			return s;
+		}
+	}
+	return conditional ? conditional : setup;
+}
+
+/* Performance notes, each a fact of the main paths. */
+static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_pathview *v, ot_arena *a)
 {
 	ot_value *list = ot_v_list(a);
 	ot_buf b = OT_BUF_INIT;
-	const ot_step *gpu = NULL;
-	size_t nbranches = tr->calls.len;
+	const ot_step *gpu = first_main(tr, v, OT_LAYER_CUDA, OT_MAIN_CUDA);
+	const char *gpu_libs = library_note(a, tr, OT_MAIN_CUDA, "CUDA");
+	const char *cpu_libs = library_note(a, tr, OT_MAIN_CPU, "CPU");
+	const ot_reg_func *own = tr->overload ? ot_registry_find(p->reg, tr->overload) : NULL;
+	size_t ncalls = tr->calls.len;
 
 #define NOTE(...)                                                                        \
 	do {                                                                             \
@@ -639,32 +815,31 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, ot_arena *a)
 		ot_v_push(a, list, ot_v_strn(a, b.ptr, b.size));                          \
 	} while (0)
 
-	for (size_t i = 0; i < tr->steps.len && !gpu; i++)
-		if (tr->steps.items[i].layer == OT_LAYER_CUDA && tr->steps.items[i].found)
-			gpu = &tr->steps.items[i];
-	if (tr->gpu_libs.len && gpu)
-		NOTE("GPU work is done by %s; first seen at %s (%s).",
-		     joined_codes(a, &tr->gpu_libs, 6), location(p, a, gpu->file, gpu->line),
-		     md_code(a, gpu->symbol));
-	else if (tr->gpu_libs.len)
-		NOTE("GPU work is done by %s.", joined_codes(a, &tr->gpu_libs, 6));
-	else if (strvec_has(&tr->backends, "CUDA"))
-		NOTE("A CUDA kernel is registered, but no GPU library call or kernel launch was found "
-		     "within the followed depth.");
+	if (gpu_libs && gpu)
+		NOTE("%s Its first GPU step is %s at %s.", gpu_libs, md_code(a, gpu->symbol),
+		     location(p, a, gpu->file, gpu->line));
+	else if (gpu_libs)
+		NOTE("%s", gpu_libs);
+	else if (gpu)
+		NOTE("On CUDA the work is PyTorch's own kernels (no vendor library on the main path), "
+		     "the first %s at %s.",
+		     md_code(a, gpu->symbol), location(p, a, gpu->file, gpu->line));
 	else
-		NOTE("No CUDA-specific code was found: on GPU this op runs as whatever its component "
-		     "ops or generic kernels launch.");
-	if (tr->composite_implicit)
-		NOTE("CompositeImplicitAutograd: no kernel of its own; it runs as the ops it calls "
-		     "(%zu reached: %s), each its own kernel launch unless a compiler fuses them.",
-		     nbranches, nbranches ? joined_codes(a, &tr->calls, 8) : "none found");
-	else if (nbranches)
-		NOTE("The kernel calls %zu other op%s (%s): several kernel launches, not one fused "
-		     "kernel.",
-		     nbranches, nbranches == 1 ? "" : "s", joined_codes(a, &tr->calls, 8));
+		NOTE("No GPU kernel launch or library call was found on the CUDA main path within the "
+		     "followed depth.");
+	if (cpu_libs)
+		NOTE("%s", cpu_libs);
 	if (tr->composite_explicit)
-		NOTE("CompositeExplicitAutograd: one C++ implementation shared by every backend, "
-		     "with its own derivatives.yaml formula.");
+		NOTE("CompositeExplicitAutograd: one C++ function serves every backend (with its own "
+		     "derivatives.yaml entry); the device work is in the ops it calls%s%s.",
+		     ncalls ? ": " : "", ncalls ? joined_codes(a, &tr->calls, 8) : "");
+	else if (tr->composite_implicit)
+		NOTE("CompositeImplicitAutograd: no kernel of its own; it runs as the ops it calls "
+		     "(%s), each dispatched on its own unless a compiler fuses them.",
+		     ncalls ? joined_codes(a, &tr->calls, 8) : "none found");
+	else if (ncalls)
+		NOTE("On its main paths it also calls %zu other op%s (%s), each dispatched on its own.",
+		     ncalls, ncalls == 1 ? "" : "s", joined_codes(a, &tr->calls, 8));
 	if (tr->structured)
 		NOTE("Structured kernel: a meta function checks shapes and dtypes and allocates the "
 		     "output once; the impl only computes%s.",
@@ -674,51 +849,79 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, ot_arena *a)
 	if (tr->ufunc)
 		NOTE("The elementwise formula is a ufunc (native/ufunc/): code generation builds the "
 		     "CPU and CUDA kernels from one scalar/vector definition.");
-	for (size_t i = 0; i < tr->selection.len && i < 6; i++) {
-		const ot_selection *s = &tr->selection.items[i];
-		NOTE("Chosen at run time: %s at %s picks an implementation path.",
-		     md_code(a, s->symbol), location(p, a, s->file, s->line));
-	}
-	if (tr->selection.len > 6)
-		NOTE("%zu more runtime selection points are listed in trace.json.",
-		     tr->selection.len - 6);
-	if (tr->backends.len)
-		NOTE("Kernels or registrations exist for: %s.", joined_codes(a, &tr->backends, 12));
 	{
-		ot_strvec outs = {0}, inplace = {0};
-		for (size_t i = 0; i < tr->aten.len; i++) {
-			const ot_reg_func *f = ot_registry_find(p->reg, tr->aten.items[i]);
-			if (!f)
+		size_t shown_sel = 0;
+		for (size_t i = 0; i < tr->selection.len; i++) {
+			const ot_selection *s = &tr->selection.items[i];
+			bool seen = false;
+			for (size_t k = 0; k < i && !seen; k++)
+				seen = !strcmp(tr->selection.items[k].symbol, s->symbol);
+			if (seen)
 				continue;
-			if (f->schema.is_out)
-				ot_vec_push(&outs, tr->aten.items[i]);
-			if (f->schema.inplace)
-				ot_vec_push(&inplace, tr->aten.items[i]);
+			if (shown_sel++ < 6)
+				NOTE("Chosen at run time on %s: %s at %s picks the implementation.",
+				     device_label(s->main), md_code(a, s->symbol), location(p, a, s->file, s->line));
 		}
-		if (outs.len)
-			NOTE("out= variant%s %s write%s into a preallocated tensor (no allocation).",
-			     outs.len == 1 ? "" : "s", joined_codes(a, &outs, 4),
-			     outs.len == 1 ? "s" : "");
-		if (inplace.len)
-			NOTE("In-place variant%s %s reuse%s the input's storage.",
-			     inplace.len == 1 ? "" : "s", joined_codes(a, &inplace, 4),
-			     inplace.len == 1 ? "s" : "");
-		ot_vec_free(&outs);
-		ot_vec_free(&inplace);
+		if (shown_sel > 6)
+			NOTE("%zu more run-time selections are listed in trace.json.", shown_sel - 6);
 	}
+	if (own && own->schema.is_out)
+		NOTE("An out= overload: it writes into the tensor passed as `out` (resized when its "
+		     "shape differs); autograd does not differentiate it.");
+	else if (own && own->schema.inplace)
+		NOTE("In place: the result is written into `self`'s storage.");
 #undef NOTE
 	ot_buf_free(&b);
 	return list;
 }
 
-static ot_value *backward_data(const ot_pages *p, const ot_trace *tr, ot_arena *a)
+/* The formulas of a derivatives.yaml entry, one line each. */
+static ot_value *formula_lines(ot_arena *a, const ot_reg_deriv *dv)
+{
+	ot_value *fl = ot_v_list(a);
+	for (size_t k = 0; dv && k < dv->nformulas; k++)
+		ot_v_push(a, fl, ot_v_strf(a, "%s%s: %s", md_code(a, dv->formulas[k].inputs),
+					  dv->formulas[k].forward ? " (forward mode)" : "",
+					  md_code(a, dv->formulas[k].formula)));
+	for (size_t d = 0; dv && d < dv->ndispatch; d++)
+		for (size_t k = 0; k < dv->dispatch[d].nformulas; k++)
+			ot_v_push(a, fl, ot_v_strf(a, "%s, %s%s: %s", md_code(a, dv->dispatch[d].key),
+						  md_code(a, dv->dispatch[d].formulas[k].inputs),
+						  dv->dispatch[d].formulas[k].forward ? " (forward mode)" : "",
+						  md_code(a, dv->dispatch[d].formulas[k].formula)));
+	if (dv && dv->output_differentiability)
+		ot_v_push(a, fl, ot_v_strf(a, "output_differentiability: %s",
+					  md_code(a, dv->output_differentiability)));
+	return fl;
+}
+
+#define BACKWARD_RUNS_MAX 12
+
+/*
+ * The Backward section: each derivatives.yaml entry that carries the
+ * gradient on a main path (its formulas, then the backward ops and kernels
+ * they run, per device), and the op's own entry when it has no formula
+ * (why: composite, not differentiable, out=).
+ */
+static ot_value *backward_data(const ot_pages *p, const ot_trace *tr, const ot_pathview *v,
+			       ot_arena *a)
 {
 	ot_value *list = ot_v_list(a);
+	bool any_derivative = false;
+	for (size_t i = 0; i < tr->steps.len; i++)
+		any_derivative |= v->part[i] == OT_PART_BACKWARD && ot_step_is_derivative(&tr->steps.items[i]);
 	for (size_t i = 0; i < tr->steps.len; i++) {
 		const ot_step *s = &tr->steps.items[i];
 		ot_value *m;
-		if (s->layer != OT_LAYER_BACKWARD || s->depth)
+		if (v->part[i] != OT_PART_BACKWARD || s->layer != OT_LAYER_BACKWARD)
 			continue;
+		if (!ot_step_is_derivative(s)) {
+			/* a note about an entry of the op with no formula: when
+			 * formulas carry the gradient, only the composite's "the
+			 * ops it is built from" that leads to them */
+			if (s->depth || (any_derivative && !ot_starts_with(s->note, "no derivatives.yaml entry")))
+				continue;
+		}
 		m = ot_v_map(a);
 		ot_v_set_bool(a, m, "found", s->found);
 		if (!s->found) {
@@ -728,82 +931,157 @@ static ot_value *backward_data(const ot_pages *p, const ot_trace *tr, ot_arena *
 		}
 		ot_v_set(a, m, "location", ot_v_str_borrow(a, location(p, a, s->file, s->line)));
 		ot_v_set(a, m, "symbol", ot_v_str_borrow(a, md_code(a, s->symbol)));
-		if (!strcmp(s->file, OT_REGISTRY_DERIV_PATH)) {
+		if (ot_step_is_derivative(s)) {
 			const ot_reg_func *f = ot_registry_find(p->reg, s->symbol);
-			const ot_reg_deriv *dv = f ? f->deriv : NULL;
-			ot_value *fl = ot_v_list(a);
+			ot_value *runs = ot_v_list(a);
+			size_t nruns = 0;
 			ot_v_set(a, m, "text",
 				 ot_v_str_borrow(a, md_text(a, *s->op && strcmp(s->op, s->symbol)
 								       ? ot_arena_printf(a, "Formulas used by %s:", s->op)
 								       : "Formulas per input (grad is the incoming gradient, result the saved output):")));
-			for (size_t k = 0; dv && k < dv->nformulas; k++)
-				ot_v_push(a, fl, ot_v_strf(a, "%s%s: %s",
-							  md_code(a, dv->formulas[k].inputs),
-							  dv->formulas[k].forward ? " (forward mode)" : "",
-							  md_code(a, dv->formulas[k].formula)));
-			for (size_t d = 0; dv && d < dv->ndispatch; d++)
-				for (size_t k = 0; k < dv->dispatch[d].nformulas; k++)
-					ot_v_push(a, fl, ot_v_strf(a, "%s, %s: %s",
-								  md_code(a, dv->dispatch[d].key),
-								  md_code(a, dv->dispatch[d].formulas[k].inputs),
-								  md_code(a, dv->dispatch[d].formulas[k].formula)));
-			if (dv && dv->output_differentiability)
-				ot_v_push(a, fl, ot_v_strf(a, "output_differentiability: %s",
-							  md_code(a, dv->output_differentiability)));
+			ot_value *fl = formula_lines(a, f ? f->deriv : NULL);
 			ot_v_set(a, m, "formulas", fl);
+			ot_v_set_bool(a, m, "has_formulas", ot_v_len(fl) > 0);
+			for (size_t k = i + 1; k < tr->steps.len; k++) {
+				const ot_step *r = &tr->steps.items[k];
+				ot_value *run;
+				if (v->part[k] != OT_PART_BACKWARD || v->derivative[k] != (int)i ||
+				    r->layer == OT_LAYER_BACKWARD || !r->found || restates_parent(tr, r))
+					continue;
+				if (nruns++ >= BACKWARD_RUNS_MAX)
+					continue;
+				run = ot_v_map(a);
+				ot_v_set_str(a, run, "device", device_label(r->main));
+				ot_v_set_str(a, run, "layer", short_names[r->layer]);
+				ot_v_set(a, run, "symbol", ot_v_str_borrow(a, md_code(a, r->symbol)));
+				ot_v_set(a, run, "location", ot_v_str_borrow(a, location(p, a, r->file, r->line)));
+				ot_v_push(a, runs, run);
+			}
+			ot_v_set(a, m, "runs", runs);
+			ot_v_set_bool(a, m, "has_runs", nruns > 0);
+			if (nruns > BACKWARD_RUNS_MAX)
+				ot_v_set_int(a, m, "more_runs", (long long)(nruns - BACKWARD_RUNS_MAX));
 		} else {
 			ot_v_set(a, m, "text", ot_v_str_borrow(a, md_text(a, s->note)));
 		}
 		ot_v_push(a, list, m);
 	}
-	return ot_v_len(list) ? list : ot_v_list(a);
+	return list;
 }
 
-/* Diagram: one node per step (depth-0 steps first when there are many), edges
- * from the step that led to each. */
-#define DIAGRAM_MAX_NODES 60
+#define OTHER_LINES_MAX 20
+
+/*
+ * "Other paths": every found step off the main paths, grouped by the
+ * condition it runs under, one line each (condition · function ·
+ * file:line), the first OTHER_LINES_MAX of a group.
+ */
+static ot_value *other_paths(const ot_pages *p, const ot_trace *tr, const ot_pathview *v, ot_arena *a)
+{
+	ot_value *groups = ot_v_list(a);
+	for (int g = 0; g < OT_OTHER_COUNT; g++) {
+		ot_value *lines = ot_v_list(a), *gm;
+		size_t n = 0;
+		for (size_t i = 0; i < tr->steps.len; i++) {
+			const ot_step *s = &tr->steps.items[i];
+			ot_value *l;
+			if (v->part[i] != OT_PART_OTHER || v->group[i] != g || !s->found ||
+			    restates_parent(tr, s))
+				continue;
+			if (n++ >= OTHER_LINES_MAX)
+				continue;
+			l = ot_v_map(a);
+			if (s->when)
+				ot_v_set(a, l, "when", ot_v_str_borrow(a, md_code(a, s->when)));
+			ot_v_set_str(a, l, "layer", short_names[s->layer]);
+			ot_v_set(a, l, "symbol", ot_v_str_borrow(a, md_code(a, s->symbol)));
+			ot_v_set(a, l, "location", ot_v_str_borrow(a, location(p, a, s->file, s->line)));
+			ot_v_push(a, lines, l);
+		}
+		if (!n)
+			continue;
+		gm = ot_v_map(a);
+		ot_v_set_str(a, gm, "title", ot_other_group_title((ot_other_group)g));
+		ot_v_set(a, gm, "lines", lines);
+		if (n > OTHER_LINES_MAX)
+			ot_v_set_int(a, gm, "more", (long long)(n - OTHER_LINES_MAX));
+		ot_v_push(a, groups, gm);
+	}
+	return groups;
+}
+
+/*
+ * The diagram: the main paths (forward and the backward that carries the
+ * gradient), one node per step, edges from the step that led to each; a
+ * step's side paths folded into one dotted "+N more" node below it. At
+ * most DIAGRAM_MAX_NODES main steps: a page's column holds no more.
+ */
+#define DIAGRAM_MAX_NODES 40
 
 static int diagram(const ot_pages *p, const ot_trace *tr, ot_arena *a, ot_buf *dot, ot_buf *svg)
 {
-	ot_graph_node *nodes = ot_calloc(tr->steps.len + 1, sizeof(*nodes));
-	ot_graph_edge *edges = ot_calloc(tr->steps.len + 1, sizeof(*edges));
-	int *id_of = ot_calloc(tr->steps.len + 1, sizeof(int));
-	size_t nn = 0, ne = 0;
+	size_t n = tr->steps.len;
+	ot_graph_node *nodes = ot_calloc(2 * n + 1, sizeof(*nodes));
+	ot_graph_edge *edges = ot_calloc(2 * n + 1, sizeof(*edges));
+	int *id_of = ot_calloc(n + 1, sizeof(int));
+	size_t *folded = ot_calloc(n + 1, sizeof(size_t)), nn = 0, ne = 0;
+	ot_pathview v;
 	ot_graph g = {0};
 	int rc;
 
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < tr->steps.len && nn < DIAGRAM_MAX_NODES; i++) {
-			const ot_step *s = &tr->steps.items[i];
-			if ((pass == 0) != (s->depth == 0))
-				continue;
-			id_of[i] = (int)nn + 1;
-			nodes[nn].id = ot_arena_printf(a, "s%zu", i);
-			if (s->found) {
-				nodes[nn].label = ot_arena_printf(a, "%s\n%s\n%s:%u", ot_layer_name(s->layer),
-								  s->symbol, ot_graph_path_label(s->file),
-								  s->line);
-				nodes[nn].url = source_url(p, a, s->file, s->line);
-			} else {
-				nodes[nn].label = ot_arena_printf(a, "%s\nnot found:\n%s",
-								  ot_layer_name(s->layer), s->symbol);
-				nodes[nn].missing = true;
-			}
-			nodes[nn].group = ot_layer_name(s->layer);
-			nodes[nn].main = s->main != 0; /* the spine: the tracer's main bits */
+	ot_pathview_build(&v, tr);
+	for (size_t i = 0; i < n && nn < DIAGRAM_MAX_NODES; i++) {
+		const ot_step *s = &tr->steps.items[i];
+		if (v.part[i] != OT_PART_MAIN && v.part[i] != OT_PART_BACKWARD)
+			continue;
+		if (s->parent >= 0 && !id_of[s->parent])
+			continue; /* below a step left out */
+		id_of[i] = (int)nn + 1;
+		nodes[nn].id = ot_arena_printf(a, "s%zu", i);
+		if (s->found) {
+			nodes[nn].label = ot_arena_printf(a, "%s\n%s\n%s:%u", ot_layer_name(s->layer), s->symbol,
+							  ot_graph_path_label(s->file), s->line);
+			nodes[nn].url = source_url(p, a, s->file, s->line);
+		} else {
+			nodes[nn].label = ot_arena_printf(a, "%s\nnot found:\n%s", ot_layer_name(s->layer),
+							  s->symbol);
+			nodes[nn].missing = true;
+		}
+		nodes[nn].group = ot_layer_name(s->layer);
+		nodes[nn].main = true;
+		nn++;
+	}
+	/* side steps under a drawn step, counted there */
+	for (size_t i = 0; i < n; i++) {
+		int up = tr->steps.items[i].parent;
+		if (v.part[i] != OT_PART_OTHER || !tr->steps.items[i].found)
+			continue;
+		while (up >= 0 && !id_of[up])
+			up = tr->steps.items[up].parent;
+		if (up >= 0)
+			folded[up]++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const ot_step *s = &tr->steps.items[i];
+		if (!id_of[i])
+			continue;
+		if (s->parent >= 0 && id_of[s->parent]) {
+			edges[ne].from = nodes[id_of[s->parent] - 1].id;
+			edges[ne].to = nodes[id_of[i] - 1].id;
+			edges[ne].dashed = s->layer == OT_LAYER_BACKWARD || !s->found;
+			edges[ne].kind = OT_GRAPH_MAIN;
+			ne++;
+		}
+		if (folded[i]) {
+			nodes[nn].id = ot_arena_printf(a, "f%zu", i);
+			nodes[nn].label = "other paths";
+			nodes[nn].folded = folded[i];
+			edges[ne].from = nodes[id_of[i] - 1].id;
+			edges[ne].to = nodes[nn].id;
+			edges[ne].dashed = true;
+			ne++;
 			nn++;
 		}
-	}
-	for (size_t i = 0; i < tr->steps.len; i++) {
-		const ot_step *s = &tr->steps.items[i];
-		if (!id_of[i] || s->parent < 0 || !id_of[s->parent])
-			continue;
-		edges[ne].from = nodes[id_of[s->parent] - 1].id;
-		edges[ne].to = nodes[id_of[i] - 1].id;
-		edges[ne].dashed = s->layer == OT_LAYER_BACKWARD || !s->found;
-		if (s->main & tr->steps.items[s->parent].main)
-			edges[ne].kind = OT_GRAPH_MAIN;
-		ne++;
 	}
 	g.title = tr->target.canonical;
 	g.nodes = nodes;
@@ -811,9 +1089,11 @@ static int diagram(const ot_pages *p, const ot_trace *tr, ot_arena *a, ot_buf *d
 	g.edges = edges;
 	g.nedges = ne;
 	rc = ot_graph_render(dot, svg, &g);
+	ot_pathview_free(&v);
 	free(nodes);
 	free(edges);
 	free(id_of);
+	free(folded);
 	return rc;
 }
 
@@ -1042,6 +1322,9 @@ static ot_value *tests_data(const ot_pages *p, const ot_testfacts *tf, ot_arena 
 	return t;
 }
 
+/* Conditional main-path steps listed per layer, one line each. */
+#define LAYER_LINES_MAX 25
+
 static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const char *diagram_file)
 {
 	const ot_trace *tr = p->traces[idx];
@@ -1085,19 +1368,42 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 	{
 		ot_value *t = ot_v_map(a), *layers = ot_v_list(a), *summary = ot_v_list(a);
 		ot_value *reaches = ot_v_list(a), *reached_by = ot_v_list(a), *same = ot_v_list(a);
+		struct layer_rows rows[ROWS_COUNT];
+		ot_pathview v;
+		ot_pathview_build(&v, tr);
+		main_rows(tr, &v, rows);
 		ot_v_set(a, ctx, "traced", t);
-		ot_v_set(a, t, "overview", ot_v_str_borrow(a, overview(tr, a)));
+		ot_v_set(a, t, "overview", ot_v_str_borrow(a, overview(tr, &v, a)));
 		if (diagram_file)
 			ot_v_set_str(a, t, "diagram", diagram_file);
+		/* Layer by layer: the main paths' forward steps (the backward and
+		 * the other paths have their own sections) */
 		for (int layer = 0; layer < OT_LAYER_COUNT; layer++) {
-			ot_value *steps = ot_v_list(a), *lm;
-			const ot_step *key = NULL;
-			size_t nfound = 0;
+			ot_value *steps = ot_v_list(a), *cond = ot_v_list(a), *lm;
+			size_t ncond = 0;
+			if (layer == OT_LAYER_BACKWARD)
+				continue;
 			for (size_t i = 0; i < tr->steps.len; i++) {
 				const ot_step *s = &tr->steps.items[i];
 				ot_value *sm;
-				if ((int)s->layer != layer)
+				if ((int)s->layer != layer ||
+				    (v.part[i] != OT_PART_MAIN && v.part[i] != OT_PART_DECOMPOSITION))
 					continue;
+				if (s->found && v.part[i] == OT_PART_MAIN && !s->sure &&
+				    (s->when || s->depth || restates_parent(tr, s))) {
+					/* on a main path under a condition, or a detail
+					 * below the op's own steps: one line */
+					if (ncond++ < LAYER_LINES_MAX) {
+						sm = ot_v_map(a);
+						if (s->when)
+							ot_v_set(a, sm, "when", ot_v_str_borrow(a, md_code(a, s->when)));
+						ot_v_set_str(a, sm, "backend", device_label(s->main));
+						ot_v_set(a, sm, "symbol", ot_v_str_borrow(a, md_code(a, s->symbol)));
+						ot_v_set(a, sm, "location", ot_v_str_borrow(a, location(p, a, s->file, s->line)));
+						ot_v_push(a, cond, sm);
+					}
+					continue;
+				}
 				sm = ot_v_map(a);
 				ot_v_set_bool(a, sm, "found", s->found);
 				if (s->found) {
@@ -1105,8 +1411,10 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 					ot_v_set(a, sm, "location", ot_v_str_borrow(a, location(p, a, s->file, s->line)));
 					ot_v_set(a, sm, "symbol", ot_v_str_borrow(a, md_code(a, s->symbol)));
 					ot_v_set(a, sm, "note", ot_v_str_borrow(a, md_text(a, s->note)));
-					if (*s->backend)
-						ot_v_set_str(a, sm, "backend", s->backend);
+					if (v.part[i] == OT_PART_MAIN)
+						ot_v_set_str(a, sm, "backend", device_label(s->main));
+					if (s->when)
+						ot_v_set(a, sm, "when", ot_v_str_borrow(a, md_code(a, s->when)));
 					if (s->depth && *s->op)
 						ot_v_set(a, sm, "via", ot_v_str_borrow(a, md_code(a, ot_arena_printf(a, "aten::%s", s->op))));
 					text = NULL;
@@ -1117,43 +1425,56 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 						ot_v_set(a, sm, "fence", ot_v_str_borrow(a, fence));
 						ot_v_set_str(a, sm, "lang", fence_lang(s->file));
 					}
-					if (better_key(key, s))
-						key = s;
-					nfound++;
 				} else {
 					ot_v_set(a, sm, "note", ot_v_str_borrow(a, md_text(a, s->note)));
 				}
 				ot_v_push(a, steps, sm);
 			}
-			if (!ot_v_len(steps))
+			if (!ot_v_len(steps) && !ncond)
 				continue;
 			lm = ot_v_map(a);
 			ot_v_set_str(a, lm, "title", layer_titles[layer]);
 			ot_v_set(a, lm, "steps", steps);
+			ot_v_set(a, lm, "conditional", cond);
+			ot_v_set_bool(a, lm, "has_conditional", ncond > 0);
+			if (ncond > LAYER_LINES_MAX)
+				ot_v_set_int(a, lm, "more", (long long)(ncond - LAYER_LINES_MAX));
 			ot_v_push(a, layers, lm);
-			{
-				ot_value *row = ot_v_map(a);
-				ot_v_set_str(a, row, "layer", ot_layer_name((ot_layer)layer));
-				if (key) {
-					const char *cell = md_cell(a, key->symbol);
-					if (key->depth && *key->op) /* a branch's fact, not the op's own */
-						cell = ot_arena_printf(a, "%s via %s", cell,
-								       md_cell(a, ot_arena_printf(a, "aten::%s", key->op)));
-					if (nfound > 1)
-						cell = ot_arena_printf(a, "%s (+%zu more)", cell, nfound - 1);
-					ot_v_set(a, row, "file", ot_v_str_borrow(a, location_in(p, a, key->file, key->line, true)));
-					ot_v_set(a, row, "key", ot_v_str_borrow(a, cell));
-				} else {
-					ot_v_set_str(a, row, "file", "not found");
-					ot_v_set_str(a, row, "key", "");
-				}
+		}
+		/* Summary: per layer the main path's first step, per device
+		 * where the devices part */
+		for (int layer = 0; layer < OT_LAYER_COUNT; layer++) {
+			static const char *const suffix[ROWS_COUNT] = {"", " (CPU)", " (CUDA)", ""};
+			for (int set = ROWS_COMMON; set < ROWS_COUNT; set++) {
+				const ot_step *key = rows[set].first[layer];
+				ot_value *row;
+				const char *cell;
+				if (!key)
+					continue;
+				row = ot_v_map(a);
+				cell = md_cell(a, key->symbol);
+				if (key->depth && *key->op) /* a branch's fact, not the op's own */
+					cell = ot_arena_printf(a, "%s via %s", cell,
+							       md_cell(a, ot_arena_printf(a, "aten::%s", key->op)));
+				if (rows[set].count[layer] > 1)
+					cell = ot_arena_printf(a, "%s (+%zu more)", cell, rows[set].count[layer] - 1);
+				ot_v_set(a, row, "layer", ot_v_str_borrow(a, ot_arena_printf(a, "%s%s", ot_layer_name((ot_layer)layer), suffix[set])));
+				ot_v_set(a, row, "file", ot_v_str_borrow(a, location_in(p, a, key->file, key->line, true)));
+				ot_v_set(a, row, "key", ot_v_str_borrow(a, cell));
 				ot_v_push(a, summary, row);
 			}
 		}
+		{
+			ot_value *others = other_paths(p, tr, &v, a);
+			ot_v_set(a, t, "others", others);
+			ot_v_set_bool(a, t, "has_others", ot_v_len(others) > 0);
+		}
+		ot_v_set(a, t, "backward", backward_data(p, tr, &v, a));
+		ot_v_set(a, t, "perf", perf_notes(p, tr, &v, a));
+		ot_pathview_free(&v);
 		ot_v_set(a, t, "layers", layers);
 		ot_v_set(a, t, "summary", summary);
-		ot_v_set(a, t, "backward", backward_data(p, tr, a));
-		ot_v_set(a, t, "perf", perf_notes(p, tr, a));
+		
 		for (size_t k = 0; k < p->reaches[idx].len; k++)
 			ot_v_push(a, reaches, ot_v_str_borrow(a, op_link(p, a, p->reaches[idx].items[k], "")));
 		for (size_t k = 0; k < p->reached_by[idx].len; k++)
@@ -1207,6 +1528,32 @@ int ot_pages_render_op(ot_pages *p, size_t i, bool has_diagram, ot_buf *md)
 
 /* ---- the index ---------------------------------------------------------------------- */
 
+/* The index's Backends cell: CPU and CUDA first, then the other dispatch
+ * keys (not the CPU capability variants of a stub, "CPU AVX2"). */
+static const char *index_backends(ot_arena *a, const ot_trace *tr)
+{
+	ot_strvec keys = {0};
+	const char *r;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < tr->backends.len; i++) {
+			const char *k = tr->backends.items[i];
+			bool device = !strcmp(k, "CPU") || !strcmp(k, "CUDA");
+			if (pass == 0 ? device : !device && !ot_starts_with(k, "CPU "))
+				ot_vec_push(&keys, k);
+		}
+	r = keys.len ? joined_codes_in(a, &keys, 4, true) : "";
+	ot_vec_free(&keys);
+	return r;
+}
+
+/* The index's GPU library cell: the vendor libraries of the CUDA main
+ * path, else "PyTorch kernels" when its own kernels do the work. */
+static const char *index_gpu(ot_arena *a, const ot_trace *tr)
+{
+	const char *libs = library_names(a, &tr->gpu_libs, 4, true);
+	return libs ? libs : tr->gpu_libs.len ? "PyTorch kernels" : "";
+}
+
 static const char *const group_titles[OT_STRAT_COUNT] = {"Modules (torch.nn)", "Functional (torch.nn.functional)",
 							  "Tensor methods", "torch namespace",
 							  "aten ops"};
@@ -1245,8 +1592,8 @@ int ot_pages_render_index(ot_pages *p, ot_buf *md)
 			row = ot_v_map(a);
 			ot_v_set(a, row, "link", ot_v_str_borrow(a, op_link(p, a, i, "ops/")));
 			ot_v_set_str(a, row, "status", ot_status_name(tr->status));
-			ot_v_set(a, row, "backends", ot_v_str_borrow(a, tr->backends.len ? joined_codes_in(a, &tr->backends, 6, true) : ""));
-			ot_v_set(a, row, "gpu", ot_v_str_borrow(a, tr->gpu_libs.len ? joined_codes_in(a, &tr->gpu_libs, 4, true) : ""));
+			ot_v_set(a, row, "backends", ot_v_str_borrow(a, index_backends(a, tr)));
+			ot_v_set(a, row, "gpu", ot_v_str_borrow(a, index_gpu(a, tr)));
 			ot_v_set_int(a, row, "missing", (long long)ot_trace_missing(tr));
 			ot_v_push(a, rows, row);
 		}

@@ -31,6 +31,26 @@ static long deriv_node(struct tb_ctx *c, int64_t file, uint32_t line, const char
 	return tb_node(c, &n, (uint32_t)file, src, symbol, NULL);
 }
 
+/* Does the argument list at `open` ('(') hold numbers and M_ constants
+ * only (sqrt(M_PI) / 2: a C math function of a constant, not an op)? */
+static bool constant_args(const char *open)
+{
+	int level = 0;
+	for (const char *q = open; *q; q++) {
+		if (*q == '(')
+			level++;
+		else if (*q == ')' && --level == 0)
+			return true;
+		else if ((isalpha((unsigned char)*q) || *q == '_') &&
+			 !(q[0] == 'M' && q[1] == '_') && !(q > open && isdigit((unsigned char)q[-1])))
+			return false;
+		else if (q[0] == 'M' && q[1] == '_')
+			while (isalnum((unsigned char)q[1]) || q[1] == '_')
+				q++;
+	}
+	return false;
+}
+
 /* Names called in a derivatives.yaml formula that are backward helpers
  * (FunctionsManual.cpp) or ops: a backward op (_softmax_backward_data,
  * grad.bmm(...)) is an entry like any op, followed to its kernels. */
@@ -47,7 +67,8 @@ static void formula_helpers(struct tb_ctx *c, const char *formula, const char *o
 			long hn = -1;
 			while (isalnum((unsigned char)*s) || *s == '_')
 				s++;
-			if (*s != '(' || qualified || (size_t)(s - b) >= sizeof(name))
+			if (*s != '(' || qualified || (size_t)(s - b) >= sizeof(name) ||
+			    (!member && constant_args(s)))
 				continue;
 			snprintf(name, sizeof(name), "%.*s", (int)(s - b), b);
 			if (ot_map_get(seen, name))

@@ -134,10 +134,53 @@ ot_edge tb_always(uint8_t kind, uint32_t from, uint32_t to)
 	return e;
 }
 
+/* The devices code in `path` runs for: a file of CUDA code (.cu, native/cuda/,
+ * cudnn/, ...) only for CUDA tensors, of CPU kernels (native/cpu/, mkl/,
+ * mkldnn/) only for CPU ones, of MPS code for neither; others for both. */
+static uint8_t file_devices(const char *path)
+{
+	static const char *const cuda[] = {"/cuda/", "/cudnn/", "/miopen/", "/hip/"};
+	static const char *const cpu[] = {"/native/cpu/", "/native/mkl/", "/native/mkldnn/",
+					  "/quantized/cpu/"};
+	if (!path)
+		return OT_MAIN_CPU | OT_MAIN_CUDA;
+	if (ot_ends_with(path, ".cu") || ot_ends_with(path, ".cuh"))
+		return OT_MAIN_CUDA;
+	if (ot_ends_with(path, ".mm") || strstr(path, "/mps/") || strstr(path, "/vulkan/") ||
+	    strstr(path, "/metal/"))
+		return 0;
+	for (size_t i = 0; i < OT_ARRAY_LEN(cuda); i++)
+		if (strstr(path, cuda[i]))
+			return OT_MAIN_CUDA;
+	for (size_t i = 0; i < OT_ARRAY_LEN(cpu); i++)
+		if (strstr(path, cpu[i]))
+			return OT_MAIN_CPU;
+	return OT_MAIN_CPU | OT_MAIN_CUDA;
+}
+
+/* A call made in, or into, one device's code runs for that device only. */
+static void restrict_to_files(struct tb_ctx *c, ot_edge *e)
+{
+	const ot_node *from = &c->tr->nodes.items[e->from], *to = &c->tr->nodes.items[e->to];
+	uint8_t devs;
+	if (e->kind != OT_EDGE_CALL && e->kind != OT_EDGE_OP && e->kind != OT_EDGE_STUB &&
+	    e->kind != OT_EDGE_LAUNCH && e->kind != OT_EDGE_LIBCALL)
+		return;
+	devs = file_devices(from->file);
+	if (to->kind != OT_NODE_ENTRY)
+		devs &= file_devices(to->file);
+	for (int d = 0; d < OT_DEV_COUNT; d++)
+		if (!(devs & OT_MAIN_BIT(d)) && e->reach[d] != OT_REACH_NEVER)
+			tb_never(e, (ot_device)d, OT_WHEN_KEY,
+				 devs & OT_MAIN_CUDA ? "CUDA-only code" : devs & OT_MAIN_CPU ? "CPU-only code"
+											 : "code of another backend");
+}
+
 void tb_edge(struct tb_ctx *c, const ot_edge *e)
 {
 	char key[200];
 	ot_edge copy = *e;
+	restrict_to_files(c, &copy);
 	snprintf(key, sizeof(key), "%u:%u:%u:%u:%s", e->kind, e->from, e->to, e->site_line,
 		 e->key ? e->key : "");
 	if (ot_map_get(c->edges, key))
@@ -238,10 +281,13 @@ void tb_reach(struct tb_ctx *c, ot_edge *e, const ot_verdict v[OT_DEV_COUNT], ui
 
 /* ---- the queue of entries ---------------------------------------------------------- */
 
-static bool computing_group(const char *group)
+static bool followed_in_full(const char *group)
 {
+	/* and the shape and dtype ones: their decompositions decide which
+	 * entries autograd records (reshape -> view, to -> _to_copy) */
 	return !strcmp(group, "math") || !strcmp(group, "reduction") ||
-	       !strcmp(group, "comparison") || !strcmp(group, "indexing");
+	       !strcmp(group, "comparison") || !strcmp(group, "indexing") ||
+	       !strcmp(group, "shape") || !strcmp(group, "dtype-device");
 }
 
 bool tb_wellknown_stop(const struct tb_ctx *c, const char *name)
@@ -249,8 +295,8 @@ bool tb_wellknown_stop(const struct tb_ctx *c, const char *name)
 	ot_wellknown_match m;
 	if (!c->t->wk || !ot_wellknown_lookup(&m, c->t->wk, name))
 		return false;
-	/* asked for in full, the computing ones are followed (matmul -> mm) */
-	return !c->tr->full || !computing_group(m.group);
+	/* asked for in full, the computing, shape and dtype ones are followed (matmul -> mm) */
+	return !c->tr->full || !followed_in_full(m.group);
 }
 
 void tb_queue(struct tb_ctx *c, uint32_t node, const ot_reg_func *f, int depth)

@@ -1436,8 +1436,8 @@ START_TEST(untrusted_file_name_closes_no_fence)
 	p = tu_path(out, "ops/nn-lstm.md");
 	page = tu_read_file(p, NULL);
 	/* the name is shown on one line, in the overview, the summary and Layer by layer */
-	ck_assert_has(page, "Kernel    lstm_cudnn  (aten/src/ATen/native/cudnn/RNN ``` <img src=x");
-	ck_assert_has(page, "| kernel | [````aten/src/ATen/native/cudnn/RNN ``` <img");
+	ck_assert_has(page, "lstm_cudnn  (aten/src/ATen/native/cudnn/RNN ``` <img src=x");
+	ck_assert_has(page, "| kernel (CUDA) | [````aten/src/ATen/native/cudnn/RNN ``` <img");
 	ck_assert_has(page, "(https://github.com/pytorch/pytorch/blob/v4.1.0/aten/src/ATen/native/cudnn/"
 			    "RNN%0A%60%60%60%0A%3Cimg%20src%3Dx%20");
 	ck_assert_has(html, "RNN ``` &lt;img src=x onerror=");

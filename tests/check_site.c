@@ -390,12 +390,6 @@ static long long step_line(const ot_value *step)
 	return l && l->type == OT_V_INT ? l->u.i : 0;
 }
 
-static long long step_depth(const ot_value *step)
-{
-	const ot_value *d = ot_v_get(step, "depth");
-	return d && d->type == OT_V_INT ? d->u.i : 0;
-}
-
 /* ---- text helpers -------------------------------------------------------------------- */
 
 typedef struct {
@@ -1309,7 +1303,8 @@ static void check_page_sources(ot_buf *pb, source_cache *c, const char *name, co
 /*
  * The ASCII overview of a page: every "SYMBOL  (path:line)" entry holds
  * its symbol at that line; layer entries read "LABEL  SYMBOL  (...)" with
- * the label set off by spaces, forks "├── / └── BACKEND path: SYMBOL  (...)".
+ * the label set off by spaces, forks "├── / └── DEVICE path: SYMBOL  (...)",
+ * a device path's further layers "│     LABEL  SYMBOL  (...)".
  */
 static void check_overview_sources(ot_buf *pb, source_cache *c, const char *name,
 				   const char *md, size_t len)
@@ -1353,11 +1348,21 @@ static void check_overview_sources(ot_buf *pb, source_cache *c, const char *name
 				sym++;
 			while (sym < sym_end && *sym == ' ')
 				sym++;
-		} else {
+		} else if (memstr(l.ptr, l.len, "── ")) {
+			/* a fork: "├── CPU path: SYMBOL  (...)" */
 			const char *fork = memstr(l.ptr, l.len, "── ");
-			sym = fork ? memstr(fork, (size_t)(sym_end - fork), ": ") : NULL;
+			sym = memstr(fork, (size_t)(sym_end - fork), ": ");
 			if (sym)
 				sym += 2;
+		} else {
+			/* a layer of a device's path: "│     LABEL     SYMBOL  (...)" */
+			sym = l.ptr;
+			while (sym < sym_end && (*sym == ' ' || !memcmp(sym, "│", strlen("│"))))
+				sym += *sym == ' ' ? 1 : strlen("│");
+			while (sym < sym_end && *sym != ' ')
+				sym++;
+			while (sym < sym_end && *sym == ' ')
+				sym++;
 		}
 		if (!sym || sym >= sym_end) {
 			problem(pb, "%s: no symbol set off from the label in \"%.*s\"", where, (int)l.len,
@@ -1589,23 +1594,28 @@ static bool aten_within(const ot_value *a, const ot_value *b)
 }
 
 /* Distinct backends of found kernel and GPU steps. */
-static size_t device_backends(const ot_value *op)
+static long long int_of(const ot_value *v)
+{
+	return v && v->type == OT_V_INT ? v->u.i : -1;
+}
+
+/* Does some forward step run on one device's main path only (the
+ * overview then forks into a CPU and a CUDA path)? */
+static bool devices_part(const ot_value *op)
 {
 	const ot_value *steps = ot_v_get(op, "steps");
-	const char *seen[32];
-	size_t n = 0;
 	for (size_t i = 0; i < ot_v_len(steps); i++) {
-		const ot_value *st = ot_v_at(steps, i);
-		const char *layer = op_str(st, "layer"), *backend = op_str(st, "backend");
-		bool dup = false;
-		if (!step_found(st) || !*backend || (strcmp(layer, "kernel") && strcmp(layer, "cuda")))
+		const ot_value *st = ot_v_at(steps, i), *main = ot_v_get(st, "main");
+		bool forward = true;
+		if (!step_found(st) || ot_v_len(main) != 1)
 			continue;
-		for (size_t k = 0; k < n; k++)
-			dup = dup || !strcmp(seen[k], backend);
-		if (!dup && n < OT_ARRAY_LEN(seen))
-			seen[n++] = backend;
+		for (long long k = (long long)i; k >= 0 && forward;
+		     k = int_of(ot_v_get(ot_v_at(steps, (size_t)k), "parent")))
+			forward = strcmp(op_str(ot_v_at(steps, (size_t)k), "layer"), "backward") != 0;
+		if (forward)
+			return true;
 	}
-	return n;
+	return false;
 }
 
 /* The markdown text of a table cell of the Summary for `layer`, or NULL. */
@@ -1614,11 +1624,16 @@ static span summary_row(const char *md, size_t len, const char *layer)
 	char key[64];
 	const char *p;
 	span r = {NULL, 0};
-	snprintf(key, sizeof(key), "\n| %s | ", layer);
-	p = memstr(md, len, "\n## Summary\n");
-	if (!p)
+	const char *start = memstr(md, len, "\n## Summary\n");
+	if (!start)
 		return r;
-	p = memstr(p, len - (size_t)(p - md), key);
+	/* "| kernel | ..." or, where the devices part, "| kernel (CPU) | ..." */
+	snprintf(key, sizeof(key), "\n| %s | ", layer);
+	p = memstr(start, len - (size_t)(start - md), key);
+	if (!p) {
+		snprintf(key, sizeof(key), "\n| %s (", layer);
+		p = memstr(start, len - (size_t)(start - md), key);
+	}
 	if (!p)
 		return r;
 	r.ptr = p + 1;
@@ -1650,11 +1665,10 @@ static void check_traced_page(ot_buf *pb, const site *s, const ot_value *op, con
 		if (nlayers > 1 && (!memstr(ov.ptr, ov.len, "│") || !memstr(ov.ptr, ov.len, "▼")))
 			problem(pb, "%s: the overview joins its %zu layers without │ and ▼", name,
 				nlayers);
-		if (device_backends(op) > 1 &&
-		    (!memstr(ov.ptr, ov.len, "├── ") || !memstr(ov.ptr, ov.len, "└── ")))
-			problem(pb, "%s: %zu backends have kernels, but the overview has no ├── / └── "
-				    "fork",
-				name, device_backends(op));
+		if (devices_part(op) && (!memstr(ov.ptr, ov.len, "├── ") || !memstr(ov.ptr, ov.len, "└── ")))
+			problem(pb, "%s: the CPU and CUDA main paths part, but the overview has no "
+				    "├── / └── fork",
+				name);
 		at = end > at ? end : at;
 	}
 	if (!is_file(svg))
@@ -1688,29 +1702,39 @@ static void check_traced_page(ot_buf *pb, const site *s, const ot_value *op, con
 				ot_v_cstr(ot_v_at(ot_v_get(aten_within(op, other) ? op : other, "aten"), 0)));
 	}
 
-	/* every step of trace.json on the page: found ones as links in Layer by
-	 * layer, missing ones as "not found:" lines; the Summary agrees */
+	/* the main paths of trace.json on the page: the steps every default
+	 * call takes as links in Layer by layer, the derivatives as links in
+	 * Backward, missing ones as "not found:" lines; the Summary has a row
+	 * for each layer of the forward main path */
 	ck_assert(ot_markdown_to_html(&html, md, len, false) == 0);
 	for (size_t i = 0; i < ot_v_len(steps); i++) {
 		const ot_value *st = ot_v_at(steps, i);
 		const char *layer = op_str(st, "layer");
+		bool forward = true, main = ot_v_len(ot_v_get(st, "main")) > 0;
+		for (long long k = (long long)i; k >= 0 && forward;
+		     k = int_of(ot_v_get(ot_v_at(steps, (size_t)k), "parent")))
+			forward = strcmp(op_str(ot_v_at(steps, (size_t)k), "layer"), "backward") != 0;
+		if (!main)
+			continue;
 		if (step_found(st)) {
 			const char *file = op_str(st, "file");
 			long line = (long)step_line(st);
 			const char *link = ot_arena_printf(a, "[`%s:%ld`](%s/%s/%s#L%ld)", file, line,
 							   s->link_base, s->tag, file, line);
 			long where = find_from(md, len, layers, link);
-			if (where < 0 || where > summary)
+			bool derivative = !strcmp(layer, "backward") && !strcmp(file, "tools/autograd/derivatives.yaml");
+			if (forward && ot_v_len(ot_v_get(st, "sure")) && (where < 0 || where > summary))
 				problem(pb, "%s: step %zu (%s %s) is not linked in Layer by layer as %s",
 					name, i, layer, op_str(st, "symbol"), link);
-			span row = summary_row(md, len, layer);
-			if (!row.ptr)
-				problem(pb, "%s: no Summary row for layer %s", name, layer);
-			else if (memstr(row.ptr, row.len, "| not found |"))
-				problem(pb, "%s: Summary says %s is not found, but step %zu found it at "
-					    "%s:%ld (depth %lld)",
-					name, layer, i, file, line, step_depth(st));
-		} else {
+			if (derivative && where < summary)
+				problem(pb, "%s: derivative step %zu (%s) is not linked in Backward as %s", name,
+					i, op_str(st, "symbol"), link);
+			if (forward) {
+				span row = summary_row(md, len, layer);
+				if (!row.ptr)
+					problem(pb, "%s: no Summary row for layer %s", name, layer);
+			}
+		} else if (forward) {
 			const char *note = op_str(st, "note");
 			const char *shown = ot_arena_printf(a, "<strong>%s</strong>", html_escape(a, note));
 			if (!ot_starts_with(note, "not found: "))
@@ -1860,15 +1884,26 @@ static void check_index(ot_buf *pb, const site *s, ot_arena *a)
 				for (int k = 0; k < 2; k++) {
 					const char *cell = cells[2 + k];
 					bool more = strstr(cell, " more") != NULL;
-					size_t shown = 0;
+					size_t shown = 0, listed = 0;
 					for (size_t j = 0; j < ot_v_len(lists[k]); j++) {
-						const char *key = ot_arena_printf(a, "`%s`", ot_v_cstr(ot_v_at(lists[k], j)));
+						const char *name = ot_v_cstr(ot_v_at(lists[k], j));
+						const char *key = ot_arena_printf(a, "`%s`", name);
+						/* not shown: a stub's CPU capability variants, and
+						 * PyTorch's own kernels (not a library) */
+						if (k ? !strcmp(name, "custom CUDA kernel") ||
+								!strcmp(name, "TensorIterator CUDA kernel")
+						      : ot_starts_with(name, "CPU "))
+							continue;
+						listed++;
 						if (strstr(cell, key))
 							shown++;
 						else if (!more)
 							problem(pb, "index.md: %s does not list %s", op_str(op, "input"), key);
 					}
-					if (!shown && ot_v_len(lists[k]))
+					if (k && !listed && ot_v_len(lists[k]) && !strstr(cell, "PyTorch kernels"))
+						problem(pb, "index.md: %s: its own CUDA kernels do the GPU work, the cell "
+							    "says %s", op_str(op, "input"), cell);
+					if (!shown && listed)
 						problem(pb, "index.md: %s lists none of its %s", op_str(op, "input"),
 							k ? "GPU libraries" : "backends");
 				}
@@ -2384,10 +2419,6 @@ static void expect_found(ot_buf *pb, const ot_value *search, const char *query, 
 	}
 }
 
-static long long int_of(const ot_value *v)
-{
-	return v && v->type == OT_V_INT ? v->u.i : -1;
-}
 
 static void test_browser(const site *s)
 {
@@ -2584,8 +2615,8 @@ START_TEST(fixture_source_checkers_fail)
 		{") — `", ") — `no_such_symbol_here`, not `", "another symbol than the line holds"},
 		{".py:", ".py:1", "a link text naming another place than its URL"},
 		{"\n```cpp\n", "\n```python\n", "a wrong fence language"},
-		{"| `lstm_cudnn` (", "| `not_this_one` (", "a wrong Summary symbol"},
-		{"(`cudnnRNNForward`)", "(`not_this_one`)", "a wrong symbol in a GPU note"},
+		{"| `lstm_cudnn` |", "| `not_this_one` |", "a wrong Summary symbol"},
+		{"is `cudnnRNNForward` at [", "is `not_this_one` at [", "a wrong symbol in a GPU note"},
 		{"`use_cudnn_rnn(_input)` at [", "`not_this_one(_input)` at [", "a wrong selection symbol"},
 		{"(torch/nn/modules/rnn.py:", "(torch/nn/modules/rnn.py:1", "a wrong overview line"},
 	};

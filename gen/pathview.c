@@ -1,0 +1,130 @@
+/*
+ * pathview.c — the page's view of a trace: main, backward, decomposition
+ * or another path, and for another path the condition it runs under.
+ */
+#include "pathview.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+#include "common.h"
+
+static const char *const group_titles[OT_OTHER_COUNT] = {
+	[OT_OTHER_ARGS] = "Argument, shape and dtype conditions",
+	[OT_OTHER_OVERLOAD] = "Other overloads",
+	[OT_OTHER_SPARSE] = "Sparse tensors",
+	[OT_OTHER_NESTED] = "Nested tensors",
+	[OT_OTHER_QUANTIZED] = "Quantized tensors",
+	[OT_OTHER_MKLDNN] = "oneDNN (mkldnn) tensors",
+	[OT_OTHER_MPS] = "MPS (Apple GPUs)",
+	[OT_OTHER_XPU] = "XPU",
+	[OT_OTHER_ROCM] = "ROCm (HIP, MIOpen)",
+	[OT_OTHER_BACKEND] = "Other dispatch keys",
+	[OT_OTHER_BUILD] = "Another build",
+	[OT_OTHER_ERROR] = "Errors and validation",
+	[OT_OTHER_UNCONDITIONED] = "Reached off the main paths",
+};
+
+const char *ot_other_group_title(ot_other_group g)
+{
+	return g < OT_OTHER_COUNT ? group_titles[g] : "";
+}
+
+bool ot_step_is_derivative(const ot_step *s)
+{
+	return s->layer == OT_LAYER_BACKWARD && s->found && s->file &&
+	       !strcmp(s->file, OT_REGISTRY_DERIV_PATH);
+}
+
+static bool has(const char *text, const char *needle)
+{
+	return text && strcasestr(text, needle);
+}
+
+/* A dispatch key or stub backend that a dense CPU or CUDA tensor can take. */
+static bool dense_backend(const char *b)
+{
+	return !*b || !strncmp(b, "CPU", 3) || !strcmp(b, "CUDA") || ot_starts_with(b, "Composite") ||
+	       !strcmp(b, "Autograd") || !strcmp(b, "Default");
+}
+
+/* The group a step names by itself: its backend, file or condition. */
+static int own_group(const ot_step *s)
+{
+	const char *b = s->backend ? s->backend : "", *f = s->file, *w = s->when;
+	if (has(b, "Sparse") || has(f, "/sparse/") || has(w, "sparse"))
+		return OT_OTHER_SPARSE;
+	if (has(b, "Nested") || has(f, "/nested/") || has(w, "nested"))
+		return OT_OTHER_NESTED;
+	if (has(b, "Quantized") || has(f, "/quantized/") || has(w, "quantized"))
+		return OT_OTHER_QUANTIZED;
+	if (has(b, "Mkldnn") || has(w, "is_mkldnn"))
+		return OT_OTHER_MKLDNN;
+	if (!strcmp(b, "MPS") || has(f, "/mps/") || (f && ot_ends_with(f, ".mm")) || has(w, "is_mps") ||
+	    (w && strstr(w, "kMPS")))
+		return OT_OTHER_MPS;
+	if (has(b, "XPU") || has(f, "/xpu/") || has(w, "is_xpu") || (w && strstr(w, "kXPU")))
+		return OT_OTHER_XPU;
+	if (has(b, "HIP") || has(f, "/hip/") || has(f, "/miopen/") || has(w, "rocm") || has(w, "miopen") ||
+	    (w && (strstr(w, "HIP") || strstr(w, "is_hip"))))
+		return OT_OTHER_ROCM;
+	if (!dense_backend(b))
+		return OT_OTHER_BACKEND;
+	if (w && (w[0] == '#' || strstr(w, "defined(") || strstr(w, "_ENABLED") || strstr(w, "build")))
+		return OT_OTHER_BUILD;
+	if (w && ot_starts_with(w, "called as"))
+		return OT_OTHER_OVERLOAD;
+	if (has(s->note, "validation") || has(s->symbol, "throw_error") || has(s->symbol, "TORCH_CHECK") ||
+	    has(s->note, "raises"))
+		return OT_OTHER_ERROR;
+	return -1;
+}
+
+void ot_pathview_build(ot_pathview *v, const ot_trace *tr)
+{
+	size_t n = tr->steps.len;
+	v->n = n;
+	v->part = ot_calloc(n + 1, 1);
+	v->group = ot_calloc(n + 1, 1);
+	v->derivative = ot_calloc(n + 1, sizeof(int));
+	/* a parent comes before its children in the steps (each walk appends
+	 * below what it reached); a step whose parent does not is a root here */
+	for (size_t i = 0; i < n; i++) {
+		const ot_step *s = &tr->steps.items[i];
+		int p = s->parent >= 0 && (size_t)s->parent < i ? s->parent : -1;
+		int g;
+		v->derivative[i] = ot_step_is_derivative(s) ? (int)i
+				   : p >= 0 && v->part[p] == OT_PART_BACKWARD ? v->derivative[p]
+				   : p >= 0 && tr->steps.items[p].layer == OT_LAYER_BACKWARD ? p
+										     : -1;
+		if (s->layer == OT_LAYER_DECOMPOSITION) {
+			v->part[i] = OT_PART_DECOMPOSITION;
+			continue;
+		}
+		if (s->main && (s->layer == OT_LAYER_BACKWARD || v->derivative[i] >= 0 ||
+				(p >= 0 && v->part[p] == OT_PART_BACKWARD))) {
+			v->part[i] = OT_PART_BACKWARD;
+			continue;
+		}
+		if (s->main && (p < 0 || v->part[p] == OT_PART_MAIN)) {
+			v->part[i] = OT_PART_MAIN;
+			continue;
+		}
+		v->part[i] = OT_PART_OTHER;
+		g = own_group(s);
+		if (g < 0 && p >= 0 && v->part[p] == OT_PART_OTHER)
+			g = v->group[p]; /* below a side step: its condition */
+		if (g < 0)
+			g = s->when ? OT_OTHER_ARGS : OT_OTHER_UNCONDITIONED;
+		v->group[i] = (uint8_t)g;
+	}
+}
+
+void ot_pathview_free(ot_pathview *v)
+{
+	free(v->part);
+	free(v->group);
+	free(v->derivative);
+	memset(v, 0, sizeof(*v));
+}
