@@ -44,6 +44,18 @@ void ot_buf_truncate(ot_buf *buf, size_t len)
 	buf->ptr[len] = '\0';
 }
 
+void ot_buf_shrink(ot_buf *buf)
+{
+	char *p;
+	if (!buf->asize || buf->asize <= buf->size + 1)
+		return;
+	p = realloc(buf->ptr, buf->size + 1);
+	if (p) {
+		buf->ptr = p;
+		buf->asize = buf->size + 1;
+	}
+}
+
 void ot_buf_put(ot_buf *buf, const char *data, size_t len)
 {
 	if (!len)

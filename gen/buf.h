@@ -30,6 +30,9 @@ void ot_buf_clear(ot_buf *buf);
 /** Truncate to `len` bytes (no-op when already shorter). */
 void ot_buf_truncate(ot_buf *buf, size_t len);
 
+/** Give back the bytes allocated past the contents (a buffer kept long). */
+void ot_buf_shrink(ot_buf *buf);
+
 void ot_buf_put(ot_buf *buf, const char *data, size_t len);
 void ot_buf_puts(ot_buf *buf, const char *s);
 void ot_buf_putc(ot_buf *buf, char c);

@@ -833,7 +833,8 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 		if (q && colon) {
 			ot_ty a = expr_type(x, ot_arena_strndup(x->a, e + q + 1, colon - q - 1));
 			ot_ty b = expr_type(x, ot_arena_strndup(x->a, e + colon + 1, n - colon - 1));
-			return a == b ? a : OT_TY_UNKNOWN;
+			/* both arms have one type: an unknown one takes the other's */
+			return a == b || b == OT_TY_UNKNOWN ? a : a == OT_TY_UNKNOWN ? b : OT_TY_UNKNOWN;
 		}
 	}
 	if (e[n - 1] == ')' || e[n - 1] == ']') {
@@ -1484,7 +1485,9 @@ static const char *fpath(const ot_callkinds *ck, uint32_t file)
 static bool ns_encloses(const char *outer, const char *inner)
 {
 	size_t n = strlen(outer);
-	return !strncmp(outer, inner, n) && (inner[n] == '\0' || (inner[n] == ':' && n > 0));
+	if (!n)
+		return true; /* the global namespace */
+	return !strncmp(outer, inner, n) && (inner[n] == '\0' || inner[n] == ':');
 }
 
 /* `ns` without its "::(anonymous)" parts: where its names are seen from

@@ -212,6 +212,7 @@ static void trace_one(size_t i, void *payload)
 	if (r->json) {
 		ot_tracejson_select(&r->entries[i], r->h->reg, &r->traces[i]->aten);
 		ot_tracejson_op(&r->json[i], r->traces[i], &r->entries[i]);
+		ot_buf_shrink(&r->json[i]); /* kept until trace.json is written */
 	}
 }
 
