@@ -919,7 +919,8 @@ static ot_value *backward_data(const ot_pages *p, const ot_trace *tr, const ot_p
 			/* a note about an entry of the op with no formula: when
 			 * formulas carry the gradient, only the composite's "the
 			 * ops it is built from" that leads to them */
-			if (s->depth || (any_derivative && !ot_starts_with(s->note, "no derivatives.yaml entry")))
+			if (s->depth || (any_derivative && !(ot_starts_with(s->note, "no derivatives.yaml entry") &&
+							     strstr(s->note, "CompositeImplicitAutograd"))))
 				continue;
 		}
 		m = ot_v_map(a);

@@ -138,6 +138,18 @@ static long formula_node(struct tb_ctx *c, const ot_reg_deriv *dv, const char *o
 	return at;
 }
 
+/* The dispatch key of an entry's formulas when none is a dense tensor's
+ * (no top-level formula and no Default block), else NULL. */
+static const char *dense_less(const ot_reg_deriv *dv)
+{
+	if (dv->nformulas || !dv->ndispatch)
+		return NULL;
+	for (size_t k = 0; k < dv->ndispatch; k++)
+		if (!strcmp(dv->dispatch[k].key, "Default"))
+			return NULL;
+	return dv->dispatch[0].key;
+}
+
 void tb_backward(struct tb_ctx *c, uint32_t entry, const ot_reg_func *f, const ot_reg_func *eff,
 		 int depth)
 {
@@ -163,9 +175,22 @@ void tb_backward(struct tb_ctx *c, uint32_t entry, const ot_reg_func *f, const o
 		node = formula_node(c, ans.formula, op, ans.note, depth);
 	else
 		node = deriv_node(c, ans.file, ans.line, ans.symbol, ans.note, op, depth, NULL);
-	if (node >= 0)
-		tb_edge(c, &(ot_edge){.kind = OT_EDGE_DERIVATIVE, .from = entry, .to = (uint32_t)node,
-				      .exact = true, .reach = {OT_REACH_YES, OT_REACH_YES}});
+	if (node >= 0) {
+		ot_edge e = tb_always(OT_EDGE_DERIVATIVE, entry, (uint32_t)node);
+		const char *only = ans.formula ? dense_less(ans.formula) : NULL;
+		if (ans.formula && !only && ot_reg_func_composite_implicit(eff))
+			only = "the other dispatch keys' (a dense tensor runs the CompositeImplicitAutograd "
+			       "kernel, differentiated through the ops it calls)";
+		if (only) {
+			/* formulas for other tensors only (matmul: its NestedTensor
+			 * kernels): a dense tensor's gradient comes from the ops the
+			 * entry is built from */
+			const char *why = ot_arena_printf(c->a, "formulas for %s only", only);
+			tb_never(&e, OT_DEV_CPU, OT_WHEN_KEY, why);
+			tb_never(&e, OT_DEV_CUDA, OT_WHEN_KEY, why);
+		}
+		tb_edge(c, &e);
+	}
 	c->in_backward = was;
 }
 
