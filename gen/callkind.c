@@ -1047,6 +1047,7 @@ static bool operands(const char *c, size_t lo, size_t hi, size_t at, size_t ople
 
 enum cat {
 	C_UNKNOWN, C_TENSOR, C_TLIST, C_INT, C_FLOAT, C_BOOL, C_LIST, C_DIMNAME,
+	C_SCALAR,     /* a Scalar: Scalar(...), a Scalar variable; takes numbers too */
 	C_SCALARTYPE, /* kFloat, ScalarType::Long, a ScalarType variable */
 	C_OPTIONS,    /* TensorOptions: C++'s packing of dtype, layout, device, pin_memory */
 	C_DEVICE,     /* kCUDA, Device(...), t.device() */
@@ -1072,7 +1073,7 @@ static enum cat schema_cat(const char *type)
 	if (ot_starts_with(type, "Dimname"))
 		return C_DIMNAME;
 	if (!strcmp(type, "Scalar") || !strcmp(type, "Scalar?"))
-		return C_FLOAT; /* takes ints and floats alike */
+		return C_SCALAR;
 	if (!strcmp(type, "ScalarType") || !strcmp(type, "ScalarType?"))
 		return C_SCALARTYPE;
 	if (!strcmp(type, "Device") || !strcmp(type, "Device?"))
@@ -1111,6 +1112,9 @@ static enum cat call_cat(const char *a)
 		return C_SCALARTYPE;
 	if ((!strncmp(name, "device(", 7) && a[open + 1] == ')') || !strncmp(name, "Device(", 7))
 		return C_DEVICE;
+	if (name == a + (ot_starts_with(a, "c10::") || ot_starts_with(a, "at::") ? strcspn(a, ":") + 2 : 0) &&
+	    !strncmp(name, "Scalar(", 7))
+		return C_SCALAR; /* Scalar(x), c10::Scalar(x) */
 	return C_UNKNOWN;
 }
 
@@ -1199,8 +1203,10 @@ static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 		if (!strcmp(t, "int64_t") || !strcmp(t, "int") || !strcmp(t, "SymInt") ||
 		    !strcmp(t, "size_t"))
 			return C_INT;
-		if (!strcmp(t, "double") || !strcmp(t, "float") || !strcmp(t, "Scalar"))
+		if (!strcmp(t, "double") || !strcmp(t, "float"))
 			return C_FLOAT;
+		if (!strcmp(t, "Scalar"))
+			return C_SCALAR;
 		if (!strcmp(t, "bool"))
 			return C_BOOL;
 		if (strstr(t, "IntArrayRef") || strstr(t, "SymIntArrayRef") || strstr(t, "vector<int64_t>") ||
@@ -1251,9 +1257,10 @@ static int cat_score(enum cat a, enum cat s)
 {
 	if (a == C_UNKNOWN)
 		return 0;
-	if (a == s)
+	if (a == s || (a == C_FLOAT && s == C_SCALAR))
 		return 2;
-	if ((a == C_INT && (s == C_FLOAT || s == C_BOOL)) || (a == C_BOOL && s == C_INT) ||
+	if (((a == C_INT || a == C_BOOL) && s == C_SCALAR) || (a == C_INT && (s == C_FLOAT || s == C_BOOL)) ||
+	    (a == C_BOOL && s == C_INT) ||
 	    (a == C_LIST && s == C_INT) /* {d} for int[1] */ ||
 	    (a == C_INT && s == C_LIST) /* an int is an IntArrayRef of one */)
 		return 1;
@@ -1587,8 +1594,10 @@ static enum cat param_cat(const char *type)
 	normalize_type(t, sizeof(t), type);
 	if (!strcmp(t, "int64_t") || !strcmp(t, "int") || !strcmp(t, "SymInt") || !strcmp(t, "size_t"))
 		return C_INT;
-	if (!strcmp(t, "double") || !strcmp(t, "float") || !strcmp(t, "Scalar"))
+	if (!strcmp(t, "double") || !strcmp(t, "float"))
 		return C_FLOAT;
+	if (!strcmp(t, "Scalar"))
+		return C_SCALAR;
 	if (!strcmp(t, "bool"))
 		return C_BOOL;
 	if (strstr(t, "IntArrayRef") || strstr(t, "DimVector"))
@@ -2044,7 +2053,8 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 			for (size_t k = 0; k < out->nargs; k++) {
 				enum cat a = arg_cat(&x, out->args[k]);
 				tensor_arg = tensor_arg || a == C_TENSOR || a == C_TLIST;
-				scalar_args = scalar_args && (a == C_INT || a == C_FLOAT || a == C_BOOL || a == C_OTHER);
+				scalar_args = scalar_args && (a == C_INT || a == C_FLOAT || a == C_BOOL || a == C_SCALAR ||
+							      a == C_OTHER);
 			}
 			if (scalar_args && !tensor_arg)
 				return;

@@ -895,7 +895,7 @@ static ot_value *formula_lines(ot_arena *a, const ot_reg_deriv *dv)
 	return fl;
 }
 
-#define BACKWARD_RUNS_MAX 12
+#define BACKWARD_RUNS_MAX 8
 
 /*
  * The Backward section: each derivatives.yaml entry that carries the
@@ -970,7 +970,7 @@ static ot_value *backward_data(const ot_pages *p, const ot_trace *tr, const ot_p
 	return list;
 }
 
-#define OTHER_LINES_MAX 20
+#define OTHER_LINES_MAX 6
 
 /*
  * "Other paths": every found step off the main paths, grouped by the
@@ -1324,7 +1324,7 @@ static ot_value *tests_data(const ot_pages *p, const ot_testfacts *tf, ot_arena 
 }
 
 /* Conditional main-path steps listed per layer, one line each. */
-#define LAYER_LINES_MAX 25
+#define LAYER_LINES_MAX 8
 
 static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const char *diagram_file)
 {

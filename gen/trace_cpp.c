@@ -888,6 +888,14 @@ static char type_kind(const char *t, bool schema)
 			return 'A';
 		if (ot_starts_with(t, "Scalar") && !ot_starts_with(t, "ScalarType"))
 			return 'S';
+		if (ot_starts_with(t, "ScalarType"))
+			return 'Y';
+		if (ot_starts_with(t, "int") || ot_starts_with(t, "SymInt"))
+			return 'I';
+		if (ot_starts_with(t, "bool"))
+			return 'B';
+		if (ot_starts_with(t, "float"))
+			return 'F';
 		return '?';
 	}
 	if (strstr(t, "Dimname"))
@@ -901,6 +909,14 @@ static char type_kind(const char *t, bool schema)
 		return 'A';
 	if (strstr(t, "Scalar") && !strstr(t, "ScalarType"))
 		return 'S';
+	if (strstr(t, "ScalarType"))
+		return 'Y';
+	if (strstr(t, "int64_t") || strstr(t, "SymInt") || !strcmp(t, "int") || ot_starts_with(t, "int "))
+		return 'I';
+	if (strstr(t, "bool"))
+		return 'B';
+	if (strstr(t, "double"))
+		return 'F';
 	return '?';
 }
 
