@@ -961,11 +961,26 @@ static void diff_moved(struct cmp *c, const ot_tj_op *o, const ot_tj_op *n)
 
 #define UFUNC_LIB "generated ufunc kernel"
 
-/* The library a step of the op's own trace says does GPU work, or NULL. */
-static const char *step_lib(ot_arena *a, const ot_step *s)
+/* Is step i on the op's forward CUDA main path (a schema-3 trace marks it;
+ * below a backward step is the backward's)? */
+static bool cuda_main(const ot_tj_op *op, size_t i)
 {
+	if (!(op->steps[i].main & OT_MAIN_CUDA))
+		return false;
+	for (int k = (int)i; k >= 0 && (size_t)k < op->nsteps; k = op->steps[k].parent)
+		if (op->steps[k].layer == OT_LAYER_BACKWARD)
+			return false;
+	return true;
+}
+
+/* The library step i of the op's trace says does GPU work, or NULL: a step
+ * of the CUDA main path, or of the op's own trace for a file without main
+ * marks (schema 2). */
+static const char *step_lib(ot_arena *a, const ot_tj_op *op, size_t i, bool marked)
+{
+	const ot_step *s = &op->steps[i];
 	const char *colon;
-	if (!s->found || s->depth != 0)
+	if (!s->found || (marked ? !cuda_main(op, i) : s->depth != 0))
 		return NULL;
 	if (strstr(s->file, "/cudnn/"))
 		return "cuDNN";
@@ -985,8 +1000,11 @@ static bool is_generic_kernel(const char *lib)
 static ot_map *gpu_libs(ot_arena *a, const ot_tj_op *op, const struct side *sd, const ot_strvec *ovs)
 {
 	ot_map *m = ot_map_new();
+	bool marked = false;
+	for (size_t i = 0; i < op->nsteps && !marked; i++)
+		marked = op->steps[i].main != 0;
 	for (size_t i = 0; i < op->nsteps; i++) {
-		const char *lib = step_lib(a, &op->steps[i]);
+		const char *lib = step_lib(a, op, i, marked);
 		/* UFUNC_LIB comes from the registry only: its value is an entry */
 		if (lib && strcmp(lib, UFUNC_LIB) != 0 && !ot_map_get(m, lib))
 			ot_map_put(m, lib, (void *)&op->steps[i]);
