@@ -1436,6 +1436,18 @@ static const char *library_of(const char *q, const char *n, const char *const *a
 		return "LAPACK/BLAS";
 	if (!*q)
 		return NULL;
+	{
+		/* a library's type built in place (ideep::attr_t(), ideep::tensor(...),
+		 * dnnl::memory::desc(...)): no call into it */
+		static const char *const types[] = {"tensor", "desc", "dims", "memory", "engine", "stream",
+						    "post_ops", "primitive_attr", "scale_t", "attr_t"};
+		size_t nl = strlen(n);
+		if (nl > 2 && !strcmp(n + nl - 2, "_t"))
+			return NULL;
+		for (size_t i = 0; i < OT_ARRAY_LEN(types); i++)
+			if (!strcmp(n, types[i]))
+				return NULL;
+	}
 	if (strstr(q, "cuda::blas"))
 		return "cuBLAS";
 	if (strstr(q, "cuda::solver"))
