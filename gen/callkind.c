@@ -558,6 +558,8 @@ static void scan_decls(struct decls *out, ot_arena *a, const char *c, const ot_i
 				int depth = 0;
 				while (j > lo) {
 					char ch = c[j - 1];
+					if (ch == '}' && !depth)
+						break; /* the end of the block before the statement */
 					if (ch == ')' || ch == ']' || ch == '}' || ch == '>')
 						depth++;
 					else if (ch == '(' || ch == '[' || ch == '{' || ch == '<') {
@@ -777,6 +779,85 @@ static ot_ty name_type(struct ck_ctx *x, const char *name)
 	}
 }
 
+/* Is there a binary operator at offset i of e (n long): an arithmetic one
+ * or a comparison after an operand, at the top level? *len is its length;
+ * *logical is set for && and ||. A < or > counts only with a blank on each
+ * side (a template's brackets have none). */
+static bool binary_at(const char *e, size_t n, size_t i, size_t *len, bool *logical)
+{
+	char ch = e[i], nx = i + 1 < n ? e[i + 1] : '\0';
+	size_t p = i;
+	*logical = false;
+	*len = 1;
+	while (p && isspace((unsigned char)e[p - 1]))
+		p--;
+	if (!p || !(ot_is_ident_char(e[p - 1]) || e[p - 1] == ')' || e[p - 1] == ']'))
+		return false; /* unary, or part of an operator already read */
+	if ((ch == '&' && nx == '&') || (ch == '|' && nx == '|')) {
+		*logical = true;
+		*len = 2;
+		return true;
+	}
+	if ((ch == '=' || ch == '!' || ch == '<' || ch == '>') && nx == '=') {
+		*len = 2;
+		return true;
+	}
+	if (ch == '<' || ch == '>')
+		return p < i && i + 1 < n && isspace((unsigned char)nx) && nx != ch;
+	if (ch == '-' && nx == '>')
+		return false;
+	if ((ch == '+' || ch == '-') && nx == ch)
+		return false;
+	return (ch == '+' || ch == '-' || ch == '*' || ch == '/' || ch == '%') && nx != '=';
+}
+
+/* An expression of binary operators (a * b + c, x <= y): a Tensor when
+ * an operand is one (TensorOperators.h), a bool or number when every
+ * operand is something else; && and || give a bool. False when `e` is not
+ * such an expression. */
+static bool binary_type(struct ck_ctx *x, const char *e, size_t n, ot_ty *out)
+{
+	size_t starts[16], ends[16], nterms = 0, s = 0, len;
+	int level = 0;
+	bool logical, any_unknown = false;
+	for (size_t i = 0; i < n; i++) {
+		char ch = e[i];
+		if (ch == '(' || ch == '[' || ch == '{')
+			level++;
+		else if (ch == ')' || ch == ']' || ch == '}')
+			level--;
+		else if (!level && strchr("+-*/%=!<>&|", ch) && binary_at(e, n, i, &len, &logical)) {
+			if (logical) {
+				*out = OT_TY_OTHER;
+				return true;
+			}
+			if (nterms == OT_ARRAY_LEN(starts) - 1)
+				return false;
+			starts[nterms] = s;
+			ends[nterms++] = i;
+			s = i + len;
+			i += len - 1;
+		} else if (!level && (ch == '=' || ch == ',' || ch == ';')) {
+			return false; /* an assignment or a list: not one value */
+		}
+	}
+	if (!nterms)
+		return false;
+	starts[nterms] = s;
+	ends[nterms++] = n;
+	for (size_t k = 0; k < nterms; k++) {
+		ot_ty t = expr_type(x, ot_arena_strndup(x->a, e + starts[k], ends[k] - starts[k]));
+		if (t == OT_TY_TENSOR) {
+			*out = OT_TY_TENSOR;
+			return true;
+		}
+		if (t == OT_TY_UNKNOWN || t == OT_TY_AUTO || t == OT_TY_TENSOR_PTR)
+			any_unknown = true;
+	}
+	*out = any_unknown ? OT_TY_UNKNOWN : OT_TY_OTHER;
+	return true;
+}
+
 /* The type of the expression `e` as written. */
 /* A TensorIterator method that gives one of its operands. */
 static bool iter_tensor_method(const char *m)
@@ -800,20 +881,11 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 	}
 	if (!n || x->depth > 6)
 		return OT_TY_UNKNOWN;
+	if (isdigit((unsigned char)e[0]) || (e[0] == '.' && n > 1 && isdigit((unsigned char)e[1])))
+		return OT_TY_OTHER; /* a number */
 	if (ot_starts_with(e, "std::move(") && e[n - 1] == ')') {
 		char *in = ot_arena_strndup(x->a, e + 10, n - 11);
 		return expr_type(x, in);
-	}
-	if (e[0] == '*' || e[0] == '&') {
-		ot_ty t = expr_type(x, ot_arena_strndup(x->a, e + 1, n - 1));
-		if (e[0] == '&')
-			return t == OT_TY_TENSOR ? OT_TY_TENSOR_PTR : OT_TY_UNKNOWN;
-		return t == OT_TY_TENSOR_PTR ? OT_TY_TENSOR : t == OT_TY_UNKNOWN ? OT_TY_UNKNOWN : OT_TY_OTHER;
-	}
-	if (e[0] == '(') {
-		size_t m = match_bracket(e, 0, n, 0);
-		if (m == n - 1)
-			return expr_type(x, ot_arena_strndup(x->a, e + 1, n - 2));
 	}
 	{
 		/* cond ? a : b: the type both arms have */
@@ -836,6 +908,22 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 			/* both arms have one type: an unknown one takes the other's */
 			return a == b || b == OT_TY_UNKNOWN ? a : a == OT_TY_UNKNOWN ? b : OT_TY_UNKNOWN;
 		}
+	}
+	{
+		ot_ty t;
+		if (binary_type(x, e, n, &t))
+			return t;
+	}
+	if (e[0] == '*' || e[0] == '&') {
+		ot_ty t = expr_type(x, ot_arena_strndup(x->a, e + 1, n - 1));
+		if (e[0] == '&')
+			return t == OT_TY_TENSOR ? OT_TY_TENSOR_PTR : OT_TY_UNKNOWN;
+		return t == OT_TY_TENSOR_PTR ? OT_TY_TENSOR : t == OT_TY_UNKNOWN ? OT_TY_UNKNOWN : OT_TY_OTHER;
+	}
+	if (e[0] == '(') {
+		size_t m = match_bracket(e, 0, n, 0);
+		if (m == n - 1)
+			return expr_type(x, ot_arena_strndup(x->a, e + 1, n - 2));
 	}
 	if (e[n - 1] == ')' || e[n - 1] == ']') {
 		size_t open = match_bracket(e, 0, n, n - 1);
@@ -1319,9 +1407,25 @@ static const ot_reg_func *fit_overload(struct ck_ctx *x, const char *op, bool ou
 			continue;
 		if (method && !ov[i]->variant_method)
 			continue;
-		for (size_t k = 0; k < s->nargs; k++)
-			if (!s->args[k].def)
-				required = k + 1;
+		if (out_call) {
+			/* C++'s x_out takes the written Tensors first, then the
+			 * others in order: the trailing defaults may be left out */
+			size_t nout = 0, last = 0, k2 = 0;
+			for (size_t k = 0; k < s->nargs; k++) {
+				if (s->args[k].kwarg_only && s->args[k].is_write) {
+					nout++;
+					continue;
+				}
+				k2++;
+				if (!s->args[k].def)
+					last = k2;
+			}
+			required = nout + last;
+		} else {
+			for (size_t k = 0; k < s->nargs; k++)
+				if (!s->args[k].def)
+					required = k + 1;
+		}
 		if (total > s->nargs)
 			continue;
 		if (!out_call) {
@@ -1842,6 +1946,19 @@ static bool is_keyword(const char *w)
 	return false;
 }
 
+/* The comparison `op` says with its operands swapped (Scalar < Tensor is
+ * Tensor > Scalar, as TensorOperators.h writes it), or NULL when `op` is not
+ * a comparison. */
+static const char *mirrored_comparison(const char *op)
+{
+	static const char *const pairs[][2] = {{"eq", "eq"}, {"ne", "ne"}, {"lt", "gt"},
+					       {"gt", "lt"}, {"le", "ge"}, {"ge", "le"}};
+	for (size_t i = 0; i < OT_ARRAY_LEN(pairs); i++)
+		if (!strcmp(op, pairs[i][0]))
+			return pairs[i][1];
+	return NULL;
+}
+
 /* A binary operator (OT_CALL_OPERATOR): the aten op its name says when an
  * operand is a Tensor (the receiver, for a compound assignment), by
  * TensorOperators.h; else not a call. */
@@ -1850,7 +1967,8 @@ static void operator_kind(struct ck_ctx *x, ot_callkind *out, const ot_ix_call *
 {
 	const struct name_info *ni = ot_map_get(x->ck->names, c->name);
 	bool compound = ot_ends_with(c->name, "_");
-	size_t ls, le, rs, re, oplen = compound ? 2 : 1;
+	size_t ls, le, rs, re, oplen = c->off + 1 < hi && code[c->off + 1] == '=' ? 2 : 1;
+	const char *mirror;
 	const char *l, *r;
 	ot_ty lt, rt;
 	out->kind = OT_CK_NONE;
@@ -1867,7 +1985,14 @@ static void operator_kind(struct ck_ctx *x, ot_callkind *out, const ot_ix_call *
 		return;
 	out->kind = OT_CK_OP;
 	out->op = ni->op;
-	if (!compound && lt != OT_TY_TENSOR && (!strcmp(ni->op, "sub") || !strcmp(ni->op, "div"))) {
+	mirror = mirrored_comparison(ni->op);
+	if (mirror && lt == OT_TY_OTHER) {
+		/* Scalar <= Tensor: the Tensor's ge with the Scalar */
+		const char *t = l;
+		out->op = mirror;
+		l = r;
+		r = t;
+	} else if (!compound && lt == OT_TY_OTHER && (!strcmp(ni->op, "sub") || !strcmp(ni->op, "div"))) {
 		/* Scalar - Tensor, Scalar / Tensor: TensorOperators.h fills a new
 		 * tensor with the scalar and subtracts or divides in place */
 		out->op = !strcmp(ni->op, "sub") ? "sub_" : "div_";

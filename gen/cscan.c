@@ -1543,7 +1543,7 @@ static pthread_once_t walk_class_once = PTHREAD_ONCE_INIT;
 static void init_walk_class(void)
 {
 	for (int ch = 0; ch < 256; ch++)
-		walk_class[ch] = ot_is_ident_char(ch) || strchr("(){};:#?,+-*/", ch);
+		walk_class[ch] = ot_is_ident_char(ch) || strchr("(){};:#?,+-*/=!<>", ch);
 	walk_class[0] = false;
 }
 
@@ -1557,6 +1557,30 @@ static bool ends_argument(const char *c, size_t len, size_t i)
 	return i < len && (c[i] == ',' || c[i] == ')');
 }
 
+/* The operator `len` long at offset `i` of a body, when an operand stands
+ * before it (a name, a call, an index) and one after: an OT_CALL_OPERATOR
+ * named `name` (the aten op it would be), for the classifier to judge by
+ * the operands' types. */
+static void record_operator(struct walker *w, size_t i, size_t len, const char *name)
+{
+	const char *c = w->code;
+	size_t p = i, n = next_code(c, w->len, i + len);
+	ot_ix_call call = {0};
+	while (p > 0 && (c[p - 1] == ' ' || c[p - 1] == '\t' || c[p - 1] == '\n' || c[p - 1] == '\r'))
+		p--;
+	if (p == 0 || !(ot_is_ident_char(c[p - 1]) || c[p - 1] == ')' || c[p - 1] == ']') || n >= w->len ||
+	    !(ot_is_ident_char(c[n]) || c[n] == '(' || c[n] == '-' || c[n] == '*' || c[n] == '!'))
+		return;
+	call.name = name;
+	call.qual = "";
+	call.line = line_of(w, i);
+	call.off = (uint32_t)i;
+	call.pp = w->arm;
+	call.guard = cur_guard(w);
+	call.kind = OT_CALL_OPERATOR;
+	ot_vec_push(&w->calls, call);
+}
+
 /* A binary + - * / (or += -= *= /=) at offset `i` of a body: recorded as
  * an OT_CALL_OPERATOR for the classifier to judge by its operands' types.
  * Returns the offset of the operator's last character. */
@@ -1566,28 +1590,35 @@ static size_t body_operator(struct walker *w, size_t i)
 	static const char *const inplace[] = {"add_", "sub_", "mul_", "div_"};
 	const char *c = w->code;
 	char ch = c[i], nx = i + 1 < w->len ? c[i + 1] : '\0';
-	size_t p = i, n;
 	int which = ch == '+' ? 0 : ch == '-' ? 1 : ch == '*' ? 2 : 3;
 	bool compound = nx == '=';
-	ot_ix_call call = {0};
 	if ((ch == '-' && nx == '>') || (nx == ch && ch != '*' && ch != '/'))
 		return i + 1; /* ->, ++, -- */
-	while (p > 0 && (c[p - 1] == ' ' || c[p - 1] == '\t' || c[p - 1] == '\n' || c[p - 1] == '\r'))
-		p--;
-	n = next_code(c, w->len, i + (compound ? 2 : 1));
-	/* an operand before (a name, a call, an index) and one after */
-	if (p == 0 || !(ot_is_ident_char(c[p - 1]) || c[p - 1] == ')' || c[p - 1] == ']') || n >= w->len ||
-	    !(ot_is_ident_char(c[n]) || c[n] == '(' || c[n] == '-' || c[n] == '*' || c[n] == '!'))
-		return compound ? i + 1 : i;
-	call.name = compound ? inplace[which] : plain[which];
-	call.qual = "";
-	call.line = line_of(w, i);
-	call.off = (uint32_t)i;
-	call.pp = w->arm;
-	call.guard = cur_guard(w);
-	call.kind = OT_CALL_OPERATOR;
-	ot_vec_push(&w->calls, call);
+	record_operator(w, i, compound ? 2 : 1, compound ? inplace[which] : plain[which]);
 	return compound ? i + 1 : i;
+}
+
+/* A comparison at offset `i` of a body (== != <= >=, and < > written with
+ * a blank on each side, which a template's brackets are not): recorded as
+ * an OT_CALL_OPERATOR like the arithmetic ones. Returns the offset of the
+ * operator's last character. */
+static size_t body_comparison(struct walker *w, size_t i)
+{
+	const char *c = w->code;
+	char ch = c[i], nx = i + 1 < w->len ? c[i + 1] : '\0', pv = i ? c[i - 1] : '\0';
+	const char *name = NULL;
+	size_t len = nx == '=' ? 2 : 1;
+	bool doubled = nx == ch && ch != '='; /* <<, >> */
+	if (pv == '=' || pv == '!' || pv == '<' || pv == '>' || doubled || (ch == '>' && pv == '-'))
+		return doubled ? i + 1 : i; /* <<, >>, ->, part of an operator already read */
+	if (nx == '=')
+		name = ch == '=' ? "eq" : ch == '!' ? "ne" : ch == '<' ? "le" : "ge";
+	else if ((ch == '<' || ch == '>') && (pv == ' ' || pv == '\n') && (nx == ' ' || nx == '\n'))
+		name = ch == '<' ? "lt" : "gt";
+	if (!name)
+		return i;
+	record_operator(w, i, len, name);
+	return i + len - 1;
 }
 
 static void walk(struct walker *w)
@@ -1651,6 +1682,13 @@ static void walk(struct walker *w)
 		case '/':
 			if (w->func >= 0)
 				i = body_operator(w, i);
+			break;
+		case '=':
+		case '!':
+		case '<':
+		case '>':
+			if (w->func >= 0)
+				i = body_comparison(w, i);
 			break;
 		case '{':
 			if (decl_scope(w) && (paren > 0 || in_ctor_initializer(c, head_start, i))) {

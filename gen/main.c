@@ -85,7 +85,8 @@ struct opt {
 #define O_DEPTH                                                                           \
 	{"depth", OPT_DEPTH, "N",                                                          \
 	 "composite branches followed (default 3, and 1 for\n"                             \
-	 "the entries --all adds: each has its own page)"}
+	 "the entries --all adds: each has its own page); calls\n"                         \
+	 "every default call makes, 2 more (not with 0))"}
 #define O_TEMPLATES_WK {"templates", OPT_TEMPLATES, "DIR", "where wellknown.yaml is looked up first"}
 #define O_TIMINGS {"verbose", 'v', NULL, "also print timings"}
 #define O_JOBS {"jobs", 'j', "N", "worker threads (default: number of CPUs)"}

@@ -65,9 +65,10 @@ typedef enum {
 	OT_CALL_RETURN, /**< not a call: a `return expr;` of the body itself (not
 			     of a lambda or a loop in it); `qual` is expr, blanks
 			     collapsed ("" for a bare return) */
-	OT_CALL_OPERATOR /**< a binary arithmetic operator (a * b, a -= b), at `off`:
-			      `name` is the aten op it calls when an operand is a
-			      Tensor ("mul", "sub_"); callkind.h decides */
+	OT_CALL_OPERATOR /**< a binary arithmetic operator or a comparison (a * b,
+			      a -= b, a <= b), at `off`: `name` is the aten op it
+			      calls when an operand is a Tensor ("mul", "sub_",
+			      "le"); callkind.h decides */
 } ot_ix_call_kind;
 
 /** ot_ix_call.off of a call whose text is not in its definition's file (a

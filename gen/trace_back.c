@@ -97,7 +97,7 @@ static void formula_helpers(struct tb_ctx *c, const char *formula, const char *o
 				/* the op the formula calls: an entry, expanded to its
 				 * kernels within --depth */
 				if (pick && !ot_callkind_is_metadata(pick->schema.name))
-					hn = tb_entry(c, pick, depth + 1, NULL, true);
+					hn = tb_entry(c, pick, depth + 1, NULL, depth + 1 <= c->max_depth);
 			}
 			if (hn >= 0)
 				tb_edge(c, &(ot_edge){.kind = OT_EDGE_DERIVATIVE, .from = parent, .to = (uint32_t)hn,

@@ -559,7 +559,7 @@ static bool body_op(struct tb_ctx *c, uint32_t node, const struct body_env *be, 
 	tb_binding b;
 	uint32_t en;
 	size_t n;
-	if (depth + 1 > c->max_depth)
+	if (!tb_depth_allows(c, node, v, depth))
 		return false; /* a branch beyond the depth asked for (--depth) */
 	if (!f) {
 		const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, ck->op, &n);

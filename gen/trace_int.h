@@ -50,7 +50,15 @@ struct tb_state {
 	bool backward_done; /* an entry's derivative was added (tb_backward) */
 	bool backward_only; /* an entry only a backward formula (or what it runs)
 			       reaches: its own derivative is a double backward */
+	uint8_t sure;       /* OT_MAIN_*: every default call on that device runs
+			       it, as far as the edges made so far show (the
+			       main root, then edges taken exactly and always) */
 };
+
+/* How much deeper than --depth (when it is not 0) the calls every default
+ * call makes are followed (the main path gets to its kernels; side
+ * branches stop at --depth). */
+#define TB_SURE_EXTRA_DEPTH 2
 
 struct tb_ctx {
 	const ot_tracer *t;
@@ -83,8 +91,18 @@ long tb_lookup(struct tb_ctx *c, uint8_t kind, const void *src, const char *extr
 uint32_t tb_missing(struct tb_ctx *c, ot_layer layer, const char *what, const char *where,
 		    const char *op, int depth);
 
-/* Add an edge (once per from, to, kind and site). */
+/* Add an edge (once per from, to, kind and site); the node it leads to
+ * is sure where its source is and the edge is always taken. */
 void tb_edge(struct tb_ctx *c, const ot_edge *e);
+
+/* Mark the main roots sure on every device, and what the edges made so
+ * far (the Python half) make sure from them. */
+void tb_seed_sure(struct tb_ctx *c);
+
+/* May a call at `depth` + 1 from `node` be followed? Within --depth, or,
+ * up to TB_SURE_EXTRA_DEPTH further (not with --depth 0), when `node` is
+ * sure on a device whose verdict in `v` is an unconditional TRUE. */
+bool tb_depth_allows(struct tb_ctx *c, uint32_t node, const ot_verdict v[OT_DEV_COUNT], int depth);
 
 /* An edge taken on both devices, with no condition. */
 ot_edge tb_always(uint8_t kind, uint32_t from, uint32_t to);
@@ -113,7 +131,8 @@ void tb_queue(struct tb_ctx *c, uint32_t node, const ot_reg_func *f, int depth);
 
 /* The ENTRY node of overload f reached at `depth`, with what the caller
  * passes (NULL: a call with its defaults); queued for expansion when new,
- * within the depth, not well-known and `expand`. */
+ * within the depth (--depth, and TB_SURE_EXTRA_DEPTH more for a call
+ * tb_depth_allows), not well-known and `expand`. */
 uint32_t tb_entry(struct tb_ctx *c, const ot_reg_func *f, int depth, const tb_binding *b,
 		  bool expand);
 

@@ -176,6 +176,21 @@ static void restrict_to_files(struct tb_ctx *c, ot_edge *e)
 											 : "code of another backend");
 }
 
+/* Edge e's target is sure on each device its source is sure on and e is
+ * always taken, exactly resolved. True when that adds to what it was. */
+static bool spread_sure(struct tb_ctx *c, const ot_edge *e)
+{
+	uint8_t bits = 0, before;
+	if (!e->exact || e->from >= c->state.len || e->to >= c->state.len)
+		return false;
+	for (int d = 0; d < OT_DEV_COUNT; d++)
+		if (e->reach[d] == OT_REACH_YES)
+			bits |= OT_MAIN_BIT(d);
+	before = tb_state(c, e->to)->sure;
+	tb_state(c, e->to)->sure |= tb_state(c, e->from)->sure & bits;
+	return tb_state(c, e->to)->sure != before;
+}
+
 void tb_edge(struct tb_ctx *c, const ot_edge *e)
 {
 	char key[200];
@@ -200,6 +215,33 @@ void tb_edge(struct tb_ctx *c, const ot_edge *e)
 	copy.when = e->when ? ot_arena_strdup(c->a, e->when) : NULL;
 	copy.key = e->key ? ot_arena_strdup(c->a, e->key) : NULL;
 	ot_vec_push(&c->tr->edges, copy);
+	spread_sure(c, &copy);
+}
+
+void tb_seed_sure(struct tb_ctx *c)
+{
+	bool changed = true;
+	for (size_t i = 0; i < c->tr->main_roots && i < c->tr->roots.len; i++)
+		tb_state(c, c->tr->roots.items[i])->sure = OT_MAIN_CPU | OT_MAIN_CUDA;
+	/* the Python half's edges, in any order: until nothing changes */
+	for (int pass = 0; changed && pass < 16; pass++) {
+		changed = false;
+		for (size_t i = 0; i < c->tr->edges.len; i++)
+			changed |= spread_sure(c, &c->tr->edges.items[i]);
+	}
+}
+
+bool tb_depth_allows(struct tb_ctx *c, uint32_t node, const ot_verdict v[OT_DEV_COUNT], int depth)
+{
+	uint8_t always = 0;
+	if (depth + 1 <= c->max_depth)
+		return true;
+	if (c->max_depth == 0 || depth + 1 > c->max_depth + TB_SURE_EXTRA_DEPTH)
+		return false; /* --depth 0: the op alone */
+	for (int d = 0; d < OT_DEV_COUNT; d++)
+		if (v[d].value == OT_TRI_TRUE && !v[d].validation)
+			always |= OT_MAIN_BIT(d);
+	return (tb_state(c, node)->sure & always) != 0;
 }
 
 /* The text shown for a verdict: the else of a condition reads "not (x)". */
@@ -366,7 +408,7 @@ uint32_t tb_entry(struct tb_ctx *c, const ot_reg_func *f, int depth, const tb_bi
 	/* a well-known op is the reference's page, unless asked for in full:
 	 * then the op itself (depth 0) is traced. An entry made before by a
 	 * call matched by name only is expanded when a real call reaches it. */
-	if (expand && depth <= c->max_depth && !tb_state(c, (uint32_t)id)->queued &&
+	if (expand && depth <= c->max_depth + TB_SURE_EXTRA_DEPTH && !tb_state(c, (uint32_t)id)->queued &&
 	    ((depth == 0 && c->tr->full) || !tb_wellknown_stop(c, f->schema.name))) {
 		tb_state(c, (uint32_t)id)->queued = true;
 		tb_queue(c, (uint32_t)id, f, depth);
@@ -633,6 +675,7 @@ ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full, int max_
 		goto done;
 	}
 	tr->main_roots = tr->roots.len ? 1 : 0; /* the strategy's entry point */
+	tb_seed_sure(&c);
 	/* the C++ half: every entry reached, in order (the queue grows) */
 	for (size_t i = 0; i < c.queue.len; i++) {
 		struct tb_pending p = c.queue.items[i];

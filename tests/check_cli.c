@@ -691,7 +691,8 @@ END_TEST
 
 /*
  * --depth: branches followed. By default 3 for the ops of a list and 1 for
- * the entries --all adds; --depth N for every op, 0 included.
+ * the entries --all adds; --depth N for every op, 0 included (0 is the op
+ * alone: no call is followed, not even one every default call makes).
  */
 static int deepest_step(const char *json, const char *input)
 {

@@ -109,8 +109,14 @@ def trace_paths(op, ignore_main):
             continue
         if s.get("layer") == "yaml" and s.get("op"):
             (bwd if under_backward[i] else fwd).add(base(s["op"]))
-            # a schema-2 step has no "sure": what is main is claimed outright
-            if not under_backward[i] and (ignore_main or "cpu" in s.get("sure", s.get("main") or [])):
+            # a structured_delegate (a yaml step beneath a yaml step: sub_
+            # computed by sub.out's kernel) is no dispatch of its own, so it
+            # claims nothing the profiler would record; a schema-2 step has
+            # no "sure": what is main is claimed outright
+            p = s.get("parent", -1)
+            delegate = p is not None and 0 <= p < len(steps) and steps[p].get("layer") == "yaml"
+            if not under_backward[i] and not delegate and \
+                    (ignore_main or "cpu" in s.get("sure", s.get("main") or [])):
                 sure.add(base(s["op"]))
         elif s.get("layer") == "backward" and s.get("file") == "tools/autograd/derivatives.yaml":
             for k in ("op", "symbol"):
