@@ -1172,6 +1172,18 @@ static enum cat schema_cat(const char *type)
 /* The category an expression's last call gives, when its name tells:
  * t.scalar_type(), iter.dtype(0) (ScalarType), t.options(),
  * at::device(d).dtype(k) (TensorOptions), t.device(), Device(...). */
+/* Is the method starting at `name` ("dtype(...") a setter TensorOptions
+ * has (each returns a TensorOptions)? */
+static bool options_setter(const char *name)
+{
+	static const char *const setters[] = {"dtype(", "device(", "layout(", "memory_format(",
+					      "pinned_memory(", "requires_grad("};
+	for (size_t i = 0; i < OT_ARRAY_LEN(setters); i++)
+		if (ot_starts_with(name, setters[i]))
+			return true;
+	return false;
+}
+
 static enum cat call_cat(const char *a)
 {
 	size_t n = strlen(a), open;
@@ -1194,6 +1206,21 @@ static enum cat call_cat(const char *a)
 	    ot_starts_with(a, "at::device(") || ot_starts_with(a, "at::dtype(") ||
 	    ot_starts_with(a, "device(") || ot_starts_with(a, "dtype(") || strstr(a, "options()"))
 		return C_OPTIONS;
+	if (name > a + 1 && name[-1] == '.' && a[open + 1] != ')' && options_setter(name)) {
+		/* opts.memory_format(m).pinned_memory(p): a setter of TensorOptions
+		 * gives TensorOptions (with no argument, dtype() is a getter) */
+		size_t rn = (size_t)(name - 1 - a);
+		char recv[256];
+		if (rn < sizeof(recv)) {
+			memcpy(recv, a, rn);
+			recv[rn] = '\0';
+			while (rn && recv[rn - 1] == '_')
+				recv[--rn] = '\0'; /* options_ */
+			if (ot_ends_with(recv, "options") || ot_ends_with(recv, "opts") ||
+			    call_cat(recv) == C_OPTIONS)
+				return C_OPTIONS;
+		}
+	}
 	if (!strncmp(name, "scalar_type(", 12) || !strncmp(name, "dtype(", 6) ||
 	    !strncmp(name, "common_dtype(", 13) || !strncmp(name, "toScalarType(", 13) ||
 	    !strncmp(name, "typeMetaToScalarType(", 21))
@@ -1344,7 +1371,7 @@ static enum cat arithmetic_cat(struct ck_ctx *x, const char *arg)
 static int cat_score(enum cat a, enum cat s)
 {
 	if (a == C_UNKNOWN)
-		return 0;
+		return s == C_DIMNAME ? -1 : 0; /* named-tensor overloads only when a Dimname is seen */
 	if (a == s || (a == C_FLOAT && s == C_SCALAR))
 		return 2;
 	if (((a == C_INT || a == C_BOOL) && s == C_SCALAR) || (a == C_INT && (s == C_FLOAT || s == C_BOOL)) ||

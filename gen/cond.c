@@ -1052,11 +1052,17 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 		return v_unknown();
 	}
 	if (name_is(ch->last, "has_value") && ch->called && ch->first != ch->last) {
+		/* an optional's emptiness: nullopt, {}, or a Tensor? the schema
+		 * defaults to None (passed as an absent Tensor, "undefined") */
 		const char *lit = param_value(c, ch->first->s, ch->first->n);
-		if (lit)
-			return v_truth(!strcmp(lit, "nullopt") || !strcmp(lit, "None") ? OT_TRI_FALSE
-										  : OT_TRI_TRUE);
-		return v_unknown();
+		static const char *const empty[] = {"nullopt", "std::nullopt", "c10::nullopt", "None",
+						    "{}", "undefined"};
+		if (!lit)
+			return v_unknown();
+		for (size_t i = 0; i < OT_ARRAY_LEN(empty); i++)
+			if (!strcmp(lit, empty[i]))
+				return v_truth(OT_TRI_FALSE);
+		return v_truth(OT_TRI_TRUE);
 	}
 	/* settings */
 	if (WORD_IN(s, n, false_settings) || memmem(s, n, "eterministic", 12))

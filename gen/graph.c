@@ -625,10 +625,27 @@ static int lay_out(Agraph_t **graph, const layout_plan *lp, ot_buf *dot, bool *l
 	return 0;
 }
 
-static void close_graph(Agraph_t *graph, bool laid_out)
+/*
+ * Graphviz 2.x's nop2 layout leaves its node list behind: neato_layout
+ * allocates it (scan_graph_mode, from init_nop) while the plugin's Nop flag
+ * is set, and the cleanup gvFreeLayout calls frees it only while that flag
+ * is still set, which nop2 has reset by then. So a placed graph's list is
+ * taken before the cleanup and freed after it. (Graphviz 3 and later keep
+ * no such flag: left to them.)
+ */
+static bool nop2_keeps_node_list(void)
 {
+	return !strncmp(gvcVersion(gvc), "2.", 2);
+}
+
+static void close_graph(Agraph_t *graph, bool laid_out, bool placed)
+{
+	node_t **node_list = NULL;
+	if (laid_out && placed && nop2_keeps_node_list() && agbindrec(graph, "Agraphinfo_t", 0, TRUE))
+		node_list = GD_neato_nlist(graph);
 	if (laid_out)
 		gvFreeLayout(gvc, graph);
+	free(node_list);
 	if (graph)
 		agclose(graph);
 }
@@ -639,7 +656,7 @@ int ot_graph_render(ot_buf *dot, ot_buf *svg, const ot_graph *g)
 	layout_plan lp;
 	char *data = NULL;
 	unsigned int len = 0;
-	bool laid_out = false;
+	bool laid_out = false, placed = false; /* how `graph` was laid out */
 	double width, budget = OT_GRAPH_MAX_WIDTH - 16.0;
 	int error = 0;
 
@@ -666,10 +683,10 @@ int ot_graph_render(ot_buf *dot, ot_buf *svg, const ot_graph *g)
 			budget -= width - OT_GRAPH_MAX_WIDTH + 8.0;
 		ot_graph_place_free(&lp.placed);
 		ot_graph_place(&lp.placed, &in, budget);
-		lp.is_placed = true;
-		close_graph(graph, laid_out);
+		close_graph(graph, laid_out, placed);
 		graph = NULL;
 		laid_out = false;
+		lp.is_placed = placed = true;
 		if ((error = lay_out(&graph, &lp, dot, &laid_out)) < 0)
 			goto done;
 		width = laid_out_width(graph);
@@ -688,7 +705,7 @@ int ot_graph_render(ot_buf *dot, ot_buf *svg, const ot_graph *g)
 done:
 	if (data)
 		gvFreeRenderData(data);
-	close_graph(graph, laid_out);
+	close_graph(graph, laid_out, placed);
 	plan_free(&lp);
 	pthread_mutex_unlock(&lock);
 	return error;

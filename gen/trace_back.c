@@ -51,11 +51,29 @@ static bool constant_args(const char *open)
 	return false;
 }
 
+/* Is the receiver of the method call whose name starts at `b` (after a
+ * '.') an argument of `schema` that is not a Tensor (alpha.conj() conjugates
+ * a Scalar)? */
+static bool non_tensor_receiver(const ot_reg_schema *schema, const char *formula, const char *b)
+{
+	const char *e = b - 1, *r = e;
+	while (r > formula && (isalnum((unsigned char)r[-1]) || r[-1] == '_'))
+		r--;
+	if (r == e || (r > formula && (r[-1] == '.' || r[-1] == ':' || r[-1] == ')')))
+		return false; /* not a plain name */
+	for (size_t i = 0; i < schema->nargs; i++)
+		if (strlen(schema->args[i].name) == (size_t)(e - r) &&
+		    !memcmp(schema->args[i].name, r, (size_t)(e - r)))
+			return !ot_starts_with(schema->args[i].type, "Tensor");
+	return false;
+}
+
 /* Names called in a derivatives.yaml formula that are backward helpers
  * (FunctionsManual.cpp) or ops: a backward op (_softmax_backward_data,
- * grad.bmm(...)) is an entry like any op, followed to its kernels. */
-static void formula_helpers(struct tb_ctx *c, const char *formula, const char *op, int depth,
-			    uint32_t parent, ot_map *seen)
+ * grad.bmm(...)) is an entry like any op, followed to its kernels; a
+ * method of a non-Tensor argument of `schema` is neither. */
+static void formula_helpers(struct tb_ctx *c, const ot_reg_schema *schema, const char *formula,
+			    const char *op, int depth, uint32_t parent, ot_map *seen)
 {
 	const char *s = formula;
 	while (*s) {
@@ -68,7 +86,7 @@ static void formula_helpers(struct tb_ctx *c, const char *formula, const char *o
 			while (isalnum((unsigned char)*s) || *s == '_')
 				s++;
 			if (*s != '(' || qualified || (size_t)(s - b) >= sizeof(name) ||
-			    (!member && constant_args(s)))
+			    (!member && constant_args(s)) || (member && non_tensor_receiver(schema, formula, b)))
 				continue;
 			snprintf(name, sizeof(name), "%.*s", (int)(s - b), b);
 			if (ot_map_get(seen, name))
@@ -127,13 +145,13 @@ static long formula_node(struct tb_ctx *c, const ot_reg_deriv *dv, const char *o
 	seen = ot_map_new();
 	for (size_t i = 0; i < dv->nformulas; i++)
 		if (!dv->formulas[i].forward)
-			formula_helpers(c, dv->formulas[i].formula, op, depth, (uint32_t)at, seen);
+			formula_helpers(c, &dv->schema, dv->formulas[i].formula, op, depth, (uint32_t)at, seen);
 	for (size_t k = 0; k < dv->ndispatch; k++)
 		if (!strcmp(dv->dispatch[k].key, "Default"))
 			for (size_t i = 0; i < dv->dispatch[k].nformulas; i++)
 				if (!dv->dispatch[k].formulas[i].forward)
-					formula_helpers(c, dv->dispatch[k].formulas[i].formula, op, depth,
-							(uint32_t)at, seen);
+					formula_helpers(c, &dv->schema, dv->dispatch[k].formulas[i].formula, op,
+							depth, (uint32_t)at, seen);
 	ot_map_free(seen);
 	return at;
 }
