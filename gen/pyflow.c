@@ -446,8 +446,46 @@ static void read_args(struct reader *r, ot_pycall *pc, size_t open)
 	}
 }
 
+/* The expression before the '.' at `dot`: back over calls, indexes and
+ * dotted names (`x.f(a)[0]` of `x.f(a)[0].g()`), or NULL. */
+static const char *receiver_text(struct reader *r, size_t dot)
+{
+	const char *c = r->c;
+	size_t s = dot;
+	while (s > 0 && (c[s - 1] == ' ' || c[s - 1] == '\t'))
+		s--;
+	for (;;) {
+		if (s > 0 && (c[s - 1] == ')' || c[s - 1] == ']')) {
+			int depth = 0;
+			while (s > 0) {
+				char ch = c[--s];
+				if (ch == ')' || ch == ']')
+					depth++;
+				else if ((ch == '(' || ch == '[') && --depth == 0)
+					break;
+			}
+			if (depth)
+				return NULL;
+			continue;
+		}
+		if (s > 0 && is_name_char(c[s - 1])) {
+			while (s > 0 && is_name_char(c[s - 1]))
+				s--;
+			if (s > 1 && c[s - 1] == '.' &&
+			    (is_name_char(c[s - 2]) || c[s - 2] == ')' || c[s - 2] == ']')) {
+				s--;
+				continue;
+			}
+			break;
+		}
+		break;
+	}
+	return s < dot ? quote(r, s, dot) : NULL;
+}
+
 /* Where ref `ref` (the k-th one with its path on its line) is called: reads
- * its arguments, returns the offset of its name (SIZE_MAX: not found). */
+ * its arguments, returns the offset of its name (SIZE_MAX: not found); a
+ * chained method's receiver too. */
 static size_t locate_call(struct reader *r, ot_pycall *pc, size_t k)
 {
 	const char *c = r->c, *path = pc->ref->path;
@@ -484,6 +522,8 @@ static size_t locate_call(struct reader *r, ot_pycall *pc, size_t k)
 		if (seen++ < k)
 			continue;
 		read_args(r, pc, j);
+		if (path[0] == '.')
+			pc->receiver = receiver_text(r, i);
 		return i;
 	}
 	pc->npos = -1; /* not found: the arguments are not known */

@@ -29,6 +29,9 @@ typedef struct {
 	const char *kwval[OT_PYFLOW_MAX_ARGS];   /**< and their values' text */
 	size_t nkw;
 	bool star_kwargs;       /**< **kwargs passed on */
+	const char *receiver;   /**< a method called on what a call or an index
+				     gave (ref path ".g" of `x.f(a).g(b)`): that
+				     expression's text ("x.f(a)"), else NULL */
 } ot_pycall;
 
 typedef struct {

@@ -60,12 +60,22 @@ static bool is_keyword(const char *s, size_t n)
 	return false;
 }
 
+/* Does the '.' at `dot` follow a call or an index (`f(x).`, `a[0].`)? */
+static bool after_call(const char *c, size_t dot)
+{
+	size_t p = dot;
+	while (p > 0 && (c[p - 1] == ' ' || c[p - 1] == '\t'))
+		p--;
+	return p > 0 && (c[p - 1] == ')' || c[p - 1] == ']');
+}
+
 /*
  * The next dotted name in the code view at or after *off — "a", "a.b.c",
- * "self . x" — that does not continue a word or another name; [*s, *e) is
- * the name, *call tells whether '(' follows. *off moves past it. This runs
- * over every identifier of every Python file, so it is a small hand-written
- * lexer rather than a pattern.
+ * "self . x" — that does not continue a word or another name, or a method
+ * called on what a call or an index gave (".g" of `f(x).g(y)`); [*s, *e)
+ * is the name, *call tells whether '(' follows. *off moves past it. This
+ * runs over every identifier of every Python file, so it is a small
+ * hand-written lexer rather than a pattern.
  */
 static bool next_name(const char *c, size_t len, size_t *off, size_t *s, size_t *e, bool *call)
 {
@@ -74,6 +84,22 @@ static bool next_name(const char *c, size_t len, size_t *off, size_t *s, size_t 
 		char ch = c[i];
 		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_'))
 			continue;
+		if (i > 0 && c[i - 1] == '.' && after_call(c, i - 1)) {
+			/* x.f(...).g(...): g is called on what f gave, recorded as
+			 * ".g" (pyflow.h reads the receiver) */
+			*s = i - 1;
+			while (i < len && ot_is_ident_char(c[i]))
+				i++;
+			*e = i;
+			while (i < len && (c[i] == ' ' || c[i] == '\t'))
+				i++;
+			if (i < len && c[i] == '(') {
+				*call = true;
+				*off = i + 1;
+				return true;
+			}
+			continue;
+		}
 		if (i > 0 && (ot_is_ident_char(c[i - 1]) || c[i - 1] == '.')) {
 			while (i + 1 < len && ot_is_ident_char(c[i + 1]))
 				i++; /* the rest of a word we are in the middle of */

@@ -929,7 +929,8 @@ static bool py_call(struct pyvisit *v, const ot_pycall *call)
 		return f && f->kind == OT_PY_DEF && call_python(v, call, f, NULL, NULL);
 	}
 	if (ndots == 1 && !ot_starts_with(path, "torch.")) {
-		/* a Tensor method: input.softmax(dim) */
+		/* a Tensor method: input.softmax(dim), or one called on what a
+		 * call gave: input.norm(p).clamp_min(eps) */
 		char recv[128];
 		size_t n;
 		const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, last, &n);
@@ -939,8 +940,12 @@ static bool py_call(struct pyvisit *v, const ot_pycall *call)
 			method = method || ov[i]->variant_method;
 		if (!method || ot_callkind_is_selection(last) || ot_callkind_is_metadata(last))
 			return false; /* size(), dim(): answered by the binding itself */
-		snprintf(recv, sizeof(recv), "%.*s", (int)(dot - path), path);
-		t = name_type(v, recv, call->ref->line, 0);
+		if (path == dot && !call->receiver)
+			return false; /* the receiver could not be read */
+		snprintf(recv, sizeof(recv), "%.*s", path == dot ? (int)strlen(call->receiver) : (int)(dot - path),
+			 path == dot ? call->receiver : path);
+		t = path == dot ? value_type(v, call->receiver, call->ref->line, 0)
+				: name_type(v, recv, call->ref->line, 0);
 		if (t == PT_OTHER)
 			return false; /* a method of a list, a set, a string... */
 		return reach_op(v, call, last,
