@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "scan.h"
 
 enum block_kind { B_ARM, B_OTHER, B_AFTER, B_DEF };
 
@@ -483,6 +484,62 @@ static const char *receiver_text(struct reader *r, size_t dot)
 	return s < dot ? quote(r, s, dot) : NULL;
 }
 
+/* The operand after the operator at `at`: a dotted name with its calls and
+ * indexes, a number, or a bracketed expression; or NULL. */
+static const char *operand_after(struct reader *r, size_t at)
+{
+	const char *c = r->c;
+	size_t e = r->f->len, i = at;
+	while (i < e && (c[i] == ' ' || c[i] == '\t'))
+		i++;
+	size_t s = i;
+	for (;;) {
+		if (i < e && (c[i] == '(' || c[i] == '[')) {
+			int depth = 0;
+			for (; i < e; i++) {
+				if (c[i] == '(' || c[i] == '[')
+					depth++;
+				else if ((c[i] == ')' || c[i] == ']') && --depth == 0)
+					break;
+			}
+			if (i >= e)
+				return NULL;
+			i++;
+			continue;
+		}
+		if (i < e && is_name_char(c[i])) {
+			while (i < e && is_name_char(c[i]))
+				i++;
+			continue;
+		}
+		if (i + 1 < e && c[i] == '.' && is_name_char(c[i + 1]) && i > s) {
+			i++;
+			continue;
+		}
+		break;
+	}
+	return i > s ? quote(r, s, i) : NULL;
+}
+
+/* The k-th binary operator `pc->ref->path` of the line [s, e): its left
+ * operand as the receiver, its right one as the argument. */
+static size_t locate_operator(struct reader *r, ot_pycall *pc, size_t k, size_t s, size_t e)
+{
+	size_t seen = 0;
+	for (size_t i = s; i < e; i++) {
+		if (r->c[i] != pc->ref->path[0] || !ot_scan_py_binary_operator(r->c, r->f->len, i))
+			continue;
+		if (seen++ < k)
+			continue;
+		pc->receiver = receiver_text(r, i);
+		pc->pos[0] = operand_after(r, i + 1);
+		pc->npos = pc->pos[0] ? 1 : -1;
+		return i;
+	}
+	pc->npos = -1;
+	return SIZE_MAX;
+}
+
 /* Where ref `ref` (the k-th one with its path on its line) is called: reads
  * its arguments, returns the offset of its name (SIZE_MAX: not found); a
  * chained method's receiver too. */
@@ -491,6 +548,8 @@ static size_t locate_call(struct reader *r, ot_pycall *pc, size_t k)
 	const char *c = r->c, *path = pc->ref->path;
 	size_t s = line_start(r->f, pc->ref->line), e = r->f->len, seen = 0;
 	size_t limit = s + 4096 < e ? s + 4096 : e;
+	if (path[0] && strchr("+-*/@", path[0]) && !path[1])
+		return locate_operator(r, pc, k, s, line_end(r->f, pc->ref->line));
 	for (size_t i = s; i < limit; i++) {
 		size_t j = i, p = 0;
 		if (i > 0 && (is_name_char(c[i - 1]) || c[i - 1] == '.'))

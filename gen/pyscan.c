@@ -77,11 +77,42 @@ static bool after_call(const char *c, size_t dot)
  * runs over every identifier of every Python file, so it is a small
  * hand-written lexer rather than a pattern.
  */
+bool ot_scan_py_binary_operator(const char *c, size_t len, size_t i)
+{
+	char ch = c[i], nx = i + 1 < len ? c[i + 1] : '\0';
+	size_t p = i, n = i + 1;
+	if (!strchr("+-*/@", ch) || !ch || nx == '=' || nx == ch || (ch == '-' && nx == '>'))
+		return false; /* +=, **, //, ->, or not an operator */
+	if (i > 0 && c[i - 1] == ch)
+		return false; /* the second half of ** or // */
+	while (p > 0 && (c[p - 1] == ' ' || c[p - 1] == '\t'))
+		p--;
+	while (n < len && (c[n] == ' ' || c[n] == '\t'))
+		n++;
+	if (p > 0 && ot_is_ident_char(c[p - 1])) {
+		size_t w = p;
+		while (w > 0 && ot_is_ident_char(c[w - 1]))
+			w--;
+		if (is_keyword(c + w, p - w))
+			return false; /* return -x, else -1: a unary minus */
+	}
+	return p > 0 && (ot_is_ident_char(c[p - 1]) || c[p - 1] == ')' || c[p - 1] == ']') && n < len &&
+	       (ot_is_ident_char(c[n]) || c[n] == '(' || c[n] == '[');
+}
+
 static bool next_name(const char *c, size_t len, size_t *off, size_t *s, size_t *e, bool *call)
 {
 	size_t i = *off;
 	for (; i < len; i++) {
 		char ch = c[i];
+		if (strchr("+-*/@", ch) && ch && ot_scan_py_binary_operator(c, len, i)) {
+			/* a * b: a call of the operator (pyflow.h reads the operands) */
+			*s = i;
+			*e = i + 1;
+			*call = true;
+			*off = i + 1;
+			return true;
+		}
 		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_'))
 			continue;
 		if (i > 0 && c[i - 1] == '.' && after_call(c, i - 1)) {

@@ -267,7 +267,9 @@ typedef enum { OT_PY_CLASS, OT_PY_DEF, OT_PY_ASSIGN } ot_ix_py_kind;
 
 /** A dotted name called or referenced in a Python body. */
 typedef struct {
-	const char *path; /**< "torch._C._nn.linear", "F.relu", "self._conv_forward" */
+	const char *path; /**< "torch._C._nn.linear", "F.relu", "self._conv_forward";
+			       ".g" for a method of what a call gave (x.f(a).g(b));
+			       "*", "/", "+", "-", "@" for a binary operator */
 	uint32_t line;
 	bool call;        /**< followed by '(' */
 } ot_ix_pyref;

@@ -5,6 +5,9 @@
 #ifndef OT_SCAN_H
 #define OT_SCAN_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "records.h"
 
 /**
@@ -19,6 +22,15 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 /** Same for a Python file; `path` selects file-specific anchors (docs files). */
 void ot_scan_python(ot_scan_result *out, ot_arena *arena, const char *code, const char *text,
 		    size_t len, uint32_t file, const char *path);
+
+/**
+ * Is offset `i` of a Python code view (`len` bytes) a binary arithmetic
+ * operator: one of + - * / @ with an operand before it (a name, a number,
+ * a closing bracket) and one after, not part of ** // -> or an augmented
+ * assignment? The scanner records each as a call ref named by the
+ * operator; pyflow.h finds them again by the same rule.
+ */
+bool ot_scan_py_binary_operator(const char *code, size_t len, size_t i);
 
 /** Release the vectors of a scan result (not the arena data). */
 void ot_scan_result_free(ot_scan_result *r);

@@ -395,6 +395,22 @@ static bool tensor_producer(const char *value)
 
 static enum pyty name_type(struct pyvisit *v, const char *name, uint32_t line, int depth);
 
+/* What Tensor method `meth` gives: a Tensor when its first functional
+ * overload returns one (x.size(0) is an int), else something else; not
+ * known for a name that is no op. */
+static enum pyty op_result_type(const ot_registry *reg, const char *meth)
+{
+	size_t n;
+	const ot_reg_func *const *ov = ot_registry_overloads(reg, meth, &n);
+	for (size_t i = 0; ov && i < n; i++) {
+		const ot_reg_schema *s = &ov[i]->schema;
+		if (s->is_out)
+			continue;
+		return s->nreturns == 1 && !strcmp(s->returns[0].type, "Tensor") ? PT_TENSOR : PT_OTHER;
+	}
+	return PT_UNKNOWN;
+}
+
 /* The type of what an expression gives, as far as its text tells. */
 static enum pyty value_type(struct pyvisit *v, const char *value, uint32_t line, int depth)
 {
@@ -420,8 +436,8 @@ static enum pyty value_type(struct pyvisit *v, const char *value, uint32_t line,
 			char meth[128];
 			size_t k = strcspn(m, "(.");
 			snprintf(meth, sizeof(meth), "%.*s", (int)(k < sizeof(meth) ? k : sizeof(meth) - 1), m);
-			if (m[k] == '(' && ot_registry_overloads(v->c->t->reg, meth, &(size_t){0}))
-				return PT_TENSOR;
+			if (m[k] == '(')
+				return op_result_type(v->c->t->reg, meth);
 		}
 	}
 	return PT_UNKNOWN;
@@ -874,11 +890,58 @@ static bool call_submodule(struct pyvisit *v, const ot_pycall *call, const char 
 			   ot_arena_printf(v->c->a, "calls submodule self.%s (%s)", attr, cls->name));
 }
 
+/* The type of an operand as written: a local or parameter by its name, an
+ * expression by what it gives. */
+static enum pyty operand_type(struct pyvisit *v, const char *text, uint32_t line)
+{
+	if (!text)
+		return PT_UNKNOWN;
+	if (ot_is_identifier(text))
+		return name_type(v, text, line, 0);
+	return value_type(v, text, line, 0);
+}
+
+/* A binary operator of the body (a ref named "*", "/", ...): the Tensor
+ * method Python runs for it (Tensor.__mul__ is mul, __truediv__ div,
+ * __matmul__ matmul; a number - Tensor is rsub, number + and * take the
+ * Tensor's add and mul) when an operand is known to be a Tensor. */
+static bool py_operator(struct pyvisit *v, const ot_pycall *call)
+{
+	static const struct {
+		char sym;
+		const char *op, *reflected; /* reflected: a Tensor on the right only */
+	} ops[] = {{'+', "add", "add"}, {'-', "sub", "rsub"}, {'*', "mul", "mul"},
+		   {'/', "div", NULL}, {'@', "matmul", NULL}};
+	uint32_t line = call->ref->line;
+	enum pyty lt = operand_type(v, call->receiver, line);
+	enum pyty rt = operand_type(v, call->npos == 1 ? call->pos[0] : NULL, line);
+	for (size_t i = 0; i < OT_ARRAY_LEN(ops); i++) {
+		ot_pycall as_method = *call;
+		if (ops[i].sym != call->ref->path[0])
+			continue;
+		if (lt == PT_TENSOR)
+			return reach_op(v, call, ops[i].op,
+					ot_arena_printf(v->c->a, "Tensor operator %c: Tensor.%s", ops[i].sym, ops[i].op),
+					true, true, NULL, -1);
+		if (rt != PT_TENSOR || !ops[i].reflected || lt != PT_OTHER)
+			return false;
+		/* 2 * x: the Tensor on the right is self, the number the argument */
+		as_method.pos[0] = call->receiver;
+		return reach_op(v, &as_method, ops[i].reflected,
+				ot_arena_printf(v->c->a, "Tensor operator %c with the Tensor on the right: Tensor.%s",
+						ops[i].sym, ops[i].reflected),
+				true, true, NULL, -1);
+	}
+	return false;
+}
+
 /* One call of the body. Returns true when it leads to an aten op. */
 static bool py_call(struct pyvisit *v, const ot_pycall *call)
 {
 	struct tb_ctx *c = v->c;
 	const char *path = call->ref->path;
+	if (path[0] && strchr("+-*/@", path[0]) && !path[1])
+		return py_operator(v, call);
 	const char *dot = strrchr(path, '.');
 	const char *last = dot ? dot + 1 : path;
 	int ndots = 0;

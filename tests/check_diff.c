@@ -1539,7 +1539,10 @@ START_TEST(real_default_list)
 		char *md = tu_read_file(real_md, NULL);
 		ck_assert(strstr(md, "| schema changed | `F.conv2d`, `nn.Conv2d` | `aten::conv2d`: `stride` type "
 				     "widened: `int[2]` → `SymInt[2]`;"));
-		ck_assert(strstr(md, ": 85 ops, 63 with changes; "));
+		/* 64: with Python operators traced, nn.MultiheadAttention's
+		 * CUDA main path reaches mul's TensorIterator kernel at 1.13.1
+		 * (BinaryMulKernel.cu) and add's generated ufunc kernel at 2.6.0 */
+		ck_assert(strstr(md, ": 85 ops, 64 with changes; "));
 		ck_assert(!strstr(md, "(breaking)"));
 		free(md);
 	}
