@@ -69,14 +69,6 @@ static bool after_call(const char *c, size_t dot)
 	return p > 0 && (c[p - 1] == ')' || c[p - 1] == ']');
 }
 
-/*
- * The next dotted name in the code view at or after *off — "a", "a.b.c",
- * "self . x" — that does not continue a word or another name, or a method
- * called on what a call or an index gave (".g" of `f(x).g(y)`); [*s, *e)
- * is the name, *call tells whether '(' follows. *off moves past it. This
- * runs over every identifier of every Python file, so it is a small
- * hand-written lexer rather than a pattern.
- */
 bool ot_scan_py_binary_operator(const char *c, size_t len, size_t i)
 {
 	char ch = c[i], nx = i + 1 < len ? c[i + 1] : '\0';
@@ -100,6 +92,14 @@ bool ot_scan_py_binary_operator(const char *c, size_t len, size_t i)
 	       (ot_is_ident_char(c[n]) || c[n] == '(' || c[n] == '[');
 }
 
+/*
+ * The next dotted name in the code view at or after *off — "a", "a.b.c",
+ * "self . x" — that does not continue a word or another name, or a method
+ * called on what a call or an index gave (".g" of `f(x).g(y)`); [*s, *e)
+ * is the name, *call tells whether '(' follows. *off moves past it. This
+ * runs over every identifier of every Python file, so it is a small
+ * hand-written lexer rather than a pattern.
+ */
 static bool next_name(const char *c, size_t len, size_t *off, size_t *s, size_t *e, bool *call)
 {
 	size_t i = *off;
