@@ -858,7 +858,6 @@ static bool binary_type(struct ck_ctx *x, const char *e, size_t n, ot_ty *out)
 	return true;
 }
 
-/* The type of the expression `e` as written. */
 /* A TensorIterator method that gives one of its operands. */
 static bool iter_tensor_method(const char *m)
 {
@@ -870,6 +869,7 @@ static bool iter_tensor_method(const char *m)
 	return false;
 }
 
+/* The type of the expression `e` as written. */
 static ot_ty expr_type(struct ck_ctx *x, const char *e)
 {
 	size_t n = strlen(e);
@@ -1169,9 +1169,6 @@ static enum cat schema_cat(const char *type)
 	return C_OTHER;
 }
 
-/* The category an expression's last call gives, when its name tells:
- * t.scalar_type(), iter.dtype(0) (ScalarType), t.options(),
- * at::device(d).dtype(k) (TensorOptions), t.device(), Device(...). */
 /* Is the method starting at `name` ("dtype(...") a setter TensorOptions
  * has (each returns a TensorOptions)? */
 static bool options_setter(const char *name)
@@ -1184,6 +1181,9 @@ static bool options_setter(const char *name)
 	return false;
 }
 
+/* The category an expression's last call gives, when its name tells:
+ * t.scalar_type(), iter.dtype(0) (ScalarType), t.options(),
+ * at::device(d).dtype(k) (TensorOptions), t.device(), Device(...). */
 static enum cat call_cat(const char *a)
 {
 	size_t n = strlen(a), open;
