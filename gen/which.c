@@ -467,14 +467,70 @@ static bool defines_in(struct q *q, const char *path, const char *name, const ch
 	return false;
 }
 
+/* The library of a step, as the tracer wrote it: a step under cudnn/, or a
+ * cuda step whose note starts with "LIBRARY: " (the tracer's words, as
+ * optrace diff reads them). */
+static const char *step_library(ot_arena *a, const ot_step *s)
+{
+	const char *colon;
+	if (!s->found)
+		return NULL;
+	if (strstr(s->file, "/cudnn/"))
+		return "cuDNN";
+	if (s->layer != OT_LAYER_CUDA || ot_starts_with(s->note, OT_NOTE_LAUNCH) ||
+	    ot_starts_with(s->note, "__global__"))
+		return NULL;
+	colon = strstr(s->note, ": ");
+	return colon ? ot_arena_strndup(a, s->note, (size_t)(colon - s->note)) : NULL;
+}
+
+/* Steps grouped by the call site they show ("file:line:symbol"), in the
+ * order the sites sort: what find_calls and find_library_calls collect. */
+struct call_sites {
+	ot_map *by_key; /* site -> ref_vec * */
+	OT_VEC(const char *) keys;
+};
+
+static void call_site_add(struct q *q, struct call_sites *cs, const ot_step *s, uint32_t op, uint32_t step)
+{
+	char key[1400];
+	ref_vec *v;
+	snprintf(key, sizeof(key), "%s:%u:%s", s->file, s->line, s->symbol);
+	if (!(v = ot_map_get(cs->by_key, key))) {
+		const char *k = ot_arena_strdup(q->a, key);
+		v = ot_arena_alloc(q->a, sizeof(*v));
+		ot_map_put(cs->by_key, k, v);
+		ot_vec_push(&cs->keys, k);
+	}
+	ot_vec_push(v, ((struct ref){op, step}));
+}
+
+/* One match of `kind` per site, sorted, with the ops of its steps (the
+ * library a step calls when `with_library`); frees the groups. */
+static void call_sites_match(struct q *q, struct call_sites *cs, ot_which_kind kind, bool with_library,
+			     const char *via)
+{
+	if (cs->keys.len > 1)
+		qsort(cs->keys.items, cs->keys.len, sizeof(*cs->keys.items), ot_strptr_cmp);
+	for (size_t k = 0; k < cs->keys.len; k++) {
+		ref_vec *v = ot_map_get(cs->by_key, cs->keys.items[k]);
+		const ot_step *s = &q->w->traces[v->items[0].op]->steps.items[v->items[0].step];
+		ot_which_match *m = add_match(q, kind, s->symbol, NULL, s->file, s->line, s->line,
+					      with_library ? step_library(q->a, s) : NULL, via);
+		if (m)
+			set_ops(q, m, v->items, v->len, NULL);
+		ot_vec_free(v);
+	}
+	ot_vec_free(&cs->keys);
+	ot_map_free(cs->by_key);
+}
+
 /* The traced steps whose symbol is a call of `name` in scope `qual`
  * ("at::cuda::blas::gemm" for gemm, cuda::blas::gemm, ...), grouped by place. */
 static size_t find_calls(struct q *q, const char *name, const char *qual, const char *via)
 {
 	size_t before = q->matches.len, n = strlen(name);
-	ot_map *sites = ot_map_new();
-	OT_VEC(const char *) keys = {0};
-	char key[1400];
+	struct call_sites cs = {ot_map_new(), {0}};
 	for (uint32_t i = 0; i < q->w->n; i++) {
 		const ot_trace *tr = q->w->traces[i];
 		for (uint32_t j = 0; j < tr->steps.len; j++) {
@@ -494,89 +550,32 @@ static size_t find_calls(struct q *q, const char *name, const char *qual, const 
 			if (*qual && (*scope ? !ot_kname_qual_matches(scope, qual) && !ot_kname_qual_matches(qual, scope)
 					     : !defines_in(q, s->file, name, qual)))
 				continue;
-			snprintf(key, sizeof(key), "%s:%u:%s", s->file, s->line, s->symbol);
-			if (!ot_map_get(sites, key)) {
-				ref_vec *v = ot_arena_alloc(q->a, sizeof(*v));
-				const char *k = ot_arena_strdup(q->a, key);
-				ot_map_put(sites, k, v);
-				ot_vec_push(&keys, k);
-			}
-			ot_vec_push((ref_vec *)ot_map_get(sites, key), ((struct ref){i, j}));
+			call_site_add(q, &cs, s, i, j);
 		}
 	}
-	if (keys.len > 1)
-		qsort(keys.items, keys.len, sizeof(*keys.items), ot_strptr_cmp);
-	for (size_t k = 0; k < keys.len; k++) {
-		ref_vec *v = ot_map_get(sites, keys.items[k]);
-		const ot_step *s = &q->w->traces[v->items[0].op]->steps.items[v->items[0].step];
-		ot_which_match *m = add_match(q, OT_WM_CALL, s->symbol, NULL, s->file, s->line, s->line, NULL, via);
-		if (m)
-			set_ops(q, m, v->items, v->len, NULL);
-		ot_vec_free(v);
-	}
-	ot_vec_free(&keys);
-	ot_map_free(sites);
+	call_sites_match(q, &cs, OT_WM_CALL, false, via);
 	return q->matches.len - before;
-}
-
-/* The library of a step, as the tracer wrote it: a step under cudnn/, or a
- * cuda step whose note starts with "LIBRARY: " (the tracer's words, as
- * optrace diff reads them). */
-static const char *step_library(ot_arena *a, const ot_step *s)
-{
-	const char *colon;
-	if (!s->found)
-		return NULL;
-	if (strstr(s->file, "/cudnn/"))
-		return "cuDNN";
-	if (s->layer != OT_LAYER_CUDA || ot_starts_with(s->note, OT_NOTE_LAUNCH) ||
-	    ot_starts_with(s->note, "__global__"))
-		return NULL;
-	colon = strstr(s->note, ": ");
-	return colon ? ot_arena_strndup(a, s->note, (size_t)(colon - s->note)) : NULL;
 }
 
 static size_t find_library_calls(struct q *q, const ot_kname_lib *lib)
 {
 	size_t before = q->matches.len;
-	ot_map *sites = ot_map_new(); /* "file:line" -> ref_vec of steps calling the library */
-	OT_VEC(const char *) keys = {0};
+	struct call_sites cs = {ot_map_new(), {0}}; /* the steps calling the library */
 	for (uint32_t i = 0; i < q->w->n; i++) {
 		const ot_trace *tr = q->w->traces[i];
 		for (uint32_t j = 0; j < tr->steps.len; j++) {
 			const ot_step *s = &tr->steps.items[j];
 			const char *l = step_library(q->a, s);
 			bool hit = false;
-			char key[1200];
 			if (!l)
 				continue;
 			for (const char *const *c = lib->call_libs; *c && !hit; c++)
 				hit = !strcmp(*c, l);
-			if (!hit)
-				continue;
-			snprintf(key, sizeof(key), "%s:%u:%s", s->file, s->line, s->symbol);
-			if (!ot_map_get(sites, key)) {
-				ref_vec *v = ot_arena_alloc(q->a, sizeof(*v));
-				const char *k = ot_arena_strdup(q->a, key);
-				ot_map_put(sites, k, v);
-				ot_vec_push(&keys, k);
-			}
-			ot_vec_push((ref_vec *)ot_map_get(sites, key), ((struct ref){i, j}));
+			if (hit)
+				call_site_add(q, &cs, s, i, j);
 		}
 	}
-	if (keys.len > 1)
-		qsort(keys.items, keys.len, sizeof(*keys.items), ot_strptr_cmp);
-	for (size_t k = 0; k < keys.len; k++) {
-		ref_vec *v = ot_map_get(sites, keys.items[k]);
-		const ot_step *s = &q->w->traces[v->items[0].op]->steps.items[v->items[0].step];
-		ot_which_match *m = add_match(q, OT_WM_CALLSITE, s->symbol, NULL, s->file, s->line, s->line,
-					      step_library(q->a, s), ot_arena_printf(q->a, "a call of %s", lib->library));
-		if (m)
-			set_ops(q, m, v->items, v->len, NULL);
-		ot_vec_free(v);
-	}
-	ot_vec_free(&keys);
-	ot_map_free(sites);
+	call_sites_match(q, &cs, OT_WM_CALLSITE, true, ot_arena_printf(q->a, "a call of %s", lib->library));
 	return q->matches.len - before;
 }
 
