@@ -675,14 +675,13 @@ static void scan_decls(struct decls *out, ot_arena *a, const char *c, const ot_i
 /* The type of local `name` where offset `at` of d's body sees it (its
  * last declaration before `at`), with its initializer and range-for
  * source, or NULL. The declarations are read once per body and name. */
-static const char *local_type(const ot_callkinds *ck, const char *c, const ot_ix_cdef *d, size_t at,
-			      const char *name, const char **init, const char **range)
+static const struct decl *local_decl(const ot_callkinds *ck, const char *c, const ot_ix_cdef *d,
+				     size_t at, const char *name)
 {
 	struct thread_cache *tc = thread_cache(ck);
 	char key[200];
 	struct decls *ds;
 	const struct decl *best = NULL;
-	*init = *range = NULL;
 	if (!d->body)
 		return NULL; /* a generated definition: no body of its own */
 	snprintf(key, sizeof(key), "%p:%s", (const void *)d, name);
@@ -694,11 +693,16 @@ static const char *local_type(const ot_callkinds *ck, const char *c, const ot_ix
 	}
 	for (size_t i = 0; i < ds->n && ds->v[i].pos + strlen(name) <= at; i++)
 		best = &ds->v[i];
-	if (!best)
-		return NULL;
-	*init = best->init;
-	*range = best->range;
-	return best->type;
+	return best;
+}
+
+static const char *local_type(const ot_callkinds *ck, const char *c, const ot_ix_cdef *d, size_t at,
+			      const char *name, const char **init, const char **range)
+{
+	const struct decl *best = local_decl(ck, c, d, at, name);
+	*init = best ? best->init : NULL;
+	*range = best ? best->range : NULL;
+	return best ? best->type : NULL;
 }
 
 const char *ot_callkind_local_init(const ot_callkinds *ck, const ot_ix_cdef *d, uint32_t at,
@@ -710,6 +714,23 @@ const char *ot_callkind_local_init(const ot_callkinds *ck, const ot_ix_cdef *d, 
 		return NULL;
 	local_type(ck, f->code, d, at, name, &init, &range);
 	return init;
+}
+
+bool ot_callkind_local_unset(const ot_callkinds *ck, const ot_ix_cdef *d, uint32_t at, const char *name)
+{
+	const ot_ix_file *f = ot_index_file(ck->ix, d->file);
+	const struct decl *decl;
+	size_t n = strlen(name);
+	if (!f || !d->body || at == OT_IX_CALL_NO_TEXT || !(decl = local_decl(ck, f->code, d, at, name)) ||
+	    decl->init || decl->range || ot_callkind_type(decl->type) != OT_TY_TENSOR ||
+	    strchr(decl->type, '&'))
+		return false;
+	/* named again before `at`: it may have been given a value there */
+	for (const char *p = f->code + decl->pos + n, *end = f->code + at;
+	     p < end && (p = memmem(p, (size_t)(end - p), name, n)); p += n)
+		if (!ot_is_ident_char(p[-1]) && !ot_is_ident_char(p[n]))
+			return false;
+	return true;
 }
 
 /* ---- types of expressions ----------------------------------------------------------------- */

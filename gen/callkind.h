@@ -132,4 +132,11 @@ const ot_ix_stub *ot_callkind_stub_decl(const ot_index *ix, const ot_ix_stub *si
 const char *ot_callkind_local_init(const ot_callkinds *ck, const ot_ix_cdef *d, uint32_t at,
 				   const char *name);
 
+/**
+ * Is local `name`, where offset `at` of d's body sees it, a Tensor declared
+ * without a value (`at::Tensor result, unused;`: an undefined Tensor) and
+ * not named again before `at` (where it could have been given one)?
+ */
+bool ot_callkind_local_unset(const ot_callkinds *ck, const ot_ix_cdef *d, uint32_t at, const char *name);
+
 #endif

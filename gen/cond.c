@@ -1045,7 +1045,8 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 	}
 	if (name_is(ch->last, "defined") && ch->called && ch->first != ch->last) {
 		const char *lit = param_value(c, ch->first->s, ch->first->n);
-		if (lit && !strcmp(lit, "undefined"))
+		/* `{}` passed for a Tensor is a default-constructed one: undefined */
+		if (lit && (!strcmp(lit, "undefined") || !strcmp(lit, "{}")))
 			return v_truth(OT_TRI_FALSE);
 		if (lit && !strcmp(lit, "defined"))
 			return v_truth(OT_TRI_TRUE);

@@ -1451,6 +1451,7 @@ static void record_invocation(struct walker *w, size_t name_s, size_t name_e, si
 	inv.ns = ot_arena_strdup(w->arena, w->ns);
 	inv.file = w->file;
 	inv.line = line_of(w, name_s);
+	inv.pp = w->arm;
 	inv.in_class = w->depth > 0 && w->stack[w->depth - 1] == SCOPE_CLASS;
 	ot_vec_push(&w->invokes, inv);
 }

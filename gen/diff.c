@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "body.h"
 #include "escape.h"
 #include "opslist.h"
 #include "output.h"
@@ -15,10 +16,10 @@
 #include "version.h"
 
 static const char *const class_ids[OT_DIFF_CLASS_COUNT] = {
-	"removed", "added", "schema", "dispatch", "moved", "backward", "gpu"};
+	"removed", "added", "schema", "dispatch", "moved", "backward", "gpu", "implementation"};
 static const char *const class_labels[OT_DIFF_CLASS_COUNT] = {
 	"removed", "added", "schema changed", "dispatch changed", "implementation moved",
-	"backward changed", "GPU library changed"};
+	"backward changed", "GPU library changed", "implementation changed"};
 
 const char *ot_diff_class_id(ot_diff_class c)
 {
@@ -957,6 +958,92 @@ static void diff_moved(struct cmp *c, const ot_tj_op *o, const ot_tj_op *n)
 	free_defs(d_o);
 }
 
+/* ---- implementation changed --------------------------------------------------------------- */
+
+struct body {
+	const ot_step *step;
+	const char *name; /* what the function is called: a meta function by
+			     its overload (TORCH_META_FUNC2(mean, dim) is
+			     mean.dim, not "dim") */
+	bool paired;
+};
+
+typedef OT_VEC(struct body) body_vec;
+
+/* The definitions on the op's main paths, with their code (fingerprinted
+ * by the trace: body.h), each once. */
+static void main_bodies(const ot_tj_op *op, body_vec *out)
+{
+	for (size_t i = 0; i < op->nsteps; i++) {
+		const ot_step *s = &op->steps[i];
+		struct body b = {s, s->layer == OT_LAYER_META && *s->op ? s->op : s->symbol, false};
+		if (s->found && s->main && s->body)
+			ot_vec_push(out, b);
+	}
+}
+
+static void body_item(struct cmp *c, const struct body *x, const struct body *y)
+{
+	const ot_step *a = x->step, *b = y->step;
+	ot_diff_item *it;
+	if (ot_body_same(a->body, b->body))
+		return;
+	/* the places as file:line: overloads of one name in one file differ */
+	item(c, "body-changed", x->name, ot_arena_printf(c->a, "%s:%u", a->file, a->line),
+	     ot_arena_printf(c->a, "%s:%u", b->file, b->line), false);
+	it = &c->items.items[c->items.len - 1];
+	it->layer = ot_layer_name(b->layer);
+	it->old_loc = loc(a->file, (int)a->line);
+	it->new_loc = loc(b->file, (int)b->line);
+	ot_body_compare(a->body, b->body, &it->added, &it->removed);
+}
+
+/* Pair each definition of the old main paths with the same function in
+ * the new ones: the same name in the same file (one whose code is
+ * unchanged first, then in file order, for overloads), then a name both
+ * releases define once, in different files (it moved); report the pairs
+ * whose code differs. */
+static void diff_bodies(struct cmp *c, const ot_tj_op *o, const ot_tj_op *n)
+{
+	body_vec bo = {0}, bn = {0};
+	main_bodies(o, &bo);
+	main_bodies(n, &bn);
+	for (int pass = 0; pass < 3; pass++)
+		for (size_t i = 0; i < bo.len; i++) {
+			struct body *a = &bo.items[i];
+			struct body *only = NULL;
+			size_t count = 0, count_old = 0;
+			if (a->paired)
+				continue;
+			for (size_t j = 0; j < bn.len; j++) {
+				struct body *b = &bn.items[j];
+				bool same_file = !strcmp(a->step->file, b->step->file);
+				if (b->paired || strcmp(a->name, b->name))
+					continue;
+				if (pass == 2) {
+					only = b;
+					count++;
+					continue;
+				}
+				if (!same_file || (pass == 0 && !ot_body_same(a->step->body, b->step->body)))
+					continue;
+				a->paired = b->paired = true;
+				body_item(c, a, b);
+				break;
+			}
+			if (pass != 2 || count != 1)
+				continue;
+			for (size_t k = 0; k < bo.len; k++)
+				count_old += !bo.items[k].paired && !strcmp(bo.items[k].name, a->name);
+			if (count_old == 1 && strcmp(a->step->file, only->step->file)) {
+				a->paired = only->paired = true;
+				body_item(c, a, only);
+			}
+		}
+	ot_vec_free(&bo);
+	ot_vec_free(&bn);
+}
+
 /* ---- GPU libraries ------------------------------------------------------------------------ */
 
 #define UFUNC_LIB "generated ufunc kernel"
@@ -1234,6 +1321,9 @@ static void compare_op(struct cmp *c, const char *input, const ot_tj_op *o, cons
 		begin(c, OT_DIFF_MOVED, input, "");
 		diff_moved(c, o, n);
 		one_each(c);
+		begin(c, OT_DIFF_IMPL, input, "");
+		diff_bodies(c, o, n);
+		one_each(c);
 		begin(c, OT_DIFF_GPU, input, "");
 		diff_gpu(c, o, &so, n, &sn, &ovs);
 		end(c);
@@ -1258,7 +1348,19 @@ static int cmp_change(const void *pa, const void *pb)
 		return a->cls < b->cls ? -1 : 1;
 	if ((r = strcmp(a->op, b->op)))
 		return r;
-	return strcmp(a->overload, b->overload);
+	if ((r = strcmp(a->overload, b->overload)))
+		return r;
+	/* several changes of one op in one class (definitions): by name, then place */
+	if (a->nitems && b->nitems && (r = strcmp(a->items[0].subject ? a->items[0].subject : "",
+						    b->items[0].subject ? b->items[0].subject : "")))
+		return r;
+	if ((r = strcmp(a->new_loc.file ? a->new_loc.file : "", b->new_loc.file ? b->new_loc.file : "")))
+		return r;
+	if (a->new_loc.line != b->new_loc.line)
+		return a->new_loc.line < b->new_loc.line ? -1 : 1;
+	if ((r = strcmp(a->old_loc.file ? a->old_loc.file : "", b->old_loc.file ? b->old_loc.file : "")))
+		return r;
+	return a->old_loc.line < b->old_loc.line ? -1 : a->old_loc.line > b->old_loc.line;
 }
 
 /* ---- one change per fact ------------------------------------------------------------------ */
@@ -1282,7 +1384,7 @@ static const char *change_key(ot_arena *a, const ot_diff_change *ch)
 	key_str(&b, '\x1d', ch->overload);
 	if (!*ch->overload && (ch->cls == OT_DIFF_REMOVED || ch->cls == OT_DIFF_ADDED))
 		key_str(&b, '\x1d', ch->op);
-	if (ch->cls == OT_DIFF_GPU) {
+	if (ch->cls == OT_DIFF_GPU || ch->cls == OT_DIFF_IMPL) {
 		ot_buf_printf(&b, "\x1d%s:%u", ch->old_loc.file ? ch->old_loc.file : "", ch->old_loc.line);
 		ot_buf_printf(&b, "\x1d%s:%u", ch->new_loc.file ? ch->new_loc.file : "", ch->new_loc.line);
 	}
@@ -1747,6 +1849,19 @@ static void item_text(ot_buf *b, const ot_diff_item *it, bool md)
 		code(b, it->subject, md);
 		ot_buf_puts(b, ": ");
 		from_to(b, it, md);
+	} else if (IS("body-changed")) {
+		text(b, it->layer ? it->layer : "");
+		ot_buf_putc(b, ' ');
+		code(b, it->subject, md);
+		if (it->old && it->new && strcspn(it->old, ":") == strcspn(it->new, ":") &&
+		    !strncmp(it->old, it->new, strcspn(it->old, ":"))) {
+			ot_buf_puts(b, " at ");
+			code(b, it->new, md);
+		} else {
+			ot_buf_puts(b, ", moved: ");
+			from_to(b, it, md);
+		}
+		ot_buf_printf(b, ": +%u −%u statements", it->added, it->removed);
 	} else if (IS("gpu-libraries")) {
 		ot_buf_puts(b, "GPU work: ");
 		from_to_or(b, it, md, "(none found)");
@@ -2107,6 +2222,10 @@ void ot_diff_json(ot_buf *out, const ot_diff *d, const ot_tj_doc *old, const ot_
 			item_text(&t, it, false);
 			ot_v_set_str(a, v, "text", t.ptr);
 			ot_v_set(a, v, "why", ot_v_str(a, it->why));
+			if (!strcmp(it->what, "body-changed")) {
+				ot_v_set_int(a, v, "statements_added", it->added);
+				ot_v_set_int(a, v, "statements_removed", it->removed);
+			}
 			if (it->old_loc.file || it->new_loc.file) {
 				ot_v_set(a, v, "old_place", loc_value(a, old, &it->old_loc, base));
 				ot_v_set(a, v, "new_place", loc_value(a, new, &it->new_loc, base));

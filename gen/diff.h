@@ -41,6 +41,14 @@
  *                    (custom kernel, TensorIterator kernel, cuBLAS, cuDNN, a
  *                    generated ufunc kernel, ...); compared only when both
  *                    sides were traced through the source
+ *   implementation   a function on the op's main paths in both releases
+ *                    (CPU or CUDA, forward or backward, at any depth: what
+ *                    a default call runs) whose code changed, comments and
+ *                    blanks ignored (body.h), with the statements added
+ *                    and removed; one change per function, with every op whose
+ *                    main path runs it; one now in another file says so
+ *                    (and is a `moved` change too when the op's own trace
+ *                    reaches it)
  *
  * Every change is one fact of the releases (class, overload or definition,
  * items), reported once with the ops it affects (ops reaching the same
@@ -65,14 +73,16 @@ typedef enum {
 	OT_DIFF_MOVED,
 	OT_DIFF_BACKWARD,
 	OT_DIFF_GPU,
+	OT_DIFF_IMPL,
 	OT_DIFF_CLASS_COUNT
 } ot_diff_class;
 
-/** "removed", "added", "schema", "dispatch", "moved", "backward", "gpu". */
+/** "removed", "added", "schema", "dispatch", "moved", "backward", "gpu", "implementation". */
 const char *ot_diff_class_id(ot_diff_class c);
 
 /** "removed", "added", "schema changed", "dispatch changed",
- * "implementation moved", "backward changed", "GPU library changed". */
+ * "implementation moved", "backward changed", "GPU library changed",
+ * "implementation changed" (the order of the report: the most rows last). */
 const char *ot_diff_class_label(ot_diff_class c);
 
 /** A place in one release's tree; file NULL when there is none. */
@@ -98,6 +108,8 @@ typedef struct {
 				  text, never a file's), so Markdown-safe */
 	ot_diff_loc old_loc, new_loc; /**< the item's own places (a renamed
 					   kernel's definitions), or none */
+	uint32_t added, removed;      /**< "body-changed": statements added and
+					   removed (body.h) */
 } ot_diff_item;
 
 typedef struct {

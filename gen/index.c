@@ -237,6 +237,7 @@ static const char *base_op(ot_arena *arena, const char *op)
 struct expand {
 	ot_index *ix;
 	ot_map *tails;             /* the cdef lists' ends (merge) */
+	ot_map *stub_tails;        /* the stub lists' ends */
 	const ot_ix_minvoke *site; /* the invocation written in the source */
 	const ot_ix_macro *macro;  /* its macro */
 	ot_buf tmp;
@@ -352,6 +353,7 @@ static void add_generated(struct expand *e, const ot_ix_macro *paster, const ot_
 	d->line = d->end_line = site->line;
 	d->kind = it->kind == OT_MITEM_IMPL ? OT_CDEF_IMPL : OT_CDEF_FUNC;
 	d->in_class = site->in_class;
+	d->pp = site->pp;
 	d->gen = g;
 	for (uint32_t i = 0; i < it->npcalls; i++) {
 		ot_ix_call call = it->pcalls[i];
@@ -370,6 +372,61 @@ static void add_generated(struct expand *e, const ot_ix_macro *paster, const ot_
 	e->ix->stats.generated++;
 }
 
+/* The kind of DispatchStub site a macro writes (DECLARE_DISPATCH,
+ * DEFINE_DISPATCH, REGISTER_DISPATCH, REGISTER_CUDA_DISPATCH,
+ * ALSO_REGISTER_AVX512_DISPATCH, ...), or -1. */
+static int stub_macro_kind(const char *name)
+{
+	const char *reg = strstr(name, "REGISTER_");
+	if (!strcmp(name, "DECLARE_DISPATCH"))
+		return OT_STUB_DECLARE;
+	if (!strcmp(name, "DEFINE_DISPATCH"))
+		return OT_STUB_DEFINE;
+	if (!reg || !ot_ends_with(name, "DISPATCH"))
+		return -1;
+	for (const char *p = name; *p; p++)
+		if (!(*p == '_' || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+			return -1;
+	return OT_STUB_REGISTER;
+}
+
+/* The name an argument names (`&at::native::gru_cudnn` -> "gru_cudnn",
+ * its qualifier "at::native" in *qual), or NULL (nullptr, an expression). */
+static const char *named(ot_arena *a, const char *arg, const char **qual)
+{
+	const char *colon;
+	while (*arg == '&' || *arg == '*' || *arg == ' ')
+		arg++;
+	colon = strrchr(arg, ':');
+	*qual = colon && colon > arg + 1 ? ot_arena_strndup(a, arg, (size_t)(colon - 1 - arg)) : "";
+	arg = colon ? colon + 1 : arg;
+	return ot_is_identifier(arg) && strcmp(arg, "nullptr") ? arg : NULL;
+}
+
+/* A DispatchStub site the expansion writes, filed with those written out. */
+static void add_stub_site(struct expand *e, int kind, const char *macro, const char *const *args,
+			  size_t nargs)
+{
+	const ot_ix_minvoke *site = e->site;
+	ot_arena *a = e->ix->arena;
+	ot_ix_stub *st;
+	const char *stub, *stub_qual, *kernel = NULL, *kernel_qual = "";
+	if (!nargs)
+		return;
+	stub = named(a, args[kind == OT_STUB_DECLARE ? nargs - 1 : 0], &stub_qual);
+	if (!stub || (kind == OT_STUB_DECLARE && nargs < 2))
+		return;
+	if (kind == OT_STUB_REGISTER && nargs >= 2)
+		kernel = named(a, args[nargs - 1], &kernel_qual);
+	st = ot_arena_alloc(a, sizeof(*st));
+	*st = (ot_ix_stub){.stub = stub, .macro = macro, .kernel = kernel,
+			   .kernel_qual = kernel ? kernel_qual : "", .stub_qual = stub_qual,
+			   .ns = site->ns, .pp = site->pp, .file = site->file, .line = site->line,
+			   .gen_text = site->text, .kind = (uint8_t)kind};
+	LINK(e->ix->stubs, e->stub_tails, stub, st, ot_ix_stub);
+	e->ix->stats.stubs++;
+}
+
 static void expand(struct expand *e, const ot_ix_macro *m, const char *const *args, size_t nargs,
 		   const char *inner, int depth)
 {
@@ -381,9 +438,17 @@ static void expand(struct expand *e, const ot_ix_macro *m, const char *const *ar
 		const ot_ix_macro *callee;
 		const char **sub;
 		ot_buf text = OT_BUF_INIT;
+		int stub_kind;
 		if (it->kind != OT_MITEM_INVOKE) {
 			if (ot_is_identifier(name))
 				add_generated(e, m, it, name, inner, args, nargs);
+			continue;
+		}
+		if ((stub_kind = stub_macro_kind(name)) >= 0) {
+			const char **vals = ot_arena_alloc(e->ix->arena, (it->nargs ? it->nargs : 1) * sizeof(*vals));
+			for (uint16_t a = 0; a < it->nargs; a++)
+				vals[a] = instantiate(e, &it->args[a], m, args, nargs);
+			add_stub_site(e, stub_kind, name, vals, it->nargs);
 			continue;
 		}
 		if (depth + 1 >= MAX_EXPANSION_DEPTH ||
@@ -431,11 +496,12 @@ static void mark_productive(ot_map *productive, const ot_map *macros)
 }
 
 /* Expand every macro invocation whose macro defines functions, in file
- * order, and file the generated definitions with the written ones. */
-static void expand_invocations(ot_index *ix, ot_map *tails)
+ * order, and file the generated definitions (and the DispatchStub sites
+ * such a macro writes) with the written ones. */
+static void expand_invocations(ot_index *ix, ot_map *tails, ot_map *stub_tails)
 {
 	ot_map *mtails = ot_map_new(), *productive = ot_map_new();
-	struct expand e = {.ix = ix, .tails = tails, .tmp = OT_BUF_INIT};
+	struct expand e = {.ix = ix, .tails = tails, .stub_tails = stub_tails, .tmp = OT_BUF_INIT};
 
 	for (uint32_t i = 0; i < ix->nfiles; i++)
 		for (size_t k = 0; k < ix->results[i].nmacros; k++) {
@@ -502,7 +568,7 @@ static void merge(ot_index *ix)
 		ix->stats.decomps += r->decomps.len;
 		ix->stats.docs += r->docs.len;
 	}
-	expand_invocations(ix, t_c);
+	expand_invocations(ix, t_c, t_s);
 	if (names.len) /* a tree without Python files has none (and qsort wants a pointer) */
 		qsort(names.items, names.len, sizeof(*names.items), ot_strptr_cmp);
 	ix->pynames = names.items;

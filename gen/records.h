@@ -190,6 +190,7 @@ typedef struct {
 				      either way a substring of line `line` */
 	const char *ns;          /**< enclosing namespaces, as for ot_ix_cdef */
 	uint32_t file, line;     /**< the line of the macro name */
+	uint32_t pp;             /**< the preprocessor arm it is written in, or 0 */
 	bool in_class;
 } ot_ix_minvoke;
 
@@ -257,6 +258,10 @@ typedef struct ot_ix_stub {
 	const char *ns;     /**< enclosing namespaces at the site, as for ot_ix_cdef */
 	uint32_t pp;        /**< preprocessor arm of the site, or 0 */
 	uint32_t file, line;
+	const char *gen_text; /**< a site a macro invocation wrote (ONE_HIDDEN_RNN(gru,
+			           CUDNN_GRU) expands to REGISTER_CUDA_DISPATCH(
+			           gru_cudnn_stub, &gru_cudnn)): the invocation as line
+			           `line` holds it; NULL for a site written out */
 	uint8_t kind;       /**< ot_ix_stub_kind */
 	const struct ot_ix_stub *next; /**< next site of the same stub */
 } ot_ix_stub;

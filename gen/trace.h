@@ -108,6 +108,7 @@ typedef struct {
 	uint8_t depth;       /**< composite branches from the op itself */
 	const void *src;     /**< the index or registry record it came from; NULL
 			          for a trace read from trace.json */
+	const char *body;    /**< on a main path, a definition's code (body.h), or NULL */
 } ot_node;
 
 typedef enum {
@@ -224,6 +225,7 @@ typedef struct {
 	const char *when;    /**< the condition under which the step runs, quoted from
 				  the source (for a step on a main path but not sure there,
 				  the innermost argument condition above it), or NULL */
+	const char *body;    /**< its node's body fingerprint (body.h), or NULL */
 } ot_step;
 
 typedef enum {

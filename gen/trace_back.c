@@ -68,12 +68,51 @@ static bool non_tensor_receiver(const ot_reg_schema *schema, const char *formula
 	return false;
 }
 
+/* What the forward call passed: the entry's schema and, by position, its
+ * arguments' values (defaults included). A formula names them. */
+struct forward_args {
+	const ot_reg_schema *schema;
+	tb_binding values;
+};
+
+/* What a formula's call at `open` ('(') passes: the forward call's value
+ * of an argument named alone (`sparse_grad`: its default, false), "?"
+ * for any other expression. */
+static void formula_call_binding(const struct forward_args *fw, const char *open, tb_binding *b)
+{
+	const char *p = open + 1;
+	memset(b, 0, sizeof(*b));
+	b->known = true;
+	while (*p && *p != ')' && b->n < TB_MAX_PARAMS) {
+		const char *start, *end;
+		int depth = 0;
+		while (*p == ' ')
+			p++;
+		start = p;
+		for (; *p && (depth || (*p != ',' && *p != ')')); p++)
+			depth += *p == '(' || *p == '[' || *p == '{' ? 1 : *p == ')' || *p == ']' || *p == '}' ? -1 : 0;
+		end = p;
+		while (end > start && end[-1] == ' ')
+			end--;
+		b->value[b->n] = "?";
+		for (size_t k = 0; fw && k < fw->schema->nargs && k < fw->values.n; k++) {
+			const char *name = fw->schema->args[k].name;
+			if (strlen(name) == (size_t)(end - start) && !memcmp(name, start, (size_t)(end - start)))
+				b->value[b->n] = fw->values.value[k];
+		}
+		b->n++;
+		if (*p == ',')
+			p++;
+	}
+}
+
 /* Names called in a derivatives.yaml formula that are backward helpers
  * (FunctionsManual.cpp) or ops: a backward op (_softmax_backward_data,
  * grad.bmm(...)) is an entry like any op, followed to its kernels; a
  * method of a non-Tensor argument of `schema` is neither. */
 static void formula_helpers(struct tb_ctx *c, const ot_reg_schema *schema, const char *formula,
-			    const char *op, int depth, uint32_t parent, ot_map *seen)
+			    const char *op, int depth, uint32_t parent, ot_map *seen,
+			    const struct forward_args *fw)
 {
 	const char *s = formula;
 	while (*s) {
@@ -114,8 +153,12 @@ static void formula_helpers(struct tb_ctx *c, const ot_reg_schema *schema, const
 					pick = ov[0];
 				/* the op the formula calls: an entry, expanded to its
 				 * kernels within --depth */
-				if (pick && !ot_callkind_is_metadata(pick->schema.name))
-					hn = tb_entry(c, pick, depth + 1, NULL, depth + 1 <= c->max_depth);
+				if (pick && !ot_callkind_is_metadata(pick->schema.name)) {
+					tb_binding b;
+					formula_call_binding(fw, s, &b);
+					hn = tb_entry(c, pick, depth + 1, member ? NULL : &b,
+						      depth + 1 <= c->max_depth);
+				}
 			}
 			if (hn >= 0)
 				tb_edge(c, &(ot_edge){.kind = OT_EDGE_DERIVATIVE, .from = parent, .to = (uint32_t)hn,
@@ -127,7 +170,7 @@ static void formula_helpers(struct tb_ctx *c, const ot_reg_schema *schema, const
 }
 
 static long formula_node(struct tb_ctx *c, const ot_reg_deriv *dv, const char *op, const char *how,
-			 int depth)
+			 int depth, const struct forward_args *fw)
 {
 	ot_buf note = OT_BUF_INIT;
 	ot_map *seen;
@@ -145,13 +188,14 @@ static long formula_node(struct tb_ctx *c, const ot_reg_deriv *dv, const char *o
 	seen = ot_map_new();
 	for (size_t i = 0; i < dv->nformulas; i++)
 		if (!dv->formulas[i].forward)
-			formula_helpers(c, &dv->schema, dv->formulas[i].formula, op, depth, (uint32_t)at, seen);
+			formula_helpers(c, &dv->schema, dv->formulas[i].formula, op, depth, (uint32_t)at, seen,
+					fw);
 	for (size_t k = 0; k < dv->ndispatch; k++)
 		if (!strcmp(dv->dispatch[k].key, "Default"))
 			for (size_t i = 0; i < dv->dispatch[k].nformulas; i++)
 				if (!dv->dispatch[k].formulas[i].forward)
 					formula_helpers(c, &dv->schema, dv->dispatch[k].formulas[i].formula, op,
-							depth, (uint32_t)at, seen);
+							depth, (uint32_t)at, seen, fw);
 	ot_map_free(seen);
 	return at;
 }
@@ -189,10 +233,14 @@ void tb_backward(struct tb_ctx *c, uint32_t entry, const ot_reg_func *f, const o
 		}
 		return;
 	}
-	if (ans.formula)
-		node = formula_node(c, ans.formula, op, ans.note, depth);
-	else
+	if (ans.formula) {
+		struct forward_args fw = {.schema = &f->schema};
+		const tb_binding passed = tb_state(c, entry)->binding;
+		tb_kernel_binding(f, &passed, &fw.values);
+		node = formula_node(c, ans.formula, op, ans.note, depth, &fw);
+	} else {
 		node = deriv_node(c, ans.file, ans.line, ans.symbol, ans.note, op, depth, NULL);
+	}
 	if (node >= 0) {
 		ot_edge e = tb_always(OT_EDGE_DERIVATIVE, entry, (uint32_t)node);
 		const char *only = ans.formula ? dense_less(ans.formula) : NULL;

@@ -294,7 +294,8 @@ static char def_dtype(struct tb_ctx *c, const ot_ix_cdef *d)
 }
 
 /* What the caller knows of name `a` at offset `at`: a parameter's value;
- * for a local Tensor that unwraps an optional parameter
+ * "undefined" for a local Tensor declared without a value; for a local
+ * Tensor that unwraps an optional parameter
  * (`const Tensor& w = *at::borrow_from_optional_tensor(w_opt)`, in one or
  * two declarations), that parameter's: "undefined" when it is None. */
 static const char *local_value(const struct body_env *be, const char *a, uint32_t at)
@@ -308,7 +309,7 @@ static const char *local_value(const struct body_env *be, const char *a, uint32_
 					       : be->params[k].value;
 		init = ot_callkind_local_init(be->c->t->ck, be->d, at, a);
 		if (!init)
-			return "?";
+			return ot_callkind_local_unset(be->c->t->ck, be->d, at, a) ? "undefined" : "?";
 		if (init[0] == '*')
 			init++;
 		if (ot_starts_with(init, "at::borrow_from_optional_tensor(") ||
@@ -474,13 +475,13 @@ static long expand_stub(struct tb_ctx *c, const ot_ix_stub *stub, const char *op
 	long node;
 	/* the stub's own sites: those that name the same declaration */
 	for (const ot_ix_stub *s = first; s; s = s->next)
-		if (s->kind == OT_STUB_DEFINE && !def && stub_site_of(c, s, decl))
-			def = s;
+		if (s->kind == OT_STUB_DEFINE && !def && !s->gen_text && stub_site_of(c, s, decl))
+			def = s; /* one written out: its line shows the stub's name */
 	n.kind = OT_NODE_STUB;
 	n.layer = OT_LAYER_STUB;
 	n.found = true;
 	n.line = decl->line;
-	n.symbol = first->stub;
+	n.symbol = decl->gen_text ? decl->gen_text : first->stub;
 	n.note = decl->kind == OT_STUB_DECLARE ? "DECLARE_DISPATCH: the stub's function-pointer type"
 					       : "DEFINE_DISPATCH: the stub's storage";
 	n.op = op;
@@ -507,7 +508,7 @@ static long expand_stub(struct tb_ctx *c, const ot_ix_stub *stub, const char *op
 		e = tb_always(OT_EDGE_REGISTER, (uint32_t)node, (uint32_t)node);
 		e.site_file = fpath(c, s->file);
 		e.site_line = s->line;
-		e.site_symbol = s->stub;
+		e.site_symbol = s->gen_text ? s->gen_text : s->stub; /* what the line holds */
 		e.site_step = true;
 		e.key = backend;
 		register_reach(&e, backend);
@@ -936,9 +937,7 @@ static int overload_fit(struct tb_ctx *c, const ot_ix_cdef *d, const ot_reg_func
 	return score;
 }
 
-/* What the kernel of entry f receives: the caller's arguments, and the
- * schema's defaults for the others ("undefined" for an absent Tensor). */
-static void kernel_binding(const ot_reg_func *f, const tb_binding *b, tb_binding *out)
+void tb_kernel_binding(const ot_reg_func *f, const tb_binding *b, tb_binding *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->known = true;
@@ -1199,7 +1198,7 @@ void tb_expand_entry(struct tb_ctx *c, const struct tb_pending *p)
 			 * composites; sparse, quantized, nested, MPS... are listed,
 			 * not followed */
 			if (main_key) {
-				kernel_binding(eff, b, &kb);
+				tb_kernel_binding(eff, b, &kb);
 				explore_body(c, (uint32_t)kn, defs[k], op, depth, 0, &kb);
 			}
 		}

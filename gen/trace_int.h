@@ -133,6 +133,10 @@ void tb_queue(struct tb_ctx *c, uint32_t node, const ot_reg_func *f, int depth);
  * passes (NULL: a call with its defaults); queued for expansion when new,
  * within the depth (--depth, and TB_SURE_EXTRA_DEPTH more for a call
  * tb_depth_allows), not well-known and `expand`. */
+/* What the kernel of entry f receives: the caller's arguments `b`, and the
+ * schema's defaults for the others ("undefined" for an absent Tensor). */
+void tb_kernel_binding(const ot_reg_func *f, const tb_binding *b, tb_binding *out);
+
 uint32_t tb_entry(struct tb_ctx *c, const ot_reg_func *f, int depth, const tb_binding *b,
 		  bool expand);
 

@@ -77,6 +77,7 @@ static void node_step(struct view *v, uint32_t node, int parent, const char *whe
 	s.main = n->main;
 	s.sure = n->sure;
 	s.when = when;
+	s.body = n->body;
 	v->step_of[node] = push(v, &s);
 	v->when_of[node] = s.when;
 	if (n->kind == OT_NODE_STUB && n->def_file) {
@@ -84,6 +85,7 @@ static void node_step(struct view *v, uint32_t node, int parent, const char *whe
 		d.file = n->def_file;
 		d.line = n->def_line;
 		d.note = "DEFINE_DISPATCH: the stub's storage";
+		d.body = NULL;
 		d.parent = v->step_of[node];
 		push(v, &d);
 	}

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "body.h"
 #include "testdb.h"
 #include "value.h"
 
@@ -145,6 +146,10 @@ static void step(ot_buf *b, const ot_step *s)
 	mains(b, s->sure);
 	ikey(b, false, "when");
 	str(b, s->when);
+	if (s->body) {
+		ikey(b, false, "body");
+		str(b, s->body);
+	}
 	ot_buf_putc(b, '}');
 }
 
@@ -956,6 +961,19 @@ static int read_devices(struct rd *r, const char *key, const ot_value *list, uin
 	return 0;
 }
 
+/* A body fingerprint (body.h): 8 lowercase hex digits for the code, then
+ * 8 per statement of it (at least one). */
+static bool is_fingerprint(const char *s)
+{
+	size_t n = strlen(s);
+	if (n < 2 * OT_BODY_HASH_CHARS || n % OT_BODY_HASH_CHARS)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
 static int read_step(struct rd *r, ot_step *s, const ot_value *v)
 {
 	const char *layer;
@@ -975,6 +993,7 @@ static int read_step(struct rd *r, ot_step *s, const ot_value *v)
 	    (rc = get_int(r, v, "depth", false, 0, 255, &depth)) < 0 ||
 	    (rc = get_int(r, v, "parent", false, -1, INT32_MAX, &parent)) < 0 ||
 	    (rc = get_str(r, v, "when", false, &s->when)) < 0 ||
+	    (rc = get_str(r, v, "body", false, &s->body)) < 0 ||
 	    (rc = get_list(r, v, "main", false, &mains)) < 0 ||
 	    (rc = get_list(r, v, "sure", false, &sures)) < 0 ||
 	    (rc = read_devices(r, "main", mains, &s->main)) < 0 ||
@@ -986,6 +1005,8 @@ static int read_step(struct rd *r, ot_step *s, const ot_value *v)
 			s->layer = (ot_layer)l;
 	if (s->layer == OT_LAYER_COUNT)
 		return bad(r, "layer", "names no known layer");
+	if (s->body && !is_fingerprint(s->body))
+		return bad(r, "body", "must be 8 lowercase hex digits for the code, then 8 per statement of it");
 	s->found = s->file != NULL;
 	s->line = s->found ? (uint32_t)line : 0;
 	s->symbol = s->symbol ? s->symbol : "";
@@ -1274,6 +1295,7 @@ void ot_tracejson_doc_add_trace(ot_tj_doc *doc, const ot_trace *tr)
 		d->main = s->main;
 		d->sure = s->sure;
 		d->when = s->when ? ot_arena_strdup(a, s->when) : NULL;
+		d->body = s->body ? ot_arena_strdup(a, s->body) : NULL;
 	}
 	if (doc->registry) {
 		ot_tj_entries sel = {0};

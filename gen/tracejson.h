@@ -9,7 +9,8 @@
  *             "aten": [overload, ...],
  *             "steps": [{"layer", "file", "line", "symbol", "note", "op",
  *                        "backend", "depth", "parent",
- *                        "main": ["cpu", "cuda"], "sure": [...], "when"}, ...],
+ *                        "main": ["cpu", "cuda"], "sure": [...], "when",
+ *                        "body" (only some)}, ...],
  *             "overload": "add.Tensor" | null, "build": "the Linux x86-64 ...",
  *             "nodes": [{"kind", "layer", "file", "line", "symbol", "note",
  *                        "op", "backend", "lib", "main", "sure"}, ...],
@@ -49,7 +50,9 @@
  * (what every default call runs first, then the rest of the main paths,
  * then the side paths), each step with its devices and the condition it
  * runs under: for a sure step, the run-time selection it depends on, if
- * any; for another, the innermost condition above it. "backends" (keys, GPU libraries, selections
+ * any; for another, the innermost condition above it. A step on a main
+ * path that is a function's definition has "body", the fingerprint of
+ * its code (body.h) optrace diff compares; other steps have no such key. "backends" (keys, GPU libraries, selections
  * of the main paths) is schema 2's summary, kept for its readers; "calls"
  * are other aten ops on the main paths. Steps, nodes and edges are written
  * one per line.

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "body.h"
 #include "buf.h"
 
 /* ---- nodes and edges ------------------------------------------------------------- */
@@ -637,6 +638,27 @@ static void compact(struct tb_ctx *c)
 	free(map);
 }
 
+/* Fingerprint the definitions on the main paths: optrace diff tells by them
+ * whether the code a default call runs changed. */
+static void fingerprint_main(struct tb_ctx *c)
+{
+	for (size_t i = 0; i < c->tr->nodes.len; i++) {
+		ot_node *n = &c->tr->nodes.items[i];
+		switch (n->kind) {
+		case OT_NODE_PYFUNC:
+		case OT_NODE_CFUNC:
+		case OT_NODE_META:
+		case OT_NODE_DERIV:
+		case OT_NODE_DECOMP:
+			if (n->main && n->found)
+				n->body = ot_body_fingerprint(c->a, c->ix, n->file, n->line);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
 ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full, int max_depth)
 {
 	ot_trace *tr = ot_trace_new();
@@ -695,6 +717,7 @@ ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full, int max_
 passes:
 	ot_trace_index(tr);
 	ot_trace_mark(tr);
+	fingerprint_main(&c);
 	ot_trace_summarize(tr);
 	ot_trace_make_steps(tr);
 done:

@@ -159,6 +159,34 @@ static size_t changes_of(const ot_value *root, const char *op)
 	return n;
 }
 
+/* Changes of class `cls` that affect `op`. */
+static size_t changes_in(const ot_value *root, const char *op, const char *cls)
+{
+	const ot_value *l = ot_v_get(root, "changes");
+	size_t n = 0;
+	for (size_t i = 0; i < ot_v_len(l); i++)
+		n += in_list(ot_v_get(ot_v_at(l, i), "ops"), op) && str_is(sget(ot_v_at(l, i), "class"), cls);
+	return n;
+}
+
+/* Ops with a change of a class other than `cls`. */
+static size_t ops_with_changes_besides(const ot_value *root, const char *cls)
+{
+	const ot_value *l = ot_v_get(root, "changes");
+	ot_map *seen = ot_map_new();
+	size_t n;
+	for (size_t i = 0; i < ot_v_len(l); i++) {
+		const ot_value *c = ot_v_at(l, i), *ops = ot_v_get(c, "ops");
+		if (str_is(sget(c, "class"), cls))
+			continue;
+		for (size_t k = 0; k < ot_v_len(ops); k++)
+			ot_map_put(seen, ot_v_cstr(ot_v_at(ops, k)), (void *)1);
+	}
+	n = ot_map_len(seen);
+	ot_map_free(seen);
+	return n;
+}
+
 /* A change's place on one side ("old"/"new"): the line of `root/file` it
  * names must contain `text`, and its URL must point at that line. */
 static void check_loc_file(const ot_value *ch, const char *side, const char *root, const char *file,
@@ -218,7 +246,7 @@ START_TEST(fixture_counts)
 		const char *id;
 		long long changes, breaking;
 	} want[] = {{"removed", 1, 1}, {"added", 2, 0},    {"schema", 2, 0}, {"dispatch", 4, 0},
-		    {"moved", 1, 0},   {"backward", 2, 0}, {"gpu", 2, 0}};
+		    {"moved", 1, 0},   {"backward", 2, 0}, {"gpu", 2, 0},    {"implementation", 1, 0}};
 	long long total = 0;
 	for (size_t i = 0; i < OT_ARRAY_LEN(want); i++) {
 		const ot_value *c = ot_v_get(cls, want[i].id);
@@ -245,12 +273,12 @@ START_TEST(fixture_order)
 	ot_arena *a = ot_arena_new();
 	ot_value *root = load_json(a, fx_json), *l = ot_v_get(root, "changes");
 	static const char *const classes[] = {"removed", "added", "schema", "dispatch",
-					      "moved", "backward", "gpu"};
+					      "moved", "backward", "gpu", "implementation"};
 	int prev_rank = -1;
 	for (size_t i = 0; i < ot_v_len(l); i++) {
 		const ot_value *c = ot_v_at(l, i);
 		int k = 0, rank;
-		while (k < 7 && strcmp(classes[k], sget(c, "class")))
+		while (k < 8 && strcmp(classes[k], sget(c, "class")))
 			k++;
 		rank = (bget(c, "breaking") ? 0 : 10) + k;
 		ck_assert_msg(rank >= prev_rank, "change %zu (%s %s) out of order", i, sget(c, "class"),
@@ -370,6 +398,35 @@ START_TEST(fixture_moved)
 }
 END_TEST
 
+/* The code a default call runs: _softmax's CUDA kernel calls cuDNN at
+ * 2.0.0 (a statement in place of a launch), one row for both ops that
+ * run it; linear moved to LinearOps.cpp with another comment and a call
+ * wrapped on three lines (the same code: no row); RNN.cpp's lines only
+ * shifted (no row). */
+START_TEST(fixture_implementation)
+{
+	ot_arena *a = ot_arena_new();
+	ot_value *root = load_json(a, fx_json);
+	const ot_value *c = need_change(root, "implementation", "F.softmax", NULL), *it;
+	ck_assert_int_eq(ot_v_len(ot_v_get(c, "ops")), 2);
+	ck_assert(in_list(ot_v_get(c, "ops"), "aten::_softmax"));
+	ck_assert(!bget(c, "breaking"));
+	ck_assert_int_eq(ot_v_len(ot_v_get(c, "items")), 1);
+	it = need_item(c, "body-changed", "softmax_cuda_out");
+	ck_assert_str_eq(sget(it, "layer"), "kernel");
+	check_item(it, "aten/src/ATen/native/cuda/SoftMax.cu:11", "aten/src/ATen/native/cuda/SoftMax.cu:11", false);
+	/* one statement (a launch) for another (cudnnSoftmaxForward, on three lines) */
+	ck_assert_int_eq(iget(it, "statements_added"), 1);
+	ck_assert_int_eq(iget(it, "statements_removed"), 1);
+	check_loc_file(c, "old", V1, "aten/src/ATen/native/cuda/SoftMax.cu", "softmax_cuda_out");
+	check_loc_file(c, "new", V2, "aten/src/ATen/native/cuda/SoftMax.cu", "softmax_cuda_out");
+	ck_assert(!find_change(root, "implementation", "F.linear", NULL));
+	ck_assert(!find_change(root, "implementation", "nn.LSTM", NULL));
+	ck_assert_int_eq(ot_v_len(ot_v_get(root, "changes")), 15);
+	ot_arena_free(a);
+}
+END_TEST
+
 /* _softmax and cumsum gained forward-mode formulas (result:). */
 START_TEST(fixture_backward)
 {
@@ -441,7 +498,7 @@ START_TEST(fixture_markdown)
 	const char *p;
 	ck_assert(ot_starts_with(md, "## optrace diff: PyTorch 1.0.0 → 2.0.0\n"));
 	ck_assert_msg(strstr(md, "Compared `v1.0.0` (`"), "%s", md);
-	ck_assert(strstr(md, "): 16 ops, 13 with changes; 14 changes: **1 breaking**, 13 others; 3 unchanged.\n"));
+	ck_assert(strstr(md, "): 16 ops, 13 with changes; 15 changes: **1 breaking**, 14 others; 3 unchanged.\n"));
 	ck_assert(strstr(md, "| schema changed | 2 | 0 |\n"));
 	ck_assert(strstr(md, "| schema changed | `F.cross_entropy` | "
 			     "`aten::cross_entropy_loss`: `ignore_index` type widened: `int` → `SymInt` "
@@ -455,13 +512,18 @@ START_TEST(fixture_markdown)
 	ck_assert(!strchr(md, '<'));
 	for (p = md; (p = strstr(p, "\n| ")); p++)
 		rows++;
-	ck_assert_int_eq(rows, 8 + 1 + 14); /* counts table, header, changes */
+	ck_assert_int_eq(rows, 9 + 1 + 15); /* counts table, header, changes */
 	ck_assert_int_eq(ot_markdown_to_html(&html, md, len, false), 0);
 	rows = 0;
 	for (p = html.ptr; (p = strstr(p, "<tr>")); p++)
 		rows++;
-	ck_assert_int_eq(rows, 8 + 15);
+	ck_assert_int_eq(rows, 9 + 16);
 	ck_assert(strstr(html.ptr, "<td align=\"left\"><code>aten::_old_helper_op</code></td>"));
+	ck_assert(strstr(md, "| implementation changed | 1 | 0 |\n"));
+	ck_assert(strstr(md, "| implementation changed | `F.softmax`, `aten::_softmax` | kernel "
+			     "`softmax_cuda_out` at `aten/src/ATen/native/cuda/SoftMax.cu:11`: +1 −1 "
+			     "statements ([1.0.0](https://github.com/pytorch/pytorch/blob/v1.0.0/"
+			     "aten/src/ATen/native/cuda/SoftMax.cu#L"));
 	ot_buf_free(&html);
 	free(md);
 }
@@ -661,12 +723,12 @@ START_TEST(fixture_max_bytes)
 		ck_assert(eol && eol[-1] == '|' && eol[-2] == ' ');
 		rows++;
 	}
-	rows -= 9; /* the counts table and the header */
+	rows -= 10; /* the counts table and the header */
 	more = strstr(text, "\n_");
 	ck_assert_msg(more && sscanf(more, "\n_%zu more changes are not shown here; run with "
 					    "`--json FILE` for all of them._", &left) == 1, "%s", text);
 	ck_assert(rows > 0);
-	ck_assert_int_eq(rows + left, 14);
+	ck_assert_int_eq(rows + left, 15);
 	ck_assert(ot_ends_with(text, "for all of them._\n"));
 	/* the rows kept are the first ones: breaking first */
 	ck_assert(strstr(text, "`aten::_old_helper_op`"));
@@ -1539,27 +1601,156 @@ START_TEST(real_default_list)
 		char *md = tu_read_file(real_md, NULL);
 		ck_assert(strstr(md, "| schema changed | `F.conv2d`, `nn.Conv2d` | `aten::conv2d`: `stride` type "
 				     "widened: `int[2]` → `SymInt[2]`;"));
-		/* 64: with Python operators traced, nn.MultiheadAttention's
-		 * CUDA main path reaches mul's TensorIterator kernel at 1.13.1
-		 * (BinaryMulKernel.cu) and add's generated ufunc kernel at 2.6.0 */
-		ck_assert(strstr(md, ": 85 ops, 64 with changes; "));
+		/* every op: the code of some function its main paths run changed
+		 * (without the implementation class, 64: see below) */
+		ck_assert(strstr(md, ": 85 ops, 85 with changes; "));
 		ck_assert(!strstr(md, "(breaking)"));
 		free(md);
 	}
 	/* (GPU library changes compare the main paths' libraries: not checked
 	 * here until the traces mark them, see issue 15) */
 
-	/* unchanged, checked in both trees: the same entries (tags aside), no move */
+	/* unchanged but for the code, checked in both trees: the same entries
+	 * (tags aside), no move */
 	{
 		static const char *const same[] = {"F.softmax", "torch.zeros", "torch.special.erf",
 						   "torch.gather", "Tensor.view", "torch.einsum"};
-		for (size_t i = 0; i < OT_ARRAY_LEN(same); i++) {
-			ck_assert_msg(in_list(ot_v_get(root, "unchanged"), same[i]), "%s changed", same[i]);
-			ck_assert_int_eq(changes_of(root, same[i]), 0);
-		}
+		for (size_t i = 0; i < OT_ARRAY_LEN(same); i++)
+			ck_assert_msg(changes_of(root, same[i]) == changes_in(root, same[i], "implementation"),
+				      "%s changed", same[i]);
+		/* 64 ops with changes of the other classes: with Python operators
+		 * traced, nn.MultiheadAttention's CUDA main path reaches mul's
+		 * TensorIterator kernel at 1.13.1 (BinaryMulKernel.cu) and add's
+		 * generated ufunc kernel at 2.6.0 */
+		ck_assert_int_eq(ops_with_changes_besides(root, "implementation"), 64);
 	}
 	/* lstm moved inside RNN.cpp: no change of place */
 	ck_assert(!find_change(root, "moved", "nn.LSTM", NULL));
+	ot_arena_free(a);
+}
+END_TEST
+
+/* "implementation changed" on the default list: 20 functions of main
+ * paths whose code changed, each read in both trees by hand (git show
+ * v1.13.1:F, v2.6.0:F) and counted as statements (tests/audit/
+ * verify_bodies.py re-derives every row of the report from git, with
+ * the code as tokens: C++ token sequences, Python ASTs). */
+static const struct impl_row {
+	const char *subject, *layer, *old_place, *new_place, *op, *text;
+	long long added, removed;
+	const char *what; /* what changed, as read in both trees */
+} impl_rows[] = {
+	{"linear", "cpp", "aten/src/ATen/native/Linear.cpp:21", "aten/src/ATen/native/Linear.cpp:73", "F.linear",
+	 "linear", 17, 11, "a TORCH_CHECK of the dims; _flatten_nd_linear for contiguous 3-D input and strided 1-D bias"},
+	{"lstm", "cpp", "aten/src/ATen/native/RNN.cpp:1380", "aten/src/ATen/native/RNN.cpp:1429", "nn.LSTM", "lstm(",
+	 18, 3, "the oneDNN path (lstm_mkldnn_stub when use_mkldnn); MPS without the !bidirectional test"},
+	{"convolution", "cpp", "aten/src/ATen/native/Convolution.cpp:1034",
+	 "aten/src/ATen/native/Convolution.cpp:1173", "F.conv2d", "convolution(", 1, 1,
+	 "the signature's c10::optional<Tensor> became std::optional<Tensor>"},
+	{"cumsum_out", "cpp", "aten/src/ATen/native/ReduceOps.cpp:407", "aten/src/ATen/native/ReduceOps.cpp:491",
+	 "torch.cumsum", "cumsum_out", 2, 2, "std::optional dtype; impl_func_cum_ops no longer takes the dtype"},
+	{"mean_backward", "backward", "torch/csrc/autograd/FunctionsManual.cpp:643",
+	 "torch/csrc/autograd/FunctionsManual.cpp:726", "F.adaptive_avg_pool2d", "mean_backward", 3, 3,
+	 "opt_dim.value().empty(), std::move of numel and n"},
+	{"nll_loss_forward_out_cpu_template", "cpp", "aten/src/ATen/native/LossNLL.cpp:274",
+	 "aten/src/ATen/native/LossNLL.cpp:299", "F.cross_entropy", "nll_loss_forward_out_cpu_template", 1, 1,
+	 "AT_DISPATCH_FLOATING_TYPES_AND2 adds Half"},
+	{"_batch_norm_impl_index", "cpp", "aten/src/ATen/native/Normalization.cpp:436",
+	 "aten/src/ATen/native/Normalization.cpp:546", "F.batch_norm", "_batch_norm_impl_index", 13, 24,
+	 "_select_batch_norm_backend replaces the inline use_cudnn / use_miopen tests"},
+	{"native_group_norm", "cpp", "aten/src/ATen/native/group_norm.cpp:52", "aten/src/ATen/native/group_norm.cpp:61",
+	 "F.group_norm", "native_group_norm", 10, 8, "mixed-type inputs: check_mixed_data_type, param_scalar_type"},
+	{"layer_norm_cpu", "cpp", "aten/src/ATen/native/layer_norm.cpp:62", "aten/src/ATen/native/layer_norm.cpp:76",
+	 "F.layer_norm", "layer_norm_cpu", 9, 4, "mixed-type inputs, mean/rstd in the parameters' dtype"},
+	{"GeluKernelImpl", "kernel", "aten/src/ATen/native/cpu/Activation.cpp:306",
+	 "aten/src/ATen/native/cpu/Activation.cpp:323", "F.gelu", "GeluKernelImpl", 10, 30,
+	 "a reduced-float branch; the lambdas replaced by scalar_gelu / vectorized_gelu helpers"},
+	{"gelu.out", "meta", "aten/src/ATen/native/Activation.cpp:167", "aten/src/ATen/native/Activation.cpp:229",
+	 "F.gelu", "TORCH_META_FUNC(gelu)", 1, 1, "c10::string_view became std::string_view"},
+	{"empty_strided_cpu", "cpp", "aten/src/ATen/native/TensorFactories.cpp:212",
+	 "aten/src/ATen/native/TensorFactories.cpp:319", "F.batch_norm", "empty_strided_cpu", 6, 2,
+	 "fill_empty_deterministic_ under deterministic algorithms"},
+	{"sum_out", "cpp", "aten/src/ATen/native/ReduceOps.cpp:1080", "aten/src/ATen/native/ReduceOps.cpp:1197",
+	 "torch.einsum", "sum_out", 8, 1, "a float accumulation buffer when should_use_acc_buffer(iter)"},
+	{"def dropout", "python", "torch/nn/functional.py:1235", "torch/nn/functional.py:1401", "F.dropout",
+	 "def dropout", 2, 2, "an f-string error message; the return wrapped in parentheses"},
+	{"cudnn_batch_norm", "kernel", "aten/src/ATen/native/cudnn/BatchNorm.cpp:77",
+	 "aten/src/ATen/native/cudnn/BatchNorm.cpp:123", "F.batch_norm", "cudnn_batch_norm", 6, 17,
+	 "value_or, _get_cudnn_batch_norm_reserve_space_size, const_data_ptr"},
+	{"cunn_SoftMaxForward", "cuda", "aten/src/ATen/native/cuda/SoftMax.cu:629",
+	 "aten/src/ATen/native/cuda/SoftMax.cu:663", "F.log_softmax", "cunn_SoftMaxForward", 3, 5,
+	 "const input; blockReduceWarp in place of blockReduce"},
+	{"def mse_loss", "python", "torch/nn/functional.py:3264", "torch/nn/functional.py:3835", "F.mse_loss",
+	 "def mse_loss", 18, 4, "a weight argument and its weighted reductions"},
+	{"index_kernel", "kernel", "aten/src/ATen/native/cpu/IndexKernel.cpp:23",
+	 "aten/src/ATen/native/cpu/IndexKernel.cpp:24", "Tensor.index_put_", "index_kernel", 1, 1,
+	 "the element read through c10::load"},
+	{"index_kernel", "kernel", "aten/src/ATen/native/cuda/IndexKernel.cu:195",
+	 "aten/src/ATen/native/cuda/IndexKernel.cu:197", "Tensor.index_put_", "index_kernel", 1, 1,
+	 "const IntArrayRef parameters"},
+	{"def forward", "python", "torch/nn/modules/rnn.py:726", "torch/nn/modules/rnn.py:1042", "nn.LSTM",
+	 "def forward", 14, 7, "_update_flat_weights, zero states made before the checks, 2-D/3-D input check"},
+};
+
+/* The implementation change whose old place is `old_place`. */
+static const ot_value *impl_change(const ot_value *root, const char *old_place)
+{
+	const ot_value *l = ot_v_get(root, "changes");
+	for (size_t i = 0; i < ot_v_len(l); i++) {
+		const ot_value *c = ot_v_at(l, i);
+		const ot_value *it = ot_v_at(ot_v_get(c, "items"), 0);
+		if (str_is(sget(c, "class"), "implementation") && str_is(sget(it, "old"), old_place))
+			return c;
+	}
+	return NULL;
+}
+
+START_TEST(real_implementation)
+{
+	ot_arena *a = ot_arena_new();
+	ot_value *root;
+	ck_assert_msg(real_status == 0, "status %d: %s", real_status, real_err.ptr);
+	root = load_json(a, real_json);
+	for (size_t i = 0; i < OT_ARRAY_LEN(impl_rows); i++) {
+		const struct impl_row *r = &impl_rows[i];
+		const ot_value *c = impl_change(root, r->old_place), *it;
+		char file[200];
+		ck_assert_msg(c, "no implementation change of %s (%s)", r->subject, r->old_place);
+		it = need_item(c, "body-changed", r->subject);
+		ck_assert_str_eq(sget(it, "layer"), r->layer);
+		ck_assert_str_eq(sget(it, "new"), r->new_place);
+		ck_assert_msg(in_list(ot_v_get(c, "ops"), r->op), "%s: %s not among its ops", r->subject, r->op);
+		ck_assert_msg(iget(it, "statements_added") == r->added && iget(it, "statements_removed") == r->removed,
+			      "%s: +%lld -%lld, expected +%lld -%lld (%s)", r->subject, iget(it, "statements_added"),
+			      iget(it, "statements_removed"), r->added, r->removed, r->what);
+		ck_assert(!bget(c, "breaking"));
+		snprintf(file, sizeof(file), "%.*s", (int)strcspn(r->new_place, ":"), r->new_place);
+		check_real_loc(c, "old", file, r->text);
+		check_real_loc(c, "new", file, r->text);
+	}
+	/* one row per function: the CPU and CUDA index_kernel are two */
+	ck_assert(impl_change(root, "aten/src/ATen/native/cpu/IndexKernel.cpp:23") !=
+		  impl_change(root, "aten/src/ATen/native/cuda/IndexKernel.cu:195"));
+	/* the same code, wrapped otherwise by a formatter (a trailing comma
+	 * added, the call on nine lines): no row */
+	ck_assert(!impl_change(root, "torch/nn/functional.py:2419")); /* def batch_norm */
+	/* what a default call does not run is not compared: the out= rule of
+	 * autograd for ops that are not out= (matmul's has_out is false;
+	 * fft_r2c's out is `{}`), gather's sparse backward (sparse_grad is
+	 * false) */
+	for (size_t i = 0; i < ot_v_len(ot_v_get(root, "changes")); i++) {
+		const ot_value *c = ot_v_at(ot_v_get(root, "changes"), i);
+		const ot_value *it = ot_v_at(ot_v_get(c, "items"), 0);
+		const ot_value *ops = ot_v_get(c, "ops");
+		if (!str_is(sget(c, "class"), "implementation"))
+			continue;
+		if (str_is(sget(it, "subject"), "throw_error_out_requires_grad"))
+			for (size_t k = 0; k < ot_v_len(ops); k++)
+				ck_assert_msg(ot_ends_with(ot_v_cstr(ot_v_at(ops, k)), ".out"),
+					      "throw_error_out_requires_grad on the main path of %s",
+					      ot_v_cstr(ot_v_at(ops, k)));
+		ck_assert(!str_is(sget(it, "subject"), "_gather_sparse_backward"));
+	}
 	ot_arena_free(a);
 }
 END_TEST
@@ -1910,6 +2101,7 @@ static Suite *diff_suite(void)
 	tcase_add_test(fx, fixture_schema);
 	tcase_add_test(fx, fixture_dispatch);
 	tcase_add_test(fx, fixture_moved);
+	tcase_add_test(fx, fixture_implementation);
 	tcase_add_test(fx, fixture_backward);
 	tcase_add_test(fx, fixture_gpu);
 	tcase_add_test(fx, fixture_unchanged);
@@ -1941,6 +2133,7 @@ static Suite *diff_suite(void)
 	tcase_add_unchecked_fixture(real, real_setup, NULL);
 	tcase_set_timeout(real, 300);
 	tcase_add_test(real, real_default_list);
+	tcase_add_test(real, real_implementation);
 	tcase_add_test(real, real_no_noise);
 	tcase_add_test(real, real_file_form);
 	tcase_add_test(real, real_all);

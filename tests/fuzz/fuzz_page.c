@@ -170,7 +170,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto done;
 	{
 		ot_step s = {OT_LAYER_BACKWARD, true, OT_REGISTRY_DERIV_PATH, 1, "add.Tensor", "", "",
-			     "", 0, -1, 0, 0, NULL};
+			     "", 0, -1, 0, 0, NULL, NULL};
 		ot_vec_push(&tr.steps, s);
 	}
 	for (int i = 0; i < MAX_STEPS && p < end; i++) {
