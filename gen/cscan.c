@@ -793,17 +793,25 @@ static void mark_arm(struct walker *w, bool raises)
  * was taken. */
 static void finish_chain(struct walker *w, uint16_t last, size_t at, int paren)
 {
-	bool leaves = false;
+	bool leaves = false, all_leave = last && last <= w->guards.len &&
+					  w->guards.items[last - 1].kind == OT_GUARD_ELSE,
+	     all_raise = all_leave;
 	const struct scope_guard *outer = w->nscopes ? &w->scopes[w->nscopes - 1] : NULL;
-	/* the chain is the single statement of an arm: nothing follows it there */
-	if (outer && outer->kind == SC_ARM && !outer->braced && outer->depth == w->depth)
-		return;
 	for (uint16_t g = last; g && g <= w->guards.len; g = w->guards.items[g - 1].prev) {
 		const ot_ix_guard *a = &w->guards.items[g - 1];
 		leaves = leaves || a->exits || a->raises;
+		all_leave = all_leave && (a->exits || a->raises);
+		all_raise = all_raise && a->raises;
 		if (a->kind == OT_GUARD_IF)
 			break;
 	}
+	/* if (...) { return a; } else { return b; }: the arm the chain is in
+	 * leaves as surely as with a return of its own */
+	if (all_leave)
+		mark_arm(w, all_raise);
+	/* the chain is the single statement of an arm: nothing follows it there */
+	if (outer && outer->kind == SC_ARM && !outer->braced && outer->depth == w->depth)
+		return;
 	if (leaves) {
 		uint16_t g = add_guard(w, OT_GUARD_AFTER, NULL, at, last);
 		push_scope(w, (struct scope_guard){0, SC_AFTER, false, g, w->depth, paren, 0, NULL});
