@@ -1534,6 +1534,8 @@ static const char *const thrust_algorithms[] = {
 /* The library a plain call's (qualifier, name) is an API of, or NULL. */
 static const char *library_of(const char *q, const char *n, const char *const *args, size_t nargs)
 {
+	if (!strcmp(q, "::"))
+		q = ""; /* ::cublasSgemm(...) is cublasSgemm(...) */
 	switch (n[0]) {
 	case 'c':
 		if (api_prefix(n, "cudnn"))
@@ -1863,7 +1865,10 @@ static size_t find_helpers(struct ck_ctx *x, const char *qual, const char *name,
 			if (h == d || h->in_class || !followable(x->ck, h) || h->global)
 				continue;
 			full_ns(hns, sizeof(hns), h);
-			if (*qual) {
+			if (!strcmp(qual, "::")) {
+				if (*hns) /* ::f(x): a function of the global namespace only */
+					continue;
+			} else if (*qual) {
 				if (!qual_matches(h, qual))
 					continue;
 				if (pass == 0 && h->file != d->file)

@@ -1359,8 +1359,8 @@ static ot_verdict arm_taken(const struct gchain *ch, const ot_ix_guard *e)
 {
 	if (e->kind == OT_GUARD_ELSE)
 		return none_before(ch, e);
-	if (e->kind == OT_GUARD_ELSE_IF)
-		return ot_verdict_and(none_before(ch, e), own_cond(ch, e));
+	if (e->kind == OT_GUARD_ELSE_IF) /* its own condition first: what a reader is shown */
+		return ot_verdict_and(own_cond(ch, e), none_before(ch, e));
 	return own_cond(ch, e);
 }
 

@@ -1177,7 +1177,9 @@ static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind
 		break;
 	}
 	call.name = ot_arena_strndup(w->arena, c + start, end - start);
-	if (qs < start) {
+	if (qs < start && c[qs] == ':') {
+		call.qual = "::"; /* ::name: the global namespace's, never at::'s */
+	} else if (qs < start) {
 		size_t qe = start;
 		while (qe > qs && (c[qe - 1] == ':' || c[qe - 1] == ' ' || c[qe - 1] == '\t'))
 			qe--;

@@ -78,7 +78,8 @@ typedef enum {
 /** A call inside a function body. */
 typedef struct ot_ix_call {
 	const char *name; /**< the called identifier, "gemm" */
-	const char *qual; /**< what precedes "::" ("at::cuda::blas"), or ""; the
+	const char *qual; /**< what precedes "::" ("at::cuda::blas"), "::" for the
+			       global namespace's (::isinf(x)), or ""; the
 			       macro's name for OT_CALL_MACRO_LAUNCH */
 	uint32_t line;
 	uint32_t off;     /**< byte offset of the name in the file: the receiver
