@@ -175,7 +175,8 @@ struct run {
 	ot_tj_entries *entries; /* each op's registry entries, for trace.json */
 	ot_pages *pages;
 	ot_bundle *bundle;    /* the HTML bundle (--format html) */
-	ot_diagram *diagrams; /* each op's diagram, drawn before the pages */
+	ot_diagram *diagrams; /* the diagrams of the batch of ops being written */
+	size_t batch;         /* the first op of that batch */
 	ot_output *out;
 	ot_release rel;
 	atomic_int failed;
@@ -263,23 +264,27 @@ static void write_html(struct run *r, const char *name, const ot_buf *md, ot_buf
 		write_file(r, path, html);
 }
 
+/* Pages are written a batch of ops at a time, each batch's diagrams drawn
+ * first: the diagrams of every op at once (tens of kilobytes each) would
+ * be a run's largest allocation with --all. */
+#define PAGE_BATCH 256
+
+/* Draw diagram i of the batch. */
 static int draw_one(size_t i, void *payload, ot_buf *dot, ot_buf *svg)
 {
 	struct run *r = payload;
-	if (!r->traces[i]->target.canonical[0])
+	size_t op = r->batch + i;
+	if (!r->traces[op]->target.canonical[0])
 		return 0;
-	return ot_pages_render_diagram(r->pages, i, dot, svg);
+	return ot_pages_render_diagram(r->pages, op, dot, svg);
 }
 
-static void tick_progress(void *p)
-{
-	progress_tick(p);
-}
-
+/* Write page i of the batch (with its diagram). */
 static void render_one(size_t i, void *payload)
 {
 	struct run *r = payload;
-	const ot_trace *tr = r->traces[i];
+	size_t op = r->batch + i;
+	const ot_trace *tr = r->traces[op];
 	const ot_diagram *dg = &r->diagrams[i];
 	ot_buf md = OT_BUF_INIT, html = OT_BUF_INIT, path = OT_BUF_INIT, svgname = OT_BUF_INIT;
 	bool has_diagram = dg->status == 1, want_md = r->o->formats & (OT_FORMAT_MD | OT_FORMAT_HTML);
@@ -293,7 +298,7 @@ static void render_one(size_t i, void *payload)
 		record_failure(r, tr->input);
 		goto done;
 	}
-	if (ot_pages_render_op(r->pages, i, has_diagram, &md) < 0) {
+	if (ot_pages_render_op(r->pages, op, has_diagram, &md) < 0) {
 		record_failure(r, tr->input);
 		goto done;
 	}
@@ -935,28 +940,38 @@ int ot_run(const ot_run_opts *o)
 			goto done;
 		}
 	}
-	r.diagrams = ot_calloc(r.ops.len ? r.ops.len : 1, sizeof(*r.diagrams));
-	if (r.pages) {
-		/* Graphviz is not thread-safe: drawn by worker processes */
-		t = ot_clock();
-		progress_start(&prog, tty && r.ops.len > 20, "drawing", r.ops.len);
-		ot_layout_all(r.ops.len, jobs, draw_one, &r, tick_progress, &prog, r.diagrams);
-		progress_end(&prog);
-		r.phase[PH_LAYOUT] = ot_clock() - t;
-	}
-	t = ot_clock();
+	r.diagrams = ot_calloc(PAGE_BATCH, sizeof(*r.diagrams));
 	progress_start(&prog, tty && r.ops.len > 20, "writing", r.ops.len);
-	parallel_for(r.ops.len, jobs, render_one, &r, &prog);
-	progress_end(&prog);
 	{
+		double wall = 0;
+		for (r.batch = 0; r.batch < r.ops.len; r.batch += PAGE_BATCH) {
+			size_t n = r.ops.len - r.batch < PAGE_BATCH ? r.ops.len - r.batch : PAGE_BATCH;
+			if (r.pages) {
+				/* Graphviz is not thread-safe: drawn by worker processes */
+				t = ot_clock();
+				ot_layout_all(n, jobs, draw_one, &r, NULL, NULL, r.diagrams);
+				r.phase[PH_LAYOUT] += ot_clock() - t;
+			}
+			t = ot_clock();
+			parallel_for(n, jobs, render_one, &r, &prog);
+			wall += ot_clock() - t;
+			for (size_t k = 0; k < n; k++) {
+				ot_buf_free(&r.diagrams[k].dot);
+				ot_buf_free(&r.diagrams[k].svg);
+			}
+			memset(r.diagrams, 0, n * sizeof(*r.diagrams));
+		}
 		/* the threads' summed times, scaled to the wall time they shared */
-		double wall = ot_clock() - t, sum = r.phase[PH_RENDER] + r.phase[PH_WRITE];
-		if (sum > 0) {
-			r.phase[PH_RENDER] = wall * r.phase[PH_RENDER] / sum;
-			r.phase[PH_WRITE] = wall * r.phase[PH_WRITE] / sum;
+		{
+			double sum = r.phase[PH_RENDER] + r.phase[PH_WRITE];
+			if (sum > 0) {
+				r.phase[PH_RENDER] = wall * r.phase[PH_RENDER] / sum;
+				r.phase[PH_WRITE] = wall * r.phase[PH_WRITE] / sum;
+			}
 		}
 	}
-	ot_diagrams_free(r.diagrams, r.ops.len);
+	progress_end(&prog);
+	ot_diagrams_free(r.diagrams, 0);
 	r.diagrams = NULL;
 	t = ot_clock();
 	if (!atomic_load(&r.failed)) {
