@@ -1270,6 +1270,69 @@ static long binding_node(struct tb_ctx *c, int64_t file, uint32_t line, const ch
 
 /* A generated op with no Python code of its own: from its anchor (and
  * binding node), every overload, the default one taken. */
+/*
+ * The call a generated function's docstring documents first
+ * (`add_docstr(torch.where, r"""where(condition, input, other, *, out=None)
+ * -> Tensor`): its parameters without a default before `*` as positional
+ * arguments, and whether it returns one Tensor (`-> Tensor`). False when
+ * the docstring does not open with such a signature, or takes *args.
+ */
+static bool documented_call(struct tb_ctx *c, const char *name, bool method, ot_pycall *call,
+			    ot_ix_pyref *ref, bool *one_tensor)
+{
+	size_t n = strlen(name);
+	for (const ot_ix_doc *d = ot_index_docs(c->ix, name); d; d = d->next) {
+		if (d->method != method)
+			continue;
+		for (uint32_t k = d->line; k < d->line + 4; k++) {
+			size_t len;
+			const char *t = ot_index_line(c->ix, d->file, k, &len), *end, *p;
+			int depth = 0, npos = 0;
+			bool param = false, has_default = false, keyword_only = false;
+			if (!t)
+				return false;
+			end = t + len;
+			while (t < end && (*t == ' ' || *t == '\t' || *t == 'r' || *t == '"' || *t == '\''))
+				t++;
+			if ((size_t)(end - t) <= n || memcmp(t, name, n) || t[n] != '(')
+				continue;
+			for (p = t + n + 1; p < end && !keyword_only; p++) {
+				if (*p == '(' || *p == '[')
+					depth++;
+				else if ((*p == ')' || *p == ']') && depth-- == 0)
+					break;
+				else if (depth == 0 && *p == ',') {
+					npos += param && !has_default;
+					param = has_default = false;
+				} else if (depth == 0 && *p == '*') {
+					if (p + 1 < end && (isalpha((unsigned char)p[1]) || p[1] == '_'))
+						return false; /* *size: varargs */
+					keyword_only = true;
+				} else if (depth == 0 && *p == '=') {
+					has_default = true;
+				} else if (*p != ' ') {
+					param = true;
+				}
+			}
+			if (!keyword_only)
+				npos += param && !has_default;
+			{
+				const char *arrow = p < end ? memmem(p, (size_t)(end - p), "-> ", 3) : NULL;
+				*one_tensor = arrow && (size_t)(end - arrow) >= 9 && !memcmp(arrow + 3, "Tensor", 6) &&
+					      (arrow + 9 == end || !isalnum((unsigned char)arrow[9]));
+			}
+			memset(call, 0, sizeof(*call));
+			memset(ref, 0, sizeof(*ref));
+			ref->line = d->line;
+			call->ref = ref;
+			call->npos = npos;
+			return true;
+		}
+		return false;
+	}
+	return false;
+}
+
 static bool start_generated(struct tb_ctx *c, const char *name, long anchor, long binding,
 			    bool method)
 {
@@ -1304,10 +1367,20 @@ static bool start_generated(struct tb_ctx *c, const char *name, long anchor, lon
 	v.node = (uint32_t)from;
 	v.def = NULL;
 	{
-		/* no call to read: the overload a call by name reaches first */
+		/* no call to read: the overload a call by name reaches first;
+		 * when that one does not return the one Tensor the docstring's
+		 * signature does (torch.where's where(condition) -> Tensor[]), the
+		 * overload the documented call reaches (where.self) */
 		size_t n;
 		const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, name, &n);
-		const ot_reg_func *chosen = py_overload(&v, name, NULL, method);
+		const ot_reg_func *chosen = py_overload(&v, name, NULL, method), *documented;
+		ot_pycall doc;
+		ot_ix_pyref ref;
+		bool one_tensor = false;
+		if (chosen && documented_call(c, name, method, &doc, &ref, &one_tensor) && one_tensor &&
+		    !(chosen->schema.nreturns == 1 && !strcmp(chosen->schema.returns[0].type, "Tensor")) &&
+		    (documented = py_overload(&v, name, &doc, method)))
+			chosen = documented;
 		for (size_t i = 0; i < n; i++) {
 			uint32_t en = tb_entry(c, ov[i], 0, NULL, true);
 			ot_edge e = tb_always(OT_EDGE_BRIDGE, (uint32_t)from, en);
