@@ -171,7 +171,8 @@ struct run {
 	ot_run_held *h;
 	OT_VEC(struct op_in) ops;
 	ot_trace **traces;
-	ot_buf *json;  /* each op's trace.json object, made by the tracing thread */
+	ot_buf *json;  /* each op's trace.json object, made by the tracing thread (freed
+			  once trace.json is written) */
 	ot_tj_entries *entries; /* each op's registry entries, for trace.json */
 	ot_pages *pages;
 	ot_bundle *bundle;    /* the HTML bundle (--format html) */
@@ -923,7 +924,13 @@ int ot_run(const ot_run_opts *o)
 		goto done;
 	}
 
-	/* 7. render and write */
+	/* 7. render and write: trace.json first, so that its pieces (tens of
+	 * megabytes with --all) are freed before the pages are made */
+	if (formats & OT_FORMAT_JSON) {
+		write_trace_json(&r);
+		for (size_t i = 0; i < r.ops.len; i++)
+			ot_buf_free(&r.json[i]);
+	}
 	if (formats & (OT_FORMAT_MD | OT_FORMAT_HTML)) {
 		lines = ot_calloc(r.ops.len ? r.ops.len : 1, sizeof(*lines)); /* the pages keep it */
 		for (size_t i = 0; i < r.ops.len; i++)
@@ -1001,8 +1008,6 @@ int ot_run(const ot_run_opts *o)
 				}
 			}
 		}
-		if (formats & OT_FORMAT_JSON)
-			write_trace_json(&r);
 		ot_buf_free(&b);
 		ot_buf_free(&html);
 	}
