@@ -33,7 +33,7 @@
 #include "common.h"
 #include "index.h"
 
-/** Characters of one line's hash in a fingerprint. */
+/** Characters of one hash in a fingerprint (the code's, or a statement's). */
 #define OT_BODY_HASH_CHARS 8
 
 /**
