@@ -1292,8 +1292,13 @@ static bool documented_call(struct tb_ctx *c, const char *name, bool method, ot_
 			if (!t)
 				return false;
 			end = t + len;
-			while (t < end && (*t == ' ' || *t == '\t' || *t == 'r' || *t == '"' || *t == '\''))
+			while (t < end && (*t == ' ' || *t == '\t'))
 				t++;
+			/* the signature may open the string: r"""where(...) */
+			if (end - t >= 4 && *t == 'r' && (t[1] == '"' || t[1] == '\'') && t[2] == t[1] && t[3] == t[1])
+				t += 4;
+			else if (end - t >= 3 && (*t == '"' || *t == '\'') && t[1] == *t && t[2] == *t)
+				t += 3;
 			if ((size_t)(end - t) <= n || memcmp(t, name, n) || t[n] != '(')
 				continue;
 			for (p = t + n + 1; p < end && !keyword_only; p++) {
