@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "pathview.h"
 #include "resolve.h"
 #include "value.h"
 
@@ -47,14 +48,22 @@ static void when_line(ot_buf *out, const char *when, int indent, bool color)
 	ot_buf_putc(out, '\n');
 }
 
-static bool is_path_step(const ot_step *st)
+/* What a step is, as the pages tell it (pathview.h): the forward main
+ * path, the backward (a derivative and what it runs, and derivatives off
+ * the main paths), or another path. */
+static bool is_forward(const ot_pathview *v, size_t i)
 {
-	return st->layer != OT_LAYER_BACKWARD;
+	return v->part[i] == OT_PART_MAIN;
+}
+
+static bool is_backward(const ot_pathview *v, const ot_trace *tr, size_t i)
+{
+	return v->part[i] == OT_PART_BACKWARD || tr->steps.items[i].layer == OT_LAYER_BACKWARD;
 }
 
 /* One device's main path: its steps in trace order, each selection with its condition. */
-static void main_path(ot_buf *out, const ot_trace *tr, unsigned bit, const char *device,
-		      bool color)
+static void main_path(ot_buf *out, const ot_trace *tr, const ot_pathview *v, unsigned bit,
+		      const char *device, bool color)
 {
 	size_t shown = 0;
 	ot_buf_putc(out, '\n');
@@ -62,7 +71,7 @@ static void main_path(ot_buf *out, const ot_trace *tr, unsigned bit, const char 
 	ot_buf_putc(out, '\n');
 	for (size_t i = 0; i < tr->steps.len; i++) {
 		const ot_step *st = &tr->steps.items[i];
-		if (!(st->main & bit) || !is_path_step(st))
+		if (!(st->main & bit) || !is_forward(v, i))
 			continue;
 		step_line(out, st, 2, color);
 		if (st->when)
@@ -93,16 +102,15 @@ static const char *condition_of(const ot_trace *tr, size_t i)
 
 /* The steps on no main path, grouped by condition (first seen first), then
  * those reached otherwise. */
-static void other_paths(ot_buf *out, const ot_trace *tr, bool color)
+static void other_paths(ot_buf *out, const ot_trace *tr, const ot_pathview *v, bool color)
 {
 	const char **cond = ot_calloc(tr->steps.len ? tr->steps.len : 1, sizeof(*cond));
 	OT_VEC(const char *) groups = {0};
 	bool any = false, otherwise = false;
 
 	for (size_t i = 0; i < tr->steps.len; i++) {
-		const ot_step *st = &tr->steps.items[i];
 		size_t g;
-		if (st->main || !is_path_step(st))
+		if (is_forward(v, i) || is_backward(v, tr, i))
 			continue;
 		any = true;
 		cond[i] = condition_of(tr, i);
@@ -133,7 +141,7 @@ static void other_paths(ot_buf *out, const ot_trace *tr, bool color)
 		}
 		for (size_t i = 0; i < tr->steps.len; i++) {
 			const ot_step *st = &tr->steps.items[i];
-			if (st->main || !is_path_step(st))
+			if (is_forward(v, i) || is_backward(v, tr, i))
 				continue;
 			if (c ? cond[i] && !strcmp(cond[i], c) : !cond[i])
 				step_line(out, st, 4, color);
@@ -143,12 +151,12 @@ static void other_paths(ot_buf *out, const ot_trace *tr, bool color)
 	free(cond);
 }
 
-static void backward(ot_buf *out, const ot_trace *tr, bool color)
+static void backward(ot_buf *out, const ot_trace *tr, const ot_pathview *v, bool color)
 {
 	bool any = false;
 	for (size_t i = 0; i < tr->steps.len; i++) {
 		const ot_step *st = &tr->steps.items[i];
-		if (is_path_step(st))
+		if (!is_backward(v, tr, i))
 			continue;
 		if (!any) {
 			ot_buf_putc(out, '\n');
@@ -196,8 +204,13 @@ void ot_show_render(ot_buf *out, const ot_trace *tr, bool color)
 	}
 	if (tr->status != OT_STATUS_TRACED)
 		return;
-	main_path(out, tr, OT_MAIN_CPU, "CPU", color);
-	main_path(out, tr, OT_MAIN_CUDA, "CUDA", color);
-	other_paths(out, tr, color);
-	backward(out, tr, color);
+	{
+		ot_pathview v;
+		ot_pathview_build(&v, tr);
+		main_path(out, tr, &v, OT_MAIN_CPU, "CPU", color);
+		main_path(out, tr, &v, OT_MAIN_CUDA, "CUDA", color);
+		other_paths(out, tr, &v, color);
+		backward(out, tr, &v, color);
+		ot_pathview_free(&v);
+	}
 }
