@@ -1200,6 +1200,12 @@ static value primary(struct ectx *c, struct toks *tk)
 			v.num = -v.num;
 		return v;
 	}
+	if ((name_is(t, "C10_LIKELY") || name_is(t, "C10_UNLIKELY")) && tk->at + 1 < tk->n &&
+	    op_is(&tk->t[tk->at + 1], "(")) {
+		/* a branch hint: its value is its argument's */
+		tk->at++;
+		return primary(c, tk);
+	}
 	if (read_chain(tk, &ch))
 		return chain_value(c, tk, &ch);
 	tk->at++;
