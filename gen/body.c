@@ -44,18 +44,12 @@ struct fp {
 	uint32_t col, indent; /* Python: column in the line; the def's indentation */
 };
 
-static bool is_word(char ch)
-{
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-	       ch == '_' || (unsigned char)ch >= 0x80;
-}
-
 /* Append `ch` to `b`, after one blank when the blanks skipped separated
  * two words; a trailing comma before a closing bracket is dropped (`f(a,
  * b,)` is `f(a, b)`, as a formatter writes either). */
 static void put_token_char(ot_buf *b, char ch, bool blank)
 {
-	if (blank && b->size && is_word(b->ptr[b->size - 1]) && is_word(ch))
+	if (blank && b->size && ot_is_ident_char(b->ptr[b->size - 1]) && ot_is_ident_char(ch))
 		ot_buf_putc(b, ' ');
 	if ((ch == ')' || ch == ']' || ch == '}') && b->size && b->ptr[b->size - 1] == ',')
 		b->size--;
