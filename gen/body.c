@@ -1,5 +1,7 @@
 #include "body.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "buf.h"
@@ -188,6 +190,58 @@ const char *ot_body_fingerprint(ot_arena *a, const ot_index *ix, const char *pat
 	ot_buf_free(&f.out);
 	ot_buf_free(&all);
 	return s;
+}
+
+/* ---- made once ---------------------------------------------------------------------- */
+
+struct ot_bodies {
+	const ot_index *ix;
+	pthread_mutex_t lock;
+	ot_arena *arena; /* keys and fingerprints */
+	ot_map *made;    /* "path:line" -> fingerprint, or &none */
+};
+
+static const char none[] = ""; /* no definition there */
+
+ot_bodies *ot_bodies_new(const ot_index *ix)
+{
+	ot_bodies *b = ot_calloc(1, sizeof(*b));
+	b->ix = ix;
+	pthread_mutex_init(&b->lock, NULL);
+	b->arena = ot_arena_new();
+	b->made = ot_map_new();
+	return b;
+}
+
+void ot_bodies_free(ot_bodies *b)
+{
+	if (!b)
+		return;
+	ot_map_free(b->made);
+	ot_arena_free(b->arena);
+	pthread_mutex_destroy(&b->lock);
+	free(b);
+}
+
+const char *ot_bodies_get(ot_bodies *b, const char *path, uint32_t line)
+{
+	char key[600];
+	const char *have, *fp;
+	snprintf(key, sizeof(key), "%s:%u", path ? path : "", line);
+	pthread_mutex_lock(&b->lock);
+	have = ot_map_get(b->made, key);
+	pthread_mutex_unlock(&b->lock);
+	if (have)
+		return have == none ? NULL : have;
+	pthread_mutex_lock(&b->lock);
+	/* made here, under the lock: the arena is the cache's, shared */
+	if (!(have = ot_map_get(b->made, key))) {
+		fp = ot_body_fingerprint(b->arena, b->ix, path, line);
+		have = fp ? fp : none;
+		ot_map_put(b->made, ot_arena_strdup(b->arena, key), (void *)have);
+	}
+	pthread_mutex_unlock(&b->lock);
+	return have == none ? NULL : have;
 }
 
 /* ---- comparing ---------------------------------------------------------------------- */

@@ -45,6 +45,20 @@
  */
 const char *ot_body_fingerprint(ot_arena *a, const ot_index *ix, const char *path, uint32_t line);
 
+/**
+ * The fingerprints of one index's definitions, each made once and shared by
+ * the threads that ask (an op's main path shares most of its functions
+ * with other ops': empty_strided_cpu is on 30 of ops.list's).
+ */
+typedef struct ot_bodies ot_bodies;
+
+ot_bodies *ot_bodies_new(const ot_index *ix);
+void ot_bodies_free(ot_bodies *b);
+
+/** ot_body_fingerprint of (`path`, `line`), made on first use; borrowed
+ * from `b` until ot_bodies_free. Thread-safe. */
+const char *ot_bodies_get(ot_bodies *b, const char *path, uint32_t line);
+
 /** Are the fingerprints the same code (NULL only equals NULL)? */
 bool ot_body_same(const char *old, const char *new);
 

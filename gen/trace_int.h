@@ -7,6 +7,7 @@
 #define OT_TRACE_INT_H
 
 #include "autograd.h"
+#include "body.h"
 #include "trace.h"
 
 struct ot_tracer {
@@ -20,6 +21,7 @@ struct ot_tracer {
 	ot_strvec cand[OT_STRAT_COUNT]; /* "did you mean" candidates per strategy */
 	ot_callkinds *ck;
 	ot_autograd *autograd;
+	ot_bodies *bodies; /* the fingerprints of main-path definitions, made once */
 };
 
 /* What a caller passes for each parameter of a function it reaches: a

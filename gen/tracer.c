@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "body.h"
 #include "buf.h"
 
 /* ---- nodes and edges ------------------------------------------------------------- */
@@ -539,6 +538,7 @@ ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_we
 	t->f_view_copy = ot_index_file_id(ix, OT_INDEX_VIEW_COPY_CODEGEN_PATH);
 	t->autograd = ot_autograd_new(ix, reg);
 	t->ck = ot_callkinds_new(ix, reg);
+	t->bodies = ot_bodies_new(ix);
 	build_candidates(t);
 	return t;
 }
@@ -550,6 +550,7 @@ void ot_tracer_free(ot_tracer *t)
 	for (int s = 0; s < OT_STRAT_COUNT; s++)
 		ot_vec_free(&t->cand[s]);
 	ot_callkinds_free(t->ck);
+	ot_bodies_free(t->bodies);
 	ot_autograd_free(t->autograd);
 	ot_arena_free(t->arena);
 	free(t);
@@ -650,8 +651,10 @@ static void fingerprint_main(struct tb_ctx *c)
 		case OT_NODE_META:
 		case OT_NODE_DERIV:
 		case OT_NODE_DECOMP:
-			if (n->main && n->found)
-				n->body = ot_body_fingerprint(c->a, c->ix, n->file, n->line);
+			if (n->main && n->found) {
+				const char *fp = ot_bodies_get(c->t->bodies, n->file, n->line);
+				n->body = fp ? ot_arena_strdup(c->a, fp) : NULL;
+			}
 			break;
 		default:
 			break;
