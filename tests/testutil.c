@@ -17,6 +17,14 @@
 #define FIXTURE_DIR "tests/fixture"
 #define TMP_DIR "tests/tmp"
 
+/* The scratch folder of this suite: tests/run-all.sh names one per suite
+ * (OT_TEST_SCRATCH) and removes it when the suite passes. */
+static const char *scratch_dir(void)
+{
+	const char *dir = getenv("OT_TEST_SCRATCH");
+	return dir && *dir ? dir : TMP_DIR;
+}
+
 static void mkdirs(const char *path)
 {
 	char *p = ot_strdup(path), *s;
@@ -60,7 +68,7 @@ char *tu_tmpdir(const char *tag)
 {
 	ot_buf b = OT_BUF_INIT;
 	static int counter;
-	ot_buf_printf(&b, "%s/%s-%ld-%d", TMP_DIR, tag, (long)getpid(), counter++);
+	ot_buf_printf(&b, "%s/%s-%ld-%d", scratch_dir(), tag, (long)getpid(), counter++);
 	rmtree(b.ptr);
 	mkdirs(b.ptr);
 	return ot_buf_detach(&b);

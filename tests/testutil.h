@@ -15,9 +15,11 @@
 #include "value.h"
 
 /**
- * A fresh empty directory under tests/tmp/ for this test (named after
- * `tag` and the process id). Caller frees the string; the directory is left
- * for inspection (tests/tmp/ is git-ignored; `make clean` keeps it).
+ * A fresh empty directory for this test (named after `tag` and the process
+ * id) in the suite's scratch folder: $OT_TEST_SCRATCH, which
+ * tests/run-all.sh sets to tests/tmp/<suite> and removes when the suite
+ * passes (a failed suite's folder is kept for inspection), else tests/tmp.
+ * Caller frees the string.
  */
 char *tu_tmpdir(const char *tag);
 
