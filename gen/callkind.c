@@ -1703,6 +1703,30 @@ static bool qual_matches(const ot_ix_cdef *d, const char *qual)
 	return m <= n && !strcmp(full + n - m, qual) && (m == n || full[n - m - 1] == ':');
 }
 
+/* Is `d`, defined inside a class body, the member that `qual::name` names:
+ * the qualifier's last part is d's class (Foo<T>::apply was read as
+ * "Foo"), and what comes before it, if anything, is where d's class lives
+ * (the written qualifier "at::native::Foo" or, from d's namespace, "Foo"). */
+static bool member_of_qual(const ot_ix_cdef *d, const char *qual)
+{
+	const char *last = strrchr(qual, ':');
+	char ns[600];
+	size_t n, m;
+	last = last ? last + 1 : qual;
+	if (!d->cls || !*d->cls || strcmp(last, d->cls))
+		return false;
+	if (last == qual)
+		return true;
+	m = (size_t)(last - qual) - 2; /* the qualifier's namespace part */
+	snprintf(ns, sizeof(ns), "%s", d->ns);
+	n = strlen(ns);
+	if (qual[0] == ':' && qual[1] == ':') {
+		qual += 2;
+		m -= 2;
+	}
+	return m <= n && !strncmp(ns + n - m, qual, m) && (m == n || ns[n - m - 1] == ':');
+}
+
 static bool followable(const ot_callkinds *ck, const ot_ix_cdef *d)
 {
 	const char *p = fpath(ck, d->file);
@@ -1862,8 +1886,17 @@ static size_t find_helpers(struct ck_ctx *x, const char *qual, const char *name,
 	for (int pass = 0; pass < 2 && !n; pass++) {
 		for (const ot_ix_cdef *h = ot_index_cdefs(x->ck->ix, name); h && n < max; h = h->next) {
 			char hns[600];
-			if (h == d || h->in_class || !followable(x->ck, h) || h->global)
+			if (h == d || !followable(x->ck, h) || h->global)
 				continue;
+			if (h->in_class) {
+				/* a class's member answers only a call qualified by that
+				 * class (Foo<T>::apply(...)) */
+				if (!*qual || !strcmp(qual, "::") || !member_of_qual(h, qual) ||
+				    (pass == 0 && h->file != d->file))
+					continue;
+				out[n++] = h;
+				continue;
+			}
 			full_ns(hns, sizeof(hns), h);
 			if (!strcmp(qual, "::")) {
 				if (*hns) /* ::f(x): a function of the global namespace only */

@@ -218,6 +218,16 @@ static void analyze_head(struct head_info *info, const char *code, const struct 
 			return;
 		if (tok_is(code, t, "class") || tok_is(code, t, "struct") || tok_is(code, t, "union")) {
 			info->kind = HEAD_CLASS;
+			/* its name: the first word after the key that is not an
+			 * export macro (struct TORCH_API Foo, class C10_API Bar) */
+			for (size_t j = k + 1; j < h->n && h->toks[j].kind == 'i'; j++) {
+				const struct tok *nt = &h->toks[j];
+				if (is_macro_name(code + nt->start, nt->end - nt->start))
+					continue;
+				info->name_start = nt->start;
+				info->name_end = nt->end;
+				break;
+			}
 			return;
 		}
 	}
@@ -320,9 +330,28 @@ static void analyze_head(struct head_info *info, const char *code, const struct 
 		{
 			size_t q = (size_t)(prev - h->toks);
 			size_t qs = q;
-			while (qs >= first + 2 && tok_is(code, &h->toks[qs - 1], "::") &&
-			       h->toks[qs - 2].kind == 'i')
-				qs -= 2;
+			for (;;) {
+				size_t j;
+				int depth = 0;
+				if (qs < first + 2 || !tok_is(code, &h->toks[qs - 1], "::"))
+					break;
+				if (h->toks[qs - 2].kind == 'i') {
+					qs -= 2;
+					continue;
+				}
+				if (!tok_punct(code, &h->toks[qs - 2], '>'))
+					break;
+				/* a class template's member: Foo<T>::name */
+				for (j = qs - 2; j > first; j--) {
+					if (tok_punct(code, &h->toks[j], '>'))
+						depth++;
+					else if (tok_punct(code, &h->toks[j], '<') && --depth == 0)
+						break;
+				}
+				if (depth || h->toks[j - 1].kind != 'i')
+					break;
+				qs = j - 1;
+			}
 			if (qs < q) {
 				info->qual_start = h->toks[qs].start;
 				info->qual_end = h->toks[q - 1].start;
@@ -423,6 +452,7 @@ struct walker {
 	bool keeps_head[MAX_DEPTH]; /* brace inside a head (b_{x} in a constructor's
 				       initializer list): closing it continues the head */
 	size_t ns_len[MAX_DEPTH]; /* length of `ns` before each namespace opened */
+	const char *class_name[MAX_DEPTH]; /* each class scope's name, or "" */
 	struct pp_frame *pp;      /* open #if chains of unknown condition */
 	int pp_depth;
 	char ns[512];             /* the enclosing namespaces: "at::native" */
@@ -489,6 +519,10 @@ static void open_brace(struct walker *w, size_t head_start, size_t brace)
 			}
 		} else if (info.kind == HEAD_CLASS) {
 			s = SCOPE_CLASS;
+			w->class_name[w->depth] = info.name_end > info.name_start
+							  ? ot_arena_strndup(w->arena, w->code + info.name_start,
+									     info.name_end - info.name_start)
+							  : "";
 		} else if (info.kind == HEAD_FUNC && w->func < 0) {
 			ot_ix_cdef d = {0};
 			const char *c = w->code;
@@ -502,8 +536,8 @@ static void open_brace(struct walker *w, size_t head_start, size_t brace)
 				d.name = ot_arena_strndup(w->arena, c + info.name_start,
 							  info.name_end - info.name_start);
 			d.qual = info.qual_end > info.qual_start
-					 ? ot_arena_strndup(w->arena, c + info.qual_start,
-							    info.qual_end - info.qual_start)
+					 ? ot_scan_copy_qual(w->arena, c + info.qual_start,
+							     info.qual_end - info.qual_start)
 					 : "";
 			d.ns = ot_arena_strdup(w->arena, w->ns);
 			d.file = w->file;
@@ -511,6 +545,8 @@ static void open_brace(struct walker *w, size_t head_start, size_t brace)
 			d.kind = (uint8_t)info.def_kind;
 			d.global = info.global;
 			d.in_class = w->depth > 0 && w->stack[w->depth - 1] == SCOPE_CLASS;
+			if (d.in_class)
+				d.cls = w->class_name[w->depth - 1];
 			d.pp = w->arm;
 			d.body = (uint32_t)brace;
 			ot_vec_push(&w->out->cdefs, d);
@@ -1129,6 +1165,27 @@ static const struct launch_macro *find_launch_macro(const struct walker *w, cons
 	return NULL;
 }
 
+/*
+ * `end` just past the '>' closing template arguments (Foo<T, 2>): where the
+ * '<' that opens them is, when what lies between reads as template
+ * arguments (names, numbers, blanks, ',', '::', '*', '&', nested <...>) and
+ * an identifier comes before it; otherwise `end` itself.
+ */
+static size_t template_args_start(const char *c, size_t end)
+{
+	int depth = 0;
+	for (size_t i = end; i > 0 && end - i < 200; i--) {
+		char ch = c[i - 1];
+		if (ch == '>')
+			depth++;
+		else if (ch == '<' && --depth == 0)
+			return i >= 2 && ot_is_ident_char(c[i - 2]) ? i - 1 : end;
+		else if (!ot_is_ident_char(ch) && !strchr(" \t,:*&", ch))
+			return end;
+	}
+	return end;
+}
+
 static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind)
 {
 	const char *c = w->code;
@@ -1160,6 +1217,8 @@ static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind
 			size_t e = b - 2, s;
 			while (e > 0 && (c[e - 1] == ' ' || c[e - 1] == '\t'))
 				e--;
+			if (e > 0 && c[e - 1] == '>')
+				e = template_args_start(c, e); /* Foo<T, 2>::name */
 			s = e;
 			while (s > 0 && ot_is_ident_char(c[s - 1]))
 				s--;
@@ -1183,7 +1242,7 @@ static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind
 		size_t qe = start;
 		while (qe > qs && (c[qe - 1] == ':' || c[qe - 1] == ' ' || c[qe - 1] == '\t'))
 			qe--;
-		call.qual = ot_scan_copy_name(w->arena, c + qs, qe - qs);
+		call.qual = ot_scan_copy_qual(w->arena, c + qs, qe - qs);
 	} else {
 		call.qual = "";
 	}

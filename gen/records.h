@@ -231,6 +231,8 @@ typedef struct ot_ix_cdef {
 	uint8_t kind;      /**< ot_ix_cdef_kind */
 	bool global;       /**< a CUDA __global__ kernel */
 	bool in_class;     /**< defined inside a class/struct body */
+	const char *cls;   /**< in_class: that class's name ("" when it has
+			        none), else NULL */
 	const ot_ix_call *calls; /**< calls in the body, in order */
 	uint32_t ncalls;
 	const ot_ix_guard *guards; /**< the conditions parts of the body run under */

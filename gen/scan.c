@@ -40,6 +40,22 @@ const char *ot_scan_copy_name(ot_arena *arena, const char *s, size_t n)
 	return p;
 }
 
+const char *ot_scan_copy_qual(ot_arena *arena, const char *s, size_t n)
+{
+	char *p = ot_arena_alloc(arena, n + 1), *q = p;
+	int depth = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '<')
+			depth++;
+		else if (s[i] == '>' && depth > 0)
+			depth--;
+		else if (!depth && s[i] != ' ' && s[i] != '\t' && s[i] != '\n')
+			*q++ = s[i];
+	}
+	*q = '\0';
+	return p;
+}
+
 const char *ot_scan_library_version(void)
 {
 	static char version[64];

@@ -29,5 +29,8 @@ int ot_scan_match(const pcre2_code *re, const char *subject, size_t len, size_t 
  */
 struct ot_arena;
 const char *ot_scan_copy_name(struct ot_arena *arena, const char *s, size_t n);
+/* A qualifier as written (Foo<T, 2>::bar, at :: native), its template
+ * arguments and blanks left out: "Foo::bar", "at::native". */
+const char *ot_scan_copy_qual(struct ot_arena *arena, const char *s, size_t n);
 
 #endif
