@@ -1842,11 +1842,6 @@ static size_t fit_helpers(struct ck_ctx *x, const ot_ix_cdef **cand, size_t n, c
  * namespaces enclosing it (or, for a qualified call, where the qualifier
  * points). A __device__-only or __global__ function never answers a call
  * made from host code. */
-/* A file only nvcc compiles (.cu, .cuh). */
-static bool cuda_path(const char *path)
-{
-	return ot_ends_with(path, ".cu") || ot_ends_with(path, ".cuh");
-}
 
 /* Is h visible only in its own file: written in a .cpp/.cu file (not a
  * header) as static, inline, constexpr or device code? Read from the words
@@ -1919,7 +1914,7 @@ static size_t find_helpers(struct ck_ctx *x, const char *qual, const char *name,
 			} else if (strstr(hns, "(anonymous)") || (h->file != d->file && file_local(x->ck, h))) {
 				continue; /* another file's anonymous namespace or static, inline function */
 			} else if (ot_ends_with(ot_index_file(x->ck->ix, h->file)->path, ".cuh") &&
-				   !cuda_path(x->f->path)) {
+				   !ot_path_nvcc_only(x->f->path)) {
 				continue; /* a header only nvcc includes: host C++ never sees it */
 			}
 			out[n++] = h;

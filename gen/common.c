@@ -422,6 +422,11 @@ bool ot_ends_with(const char *s, const char *suffix)
 	return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
+bool ot_path_nvcc_only(const char *path)
+{
+	return ot_ends_with(path, ".cu") || ot_ends_with(path, ".cuh");
+}
+
 int ot_strptr_cmp(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);

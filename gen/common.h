@@ -185,6 +185,9 @@ double ot_clock(void);
 bool ot_starts_with(const char *s, const char *prefix);
 bool ot_ends_with(const char *s, const char *suffix);
 
+/** A source file only nvcc compiles (.cu, .cuh): host C++ never sees it. */
+bool ot_path_nvcc_only(const char *path);
+
 /** C and Python identifiers, ASCII: [A-Za-z_][A-Za-z0-9_]*. */
 static inline bool ot_is_ident_start(char c)
 {

@@ -29,12 +29,12 @@ const char *ot_device_name(ot_device d)
 
 ot_verdict ot_verdict_true(void)
 {
-	return (ot_verdict){OT_TRI_TRUE, false, false, NULL, false, 0};
+	return (ot_verdict){.value = OT_TRI_TRUE};
 }
 
 static ot_verdict verdict(ot_tri v, const char *text)
 {
-	return (ot_verdict){v, false, false, text, false, 0};
+	return (ot_verdict){.value = v, .text = text};
 }
 
 ot_verdict ot_verdict_and(ot_verdict a, ot_verdict b)
@@ -626,12 +626,12 @@ static ot_verdict arm_own(struct ppctx *c, const ot_ix_file *f, uint32_t arm)
 		const ot_ix_pparm *e = &f->pparms[p - 1];
 		ot_tri t = e->expr ? tri_not(pp_eval(c, e->expr)) : OT_TRI_FALSE;
 		if (t != OT_TRI_TRUE && v.value != OT_TRI_FALSE)
-			v = (ot_verdict){tri_and(v.value, t), false, false, e->expr, true, e->line};
+			v = (ot_verdict){.value = tri_and(v.value, t), .text = e->expr, .negated = true, .line = e->line};
 	}
 	if (a->expr && v.value != OT_TRI_FALSE) {
 		ot_tri t = pp_eval(c, a->expr);
 		if (t != OT_TRI_TRUE)
-			v = (ot_verdict){tri_and(v.value, t), false, false, a->expr, false, a->line};
+			v = (ot_verdict){.value = tri_and(v.value, t), .text = a->expr, .line = a->line};
 	}
 	if (!a->expr && v.value != OT_TRI_TRUE && !v.text)
 		v.text = "#else";
@@ -1272,7 +1272,7 @@ static ot_verdict evaluate(struct ectx *c, const char *text, bool python)
 {
 	struct toks tk;
 	value v;
-	ot_verdict out = {OT_TRI_UNKNOWN, false, false, text, false, 0};
+	ot_verdict out = {.value = OT_TRI_UNKNOWN, .text = text};
 	if (!text)
 		return out;
 	tokenize(&tk, text, python);
@@ -1508,7 +1508,7 @@ static ot_verdict guard_own(const struct gchain *ch, const ot_ix_guard *g)
 
 static ot_verdict chain_verdict(const struct gchain *ch, uint16_t guard)
 {
-	ot_verdict v = ot_verdict_true(), fail = {0}, select = {0}, open = {0};
+	ot_verdict v = ot_verdict_true(), fail = {0}, select = {0}, open = {0}, outer_open = {0};
 	bool failed = false, selected = false, opened = false, any_select = false;
 	int k = 0;
 	/* walking outwards; the value is the conjunction, and the condition
@@ -1539,14 +1539,23 @@ static ot_verdict chain_verdict(const struct gchain *ch, uint16_t guard)
 		} else if (own.value == OT_TRI_UNKNOWN && !opened) {
 			open = own;
 			opened = true;
+		} else if (own.value == OT_TRI_UNKNOWN && own.text && (!open.text || strcmp(own.text, open.text))) {
+			outer_open = own;
 		}
 	}
 	{
 		ot_verdict *why = failed ? &fail : selected ? &select : opened ? &open : NULL;
+		/* the second condition it runs under: the open one beside a
+		 * selection, an outer open one beside the innermost */
+		ot_verdict *also = failed ? NULL : selected && opened ? &open : opened ? &outer_open : NULL;
 		if (why) {
 			v.text = why->text;
 			v.line = why->line;
 			v.negated = why->negated;
+		}
+		if (also && also->text && why && why->text && strcmp(also->text, why->text)) {
+			v.also = also->text;
+			v.also_negated = also->negated;
 		}
 	}
 	v.select = any_select;

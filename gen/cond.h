@@ -48,6 +48,10 @@ typedef struct {
 	bool negated;     /**< it decided by failing: the code runs when `text` does
 			       not hold (the else of an if) */
 	uint32_t line;    /**< its line, or 0 */
+	const char *also; /**< a second condition the code runs under, when two
+			       are open (the innermost one beside a run-time
+			       selection, or beside an outer open one), or NULL */
+	bool also_negated; /**< `also` holds when its text does not */
 } ot_verdict;
 
 /* ---- the build of a release wheel -------------------------------------------- */

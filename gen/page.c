@@ -188,7 +188,7 @@ static uint32_t definition_end(const ot_pages *p, uint32_t file, uint32_t line, 
 	return 0;
 }
 
-#define EXCERPT_MAX_LINES 6
+#define EXCERPT_MAX_LINES 4
 
 static bool starts_docstring(const char *t, size_t len)
 {
@@ -248,9 +248,11 @@ static void excerpt_lines(const ot_pages *p, uint32_t fid, const ot_step *s, lin
 	}
 }
 
-/* A short excerpt around a step, read from the indexed source. */
+/* A short excerpt around a step, read from the indexed source: a block
+ * (`text`, with the `fence` it needs), or, when it is one line, that line
+ * without its indentation (`one_line`, raw source: the caller escapes it). */
 static void excerpt(const ot_pages *p, ot_arena *a, const ot_step *s, const char **text,
-		    const char **fence)
+		    const char **fence, const char **one_line)
 {
 	int64_t fid = ot_index_file_id(p->ix, s->file);
 	line_list lines = {0};
@@ -258,9 +260,24 @@ static void excerpt(const ot_pages *p, ot_arena *a, const ot_step *s, const char
 
 	*text = NULL;
 	*fence = NULL;
+	*one_line = NULL;
 	if (fid < 0)
 		return;
 	excerpt_lines(p, (uint32_t)fid, s, &lines);
+	if (lines.len == 1) {
+		size_t len;
+		const char *t = ot_index_line(p->ix, (uint32_t)fid, lines.items[0], &len);
+		while (t && len && (*t == ' ' || *t == '\t')) {
+			t++;
+			len--;
+		}
+		while (t && len && (t[len - 1] == ' ' || t[len - 1] == '\t' || t[len - 1] == '\r'))
+			len--;
+		if (t && len)
+			*one_line = ot_arena_strndup(a, t, len);
+		ot_vec_free(&lines);
+		return;
+	}
 	for (size_t k = 0; k < lines.len; k++) {
 		size_t len;
 		const char *t = ot_index_line(p->ix, (uint32_t)fid, lines.items[k], &len);
@@ -519,6 +536,18 @@ static const char *op_link(const ot_pages *p, ot_arena *a, size_t j, const char 
 			       t->target.slug);
 }
 
+/* The strings of list `l` joined by ", " ("" for an empty list). */
+static const char *joined_values(ot_arena *a, const ot_value *l)
+{
+	ot_buf b = OT_BUF_INIT;
+	const char *r;
+	for (size_t i = 0; i < ot_v_len(l); i++)
+		ot_buf_printf(&b, "%s%s", i ? ", " : "", ot_v_cstr(ot_v_at(l, i)));
+	r = ot_arena_strndup(a, b.ptr ? b.ptr : "", b.size);
+	ot_buf_free(&b);
+	return r;
+}
+
 static const char *joined_codes_in(ot_arena *a, const ot_strvec *v, size_t max, bool in_table)
 {
 	ot_buf b = OT_BUF_INIT;
@@ -618,7 +647,7 @@ static void overview_step(ot_buf *b, ot_arena *a, const ot_step *s, size_t count
 
 static void overview_arrow(ot_buf *b)
 {
-	ot_buf_puts(b, "          │\n          ▼\n");
+	ot_buf_puts(b, "          ▼\n");
 }
 
 /*
@@ -777,6 +806,19 @@ static bool setup_call(const char *symbol)
 /* The first found step of `layer` on `dev`'s forward main path: one every
  * call makes and not a set-up call, else a conditional one, else a set-up
  * call. */
+/* The first CUDA main-path step defined in a file only nvcc compiles
+ * (.cu, .cuh), or NULL. */
+static const ot_step *first_nvcc_main(const ot_trace *tr, const ot_pathview *v)
+{
+	for (size_t i = 0; i < tr->steps.len; i++) {
+		const ot_step *s = &tr->steps.items[i];
+		if (v->part[i] == OT_PART_MAIN && (s->main & OT_MAIN_CUDA) && s->found && s->file &&
+		    ot_path_nvcc_only(s->file))
+			return s;
+	}
+	return NULL;
+}
+
 static const ot_step *first_main(const ot_trace *tr, const ot_pathview *v, ot_layer layer, uint8_t dev)
 {
 	const ot_step *conditional = NULL, *setup = NULL;
@@ -824,6 +866,10 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 		NOTE("On CUDA the work is PyTorch's own kernels (no vendor library on the main path), "
 		     "the first %s at %s.",
 		     md_code(a, gpu->symbol), location(p, a, gpu->file, gpu->line));
+	else if ((gpu = first_nvcc_main(tr, v)))
+		NOTE("On CUDA the work starts in %s at %s, in a file nvcc compiles; the kernels it "
+		     "launches were not followed.",
+		     md_code(a, gpu->symbol), location(p, a, gpu->file, gpu->line));
 	else
 		NOTE("No GPU kernel launch or library call was found on the CUDA main path within the "
 		     "followed depth.");
@@ -843,8 +889,8 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	if (tr->structured)
 		NOTE("Structured kernel: a meta function checks shapes and dtypes and allocates the "
 		     "output once; the impl only computes%s.",
-		     tr->tensor_iterator ? ", through TensorIterator (broadcasting, type promotion, "
-					   "vectorised or grid-stride loops)"
+		     tr->tensor_iterator ? ", through the TensorIterator the meta function builds "
+					   "(`structured_inherits: TensorIteratorBase`)"
 					 : "");
 	if (tr->ufunc)
 		NOTE("The elementwise formula is a ufunc (native/ufunc/): code generation builds the "
@@ -895,7 +941,62 @@ static ot_value *formula_lines(ot_arena *a, const ot_reg_deriv *dv)
 	return fl;
 }
 
-#define BACKWARD_RUNS_MAX 8
+/*
+ * One-line steps grouped: the steps of one function under one condition
+ * and tag (a backend, a layer) are one line listing their places (a stub's
+ * call, declaration, definition and registrations; a launch and its
+ * kernel), in the order first seen.
+ */
+struct step_line {
+	const char *when, *tag, *symbol; /* raw texts */
+	ot_buf places;                   /* Markdown: "loc, loc" */
+};
+typedef OT_VEC(struct step_line) step_lines;
+
+static bool same_text(const char *x, const char *y)
+{
+	return x == y || (x && y && !strcmp(x, y));
+}
+
+static void step_lines_add(const ot_pages *p, ot_arena *a, step_lines *v, const char *when, const char *tag,
+			   const ot_step *s)
+{
+	struct step_line l = {when, tag, s->symbol, OT_BUF_INIT};
+	for (size_t i = 0; i < v->len; i++) {
+		struct step_line *o = &v->items[i];
+		if (same_text(o->when, when) && same_text(o->tag, tag) && !strcmp(o->symbol, s->symbol)) {
+			ot_buf_printf(&o->places, ", %s", location(p, a, s->file, s->line));
+			return;
+		}
+	}
+	ot_buf_puts(&l.places, location(p, a, s->file, s->line));
+	ot_vec_push(v, l);
+}
+
+/* The first `max` lines into `list` as {when, tag_key: tag, symbol,
+ * location}; frees `v`; returns how many lines there were. */
+static size_t step_lines_emit(ot_arena *a, step_lines *v, size_t max, const char *tag_key, ot_value *list)
+{
+	size_t n = v->len;
+	for (size_t i = 0; i < v->len; i++) {
+		struct step_line *l = &v->items[i];
+		if (i < max) {
+			ot_value *m = ot_v_map(a);
+			if (l->when)
+				ot_v_set(a, m, "when", ot_v_str_borrow(a, md_code(a, l->when)));
+			if (l->tag)
+				ot_v_set_str(a, m, tag_key, l->tag);
+			ot_v_set(a, m, "symbol", ot_v_str_borrow(a, md_code(a, l->symbol)));
+			ot_v_set(a, m, "location", ot_v_str_borrow(a, ot_arena_strndup(a, l->places.ptr, l->places.size)));
+			ot_v_push(a, list, m);
+		}
+		ot_buf_free(&l->places);
+	}
+	ot_vec_free(v);
+	return n;
+}
+
+#define BACKWARD_RUNS_MAX 6
 
 /*
  * The Backward section: each derivatives.yaml entry that carries the
@@ -903,18 +1004,38 @@ static ot_value *formula_lines(ot_arena *a, const ot_reg_deriv *dv)
  * they run, per device), and the op's own entry when it has no formula
  * (why: composite, not differentiable, out=).
  */
+#define BACKWARD_FULL_CONDITIONAL 3
+#define BACKWARD_LINES_MAX 8
+
+/*
+ * An entry that carries the gradient only under a condition (its forward op
+ * runs for some arguments) is one line of `conditional` (condition · entry
+ * · file:line) when the default call has entries of its own; with none, the
+ * first BACKWARD_FULL_CONDITIONAL are shown in full.
+ */
 static ot_value *backward_data(const ot_pages *p, const ot_trace *tr, const ot_pathview *v,
-			       ot_arena *a)
+			       ot_arena *a, ot_value *conditional, size_t *nconditional)
 {
 	ot_value *list = ot_v_list(a);
-	bool any_derivative = false;
-	for (size_t i = 0; i < tr->steps.len; i++)
-		any_derivative |= v->part[i] == OT_PART_BACKWARD && ot_step_is_derivative(&tr->steps.items[i]);
+	bool any_derivative = false, any_sure = false;
+	size_t full_conditional = 0;
+	step_lines sl = {0};
+	for (size_t i = 0; i < tr->steps.len; i++) {
+		const ot_step *s = &tr->steps.items[i];
+		bool d = v->part[i] == OT_PART_BACKWARD && ot_step_is_derivative(s);
+		any_derivative |= d;
+		any_sure |= d && s->sure;
+	}
 	for (size_t i = 0; i < tr->steps.len; i++) {
 		const ot_step *s = &tr->steps.items[i];
 		ot_value *m;
 		if (v->part[i] != OT_PART_BACKWARD || s->layer != OT_LAYER_BACKWARD)
 			continue;
+		if (ot_step_is_derivative(s) && s->found && !s->sure &&
+		    (any_sure || full_conditional++ >= BACKWARD_FULL_CONDITIONAL)) {
+			step_lines_add(p, a, &sl, s->when, NULL, s);
+			continue;
+		}
 		if (!ot_step_is_derivative(s)) {
 			/* a note about an entry of the op with no formula: when
 			 * formulas carry the gradient, only the composite's "the
@@ -935,7 +1056,8 @@ static ot_value *backward_data(const ot_pages *p, const ot_trace *tr, const ot_p
 		if (ot_step_is_derivative(s)) {
 			const ot_reg_func *f = ot_registry_find(p->reg, s->symbol);
 			ot_value *runs = ot_v_list(a);
-			size_t nruns = 0;
+			step_lines sl = {0};
+			size_t nruns;
 			ot_v_set(a, m, "text",
 				 ot_v_str_borrow(a, md_text(a, *s->op && strcmp(s->op, s->symbol)
 								       ? ot_arena_printf(a, "Formulas used by %s:", s->op)
@@ -945,19 +1067,13 @@ static ot_value *backward_data(const ot_pages *p, const ot_trace *tr, const ot_p
 			ot_v_set_bool(a, m, "has_formulas", ot_v_len(fl) > 0);
 			for (size_t k = i + 1; k < tr->steps.len; k++) {
 				const ot_step *r = &tr->steps.items[k];
-				ot_value *run;
 				if (v->part[k] != OT_PART_BACKWARD || v->derivative[k] != (int)i ||
 				    r->layer == OT_LAYER_BACKWARD || !r->found || restates_parent(tr, r))
 					continue;
-				if (nruns++ >= BACKWARD_RUNS_MAX)
-					continue;
-				run = ot_v_map(a);
-				ot_v_set_str(a, run, "device", device_label(r->main));
-				ot_v_set_str(a, run, "layer", short_names[r->layer]);
-				ot_v_set(a, run, "symbol", ot_v_str_borrow(a, md_code(a, r->symbol)));
-				ot_v_set(a, run, "location", ot_v_str_borrow(a, location(p, a, r->file, r->line)));
-				ot_v_push(a, runs, run);
+				step_lines_add(p, a, &sl, NULL,
+					       ot_arena_printf(a, "%s · %s", device_label(r->main), short_names[r->layer]), r);
 			}
+			nruns = step_lines_emit(a, &sl, BACKWARD_RUNS_MAX, "where", runs);
 			ot_v_set(a, m, "runs", runs);
 			ot_v_set_bool(a, m, "has_runs", nruns > 0);
 			if (nruns > BACKWARD_RUNS_MAX)
@@ -967,10 +1083,11 @@ static ot_value *backward_data(const ot_pages *p, const ot_trace *tr, const ot_p
 		}
 		ot_v_push(a, list, m);
 	}
+	*nconditional = step_lines_emit(a, &sl, BACKWARD_LINES_MAX, "tag", conditional);
 	return list;
 }
 
-#define OTHER_LINES_MAX 6
+#define OTHER_LINES_MAX 3
 
 /*
  * "Other paths": every found step off the main paths, grouped by the
@@ -982,23 +1099,16 @@ static ot_value *other_paths(const ot_pages *p, const ot_trace *tr, const ot_pat
 	ot_value *groups = ot_v_list(a);
 	for (int g = 0; g < OT_OTHER_COUNT; g++) {
 		ot_value *lines = ot_v_list(a), *gm;
-		size_t n = 0;
+		step_lines sl = {0};
+		size_t n;
 		for (size_t i = 0; i < tr->steps.len; i++) {
 			const ot_step *s = &tr->steps.items[i];
-			ot_value *l;
 			if (v->part[i] != OT_PART_OTHER || v->group[i] != g || !s->found ||
 			    restates_parent(tr, s))
 				continue;
-			if (n++ >= OTHER_LINES_MAX)
-				continue;
-			l = ot_v_map(a);
-			if (s->when)
-				ot_v_set(a, l, "when", ot_v_str_borrow(a, md_code(a, s->when)));
-			ot_v_set_str(a, l, "layer", short_names[s->layer]);
-			ot_v_set(a, l, "symbol", ot_v_str_borrow(a, md_code(a, s->symbol)));
-			ot_v_set(a, l, "location", ot_v_str_borrow(a, location(p, a, s->file, s->line)));
-			ot_v_push(a, lines, l);
+			step_lines_add(p, a, &sl, s->when, short_names[s->layer], s);
 		}
+		n = step_lines_emit(a, &sl, OTHER_LINES_MAX, "layer", lines);
 		if (!n)
 			continue;
 		gm = ot_v_map(a);
@@ -1213,10 +1323,70 @@ static ot_value *test_files(ot_arena *a, const ot_testfacts *tf)
 	return l;
 }
 
+/*
+ * One file of a test folder, compactly: its name, how many tests run an
+ * entry and how many more go over a filtered list, and where it names the
+ * op: "`test_ops.py` 23 (+13 filtered), names it at [...]". The tests
+ * themselves are in trace.json.
+ */
+static const char *test_file_line(const ot_pages *p, const ot_testfacts *tf, ot_arena *a, const char *file)
+{
+	size_t nall = count_in(tf->runs, tf->nruns, file), nsome = count_in(tf->runs_filtered, tf->nruns_filtered, file);
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	ot_buf b = OT_BUF_INIT;
+	const char *r;
+	ot_buf_puts(&b, md_code(a, base));
+	if (nall)
+		ot_buf_printf(&b, " %zu", nall);
+	if (nsome)
+		ot_buf_printf(&b, nall ? " (+%zu filtered)" : " %zu filtered", nsome);
+	for (size_t k = 0, n = 0; k < tf->nmentions; k++) {
+		const ot_tf_mention *x = &tf->mentions[k];
+		if (strcmp(x->file, file))
+			continue;
+		ot_buf_printf(&b, "%s%s", n++ ? ", " : ", names it at ", location(p, a, x->file, x->line));
+	}
+	r = ot_arena_strndup(a, b.ptr, b.size);
+	ot_buf_free(&b);
+	return r;
+}
+
+/* The test files grouped by folder, one line each: {dir, files}. */
+static ot_value *test_dirs(const ot_pages *p, const ot_testfacts *tf, ot_arena *a, ot_value *names)
+{
+	ot_value *dirs = ot_v_list(a);
+	ot_buf b = OT_BUF_INIT;
+	const char *dir = NULL;
+	size_t dlen = 0;
+	for (size_t i = 0; i <= ot_v_len(names); i++) {
+		const char *file = i < ot_v_len(names) ? ot_v_cstr(ot_v_at(names, i)) : NULL;
+		const char *slash = file ? strrchr(file, '/') : NULL;
+		size_t len = slash ? (size_t)(slash - file) + 1 : 0;
+		if (dir && (!file || len != dlen || strncmp(file, dir, len))) {
+			ot_value *m = ot_v_map(a);
+			ot_v_set(a, m, "dir", ot_v_str_borrow(a, md_code(a, dlen ? ot_arena_strndup(a, dir, dlen) : "./")));
+			ot_v_set(a, m, "files", ot_v_str_borrow(a, ot_arena_strndup(a, b.ptr, b.size)));
+			ot_v_push(a, dirs, m);
+			ot_buf_clear(&b);
+			dir = NULL;
+		}
+		if (!file)
+			break;
+		if (!dir) {
+			dir = file;
+			dlen = len;
+		}
+		ot_buf_printf(&b, "%s%s", b.size ? " · " : "", test_file_line(p, tf, a, file));
+	}
+	ot_buf_free(&b);
+	return dirs;
+}
+
 static ot_value *tests_data(const ot_pages *p, const ot_testfacts *tf, ot_arena *a)
 {
 	ot_value *t = ot_v_map(a), *entries = ot_v_list(a), *refs = ot_v_list(a), *skips = ot_v_list(a);
 	ot_value *decomps = ot_v_list(a), *files = ot_v_list(a), *benches = ot_v_list(a), *names;
+	ot_value *skip_lines = ot_v_list(a);
 
 	for (size_t i = 0; i < tf->nentries; i++) {
 		const ot_tf_entry *e = tf->entries[i];
@@ -1227,6 +1397,16 @@ static ot_value *tests_data(const ot_pages *p, const ot_testfacts *tf, ot_arena 
 		ot_v_set(a, m, "aten_name", ot_v_str_borrow(a, e->aten_name && e->kind == OT_TF_OPINFO ? md_code(a, e->aten_name) : ""));
 		ot_v_set(a, m, "list", ot_v_str_borrow(a, e->list ? md_code(a, e->list) : ""));
 		ot_v_set(a, m, "location", ot_v_str_borrow(a, location(p, a, e->file, e->line)));
+		/* what it checks: an OpInfo the aten op, a reference its Python
+		 * implementation (a table cell) */
+		ot_v_set(a, m, "checks", ot_v_str_borrow(a,
+			e->kind == OT_TF_REFERENCE
+				? e->impl_symbol ? ot_arena_printf(a, "%s (%s)", location_in(p, a, e->impl_file, e->impl_line, true),
+								   md_cell(a, e->impl_symbol))
+						 : ot_arena_printf(a, "**not found: %s in %s**",
+								   md_cell(a, strrchr(e->name, '.') ? strrchr(e->name, '.') + 1 : e->name),
+								   md_cell(a, e->impl_file))
+			: e->aten_name && e->kind == OT_TF_OPINFO ? md_cell(a, e->aten_name) : ""));
 		ot_v_push(a, entries, m);
 		if (e->kind == OT_TF_REFERENCE) {
 			ot_value *r = ot_v_map(a);
@@ -1249,6 +1429,24 @@ static ot_value *tests_data(const ot_pages *p, const ot_testfacts *tf, ot_arena 
 				ot_v_set(a, s, "device", ot_v_str_borrow(a, md_code(a, d->device)));
 			ot_v_set(a, s, "location", ot_v_str_borrow(a, location(p, a, e->file, d->line)));
 			ot_v_push(a, skips, s);
+		}
+		if (e->ndecors) {
+			/* the entry's decorations on one line: each linked to its line */
+			ot_value *g = ot_v_map(a);
+			ot_buf b = OT_BUF_INIT;
+			for (size_t k = 0; k < e->ndecors; k++) {
+				const ot_tf_decor *d = &e->decors[k];
+				const char *what = d->cls && d->test ? ot_arena_printf(a, "%s.%s", d->cls, d->test)
+						   : d->cls ? d->cls : d->test ? d->test : "every test";
+				ot_buf_printf(&b, "%s%s for %s", k ? " · " : "", md_code(a, d->decorator), md_code(a, what));
+				if (d->device)
+					ot_buf_printf(&b, " on %s", md_code(a, d->device));
+				ot_buf_printf(&b, " (%s)", location(p, a, e->file, d->line));
+			}
+			ot_v_set(a, g, "entry", ot_v_str_borrow(a, md_code(a, entry_name(a, e))));
+			ot_v_set(a, g, "decorations", ot_v_str_borrow(a, ot_arena_strndup(a, b.ptr, b.size)));
+			ot_v_push(a, skip_lines, g);
+			ot_buf_free(&b);
 		}
 	}
 	for (size_t i = 0; i < tf->ndecomps; i++) {
@@ -1312,11 +1510,13 @@ static ot_value *tests_data(const ot_pages *p, const ot_testfacts *tf, ot_arena 
 	ot_v_set(a, t, "references", refs);
 	ot_v_set_bool(a, t, "has_references", ot_v_len(refs) > 0);
 	ot_v_set(a, t, "skips", skips);
+	ot_v_set(a, t, "skip_lines", skip_lines);
 	ot_v_set_int(a, t, "nskips", (long long)ot_v_len(skips));
 	ot_v_set_bool(a, t, "has_skips", ot_v_len(skips) > 0);
 	ot_v_set(a, t, "decomps", decomps);
 	ot_v_set_bool(a, t, "has_decomps", ot_v_len(decomps) > 0);
 	ot_v_set(a, t, "files", files);
+	ot_v_set(a, t, "test_dirs", test_dirs(p, tf, a, names));
 	ot_v_set_bool(a, t, "has_files", ot_v_len(files) > 0);
 	ot_v_set(a, t, "benches", benches);
 	ot_v_set_bool(a, t, "has_benches", ot_v_len(benches) > 0);
@@ -1324,7 +1524,7 @@ static ot_value *tests_data(const ot_pages *p, const ot_testfacts *tf, ot_arena 
 }
 
 /* Conditional main-path steps listed per layer, one line each. */
-#define LAYER_LINES_MAX 8
+#define LAYER_LINES_MAX 4
 
 static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const char *diagram_file)
 {
@@ -1381,7 +1581,8 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 		 * the other paths have their own sections) */
 		for (int layer = 0; layer < OT_LAYER_COUNT; layer++) {
 			ot_value *steps = ot_v_list(a), *cond = ot_v_list(a), *lm;
-			size_t ncond = 0;
+			step_lines sl = {0};
+			size_t ncond;
 			if (layer == OT_LAYER_BACKWARD)
 				continue;
 			for (size_t i = 0; i < tr->steps.len; i++) {
@@ -1394,21 +1595,13 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 				    (s->when || s->depth || restates_parent(tr, s))) {
 					/* on a main path under a condition, or a detail
 					 * below the op's own steps: one line */
-					if (ncond++ < LAYER_LINES_MAX) {
-						sm = ot_v_map(a);
-						if (s->when)
-							ot_v_set(a, sm, "when", ot_v_str_borrow(a, md_code(a, s->when)));
-						ot_v_set_str(a, sm, "backend", device_label(s->main));
-						ot_v_set(a, sm, "symbol", ot_v_str_borrow(a, md_code(a, s->symbol)));
-						ot_v_set(a, sm, "location", ot_v_str_borrow(a, location(p, a, s->file, s->line)));
-						ot_v_push(a, cond, sm);
-					}
+					step_lines_add(p, a, &sl, s->when, device_label(s->main), s);
 					continue;
 				}
 				sm = ot_v_map(a);
 				ot_v_set_bool(a, sm, "found", s->found);
 				if (s->found) {
-					const char *text, *fence;
+					const char *text, *fence, *one_line;
 					ot_v_set(a, sm, "location", ot_v_str_borrow(a, location(p, a, s->file, s->line)));
 					ot_v_set(a, sm, "symbol", ot_v_str_borrow(a, md_code(a, s->symbol)));
 					ot_v_set(a, sm, "note", ot_v_str_borrow(a, md_text(a, s->note)));
@@ -1418,9 +1611,13 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 						ot_v_set(a, sm, "when", ot_v_str_borrow(a, md_code(a, s->when)));
 					if (s->depth && *s->op)
 						ot_v_set(a, sm, "via", ot_v_str_borrow(a, md_code(a, ot_arena_printf(a, "aten::%s", s->op))));
-					text = NULL;
-					if (!s->depth)
-						excerpt(p, a, s, &text, &fence);
+					text = one_line = NULL;
+					/* a registry entry's note already gives its schema and
+					 * dispatch: no excerpt repeats them */
+					if (!s->depth && s->layer != OT_LAYER_YAML)
+						excerpt(p, a, s, &text, &fence, &one_line);
+					if (one_line)
+						ot_v_set(a, sm, "inline_excerpt", ot_v_str_borrow(a, md_code(a, one_line)));
 					if (text) {
 						ot_v_set(a, sm, "excerpt", ot_v_str_borrow(a, text));
 						ot_v_set(a, sm, "fence", ot_v_str_borrow(a, fence));
@@ -1431,6 +1628,7 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 				}
 				ot_v_push(a, steps, sm);
 			}
+			ncond = step_lines_emit(a, &sl, LAYER_LINES_MAX, "backend", cond);
 			if (!ot_v_len(steps) && !ncond)
 				continue;
 			lm = ot_v_map(a);
@@ -1470,7 +1668,15 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 			ot_v_set(a, t, "others", others);
 			ot_v_set_bool(a, t, "has_others", ot_v_len(others) > 0);
 		}
-		ot_v_set(a, t, "backward", backward_data(p, tr, &v, a));
+		{
+			ot_value *bcond = ot_v_list(a);
+			size_t nbcond = 0;
+			ot_v_set(a, t, "backward", backward_data(p, tr, &v, a, bcond, &nbcond));
+			ot_v_set(a, t, "backward_conditional", bcond);
+			ot_v_set_bool(a, t, "has_backward_conditional", nbcond > 0);
+			if (nbcond > BACKWARD_LINES_MAX)
+				ot_v_set_int(a, t, "backward_conditional_more", (long long)(nbcond - BACKWARD_LINES_MAX));
+		}
 		ot_v_set(a, t, "perf", perf_notes(p, tr, &v, a));
 		ot_pathview_free(&v);
 		ot_v_set(a, t, "layers", layers);
@@ -1485,6 +1691,9 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 		ot_v_set(a, t, "reaches", reaches);
 		ot_v_set(a, t, "reached_by", reached_by);
 		ot_v_set(a, t, "same_op", same);
+		ot_v_set(a, t, "reaches_line", ot_v_str_borrow(a, joined_values(a, reaches)));
+		ot_v_set(a, t, "reached_by_line", ot_v_str_borrow(a, joined_values(a, reached_by)));
+		ot_v_set(a, t, "same_op_line", ot_v_str_borrow(a, joined_values(a, same)));
 		ot_v_set_bool(a, t, "has_related",
 			      ot_v_len(reaches) || ot_v_len(reached_by) || ot_v_len(same));
 	}

@@ -156,6 +156,8 @@ typedef struct {
 	const char *text; /**< the condition as written ("not (x)" when the edge is
 			       the else of x), or NULL */
 	uint32_t line;    /**< where it is written (in the edge's when_file), or 0 */
+	const char *written; /**< the deciding condition alone, as written at `line`
+			          (no "not", no second condition), or NULL */
 } ot_cond;
 
 /** Can a default call on a device take an edge? */
@@ -183,6 +185,8 @@ typedef struct {
 			         for another, why it is not taken; or NULL */
 	const char *when_file; /**< where the condition is written, or NULL */
 	uint32_t when_line;
+	const char *when_written; /**< the deciding condition as written at
+				       when_line (see ot_cond.written), or NULL */
 	const char *key;    /**< DISPATCH: the dispatch keys; REGISTER: the backend */
 } ot_edge;
 

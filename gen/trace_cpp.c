@@ -166,7 +166,7 @@ static ot_verdict helper_call_value(const ot_cenv *env, const char *qual, const 
 	struct tb_ctx *c = be->c;
 	const ot_ix_cdef *defs[2];
 	struct body_env he;
-	ot_verdict unknown = {OT_TRI_UNKNOWN, false, false, NULL, false, 0};
+	ot_verdict unknown = {.value = OT_TRI_UNKNOWN};
 	const char *const *names, *const *types;
 	size_t np;
 	const ot_ix_cdef *h;
@@ -681,6 +681,15 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 					continue;
 				call_binding(&be, &ck, &hb, call->off);
 				sub = explore_body(c, (uint32_t)hn, h, op, depth, level + 1, &hb);
+				/* host code calling into a file only nvcc compiles: that
+				 * function is where the CUDA work starts, kept even when
+				 * what it launches was not followed */
+				if (!sub && !native && ot_path_nvcc_only(fpath(c, h->file)) && !ot_path_nvcc_only(fpath(c, d->file))) {
+					c->tr->nodes.items[hn].note = ot_arena_printf(
+						c->a, "helper called by %s, compiled by nvcc (%s): the CUDA work starts here; what it launches was not followed",
+						d->name, fpath(c, h->file));
+					sub = true;
+				}
 				if (!sub && !native) {
 					struct tb_state *hs = tb_state(c, (uint32_t)hn);
 					bool linked = false;

@@ -148,7 +148,7 @@ static void selections(ot_trace *tr)
 		bool dup = false;
 		if (!e->main || e->when_kind != OT_WHEN_SELECT || !e->when || !e->when_file || !e->when_line)
 			continue;
-		text = as_written(tr, e->when);
+		text = e->when_written ? e->when_written : as_written(tr, e->when);
 		for (size_t k = 0; k < tr->selection.len; k++) {
 			ot_selection *s = &tr->selection.items[k];
 			if (s->line == e->when_line && !strcmp(s->symbol, text) && !strcmp(s->file, e->when_file)) {

@@ -244,16 +244,27 @@ bool tb_depth_allows(struct tb_ctx *c, uint32_t node, const ot_verdict v[OT_DEV_
 	return (tb_state(c, node)->sure & always) != 0;
 }
 
-/* The text shown for a verdict: the else of a condition reads "not (x)". */
+/* A condition as shown: the else of a condition reads "not (x)". */
+static const char *cond_shown(struct tb_ctx *c, const char *text, bool negated)
+{
+	if (!negated)
+		return text;
+	if (text[0] == '!' && text[1] != '=' && !strpbrk(text + 1, "&|"))
+		return text + 1; /* not (!x) is x */
+	return ot_arena_printf(c->a, "not (%s)", text);
+}
+
+/* The text shown for a verdict: its condition, and the second one it runs
+ * under when there is one ("a and b"). */
 static const char *verdict_text(struct tb_ctx *c, const ot_verdict *v)
 {
+	const char *t;
 	if (!v->text)
 		return NULL;
-	if (!v->negated)
-		return v->text;
-	if (v->text[0] == '!' && v->text[1] != '=' && !strpbrk(v->text + 1, "&|"))
-		return v->text + 1; /* not (!x) is x */
-	return ot_arena_printf(c->a, "not (%s)", v->text);
+	t = cond_shown(c, v->text, v->negated);
+	if (v->also)
+		t = ot_arena_printf(c->a, "%s and %s", cond_shown(c, v->also, v->also_negated), t);
+	return t;
 }
 
 void tb_headline(ot_edge *e)
@@ -261,6 +272,7 @@ void tb_headline(ot_edge *e)
 	e->when = NULL;
 	e->when_kind = OT_WHEN_ALWAYS;
 	e->when_line = 0;
+	e->when_written = NULL;
 	/* taken somewhere: the run-time selection it depends on there, else
 	 * the condition on the call's arguments */
 	for (int pass = 0; pass < 2; pass++)
@@ -270,6 +282,7 @@ void tb_headline(ot_edge *e)
 				e->when = e->cond[d].text;
 				e->when_kind = pass ? OT_WHEN_GUARD : OT_WHEN_SELECT;
 				e->when_line = e->cond[d].line;
+				e->when_written = e->cond[d].written;
 				return;
 			}
 	if (e->reach[0] != OT_REACH_NEVER || e->reach[1] != OT_REACH_NEVER)
@@ -280,6 +293,7 @@ void tb_headline(ot_edge *e)
 			e->when = e->cond[d].text;
 			e->when_kind = e->cond[d].kind;
 			e->when_line = e->cond[d].line;
+			e->when_written = e->cond[d].written;
 			return;
 		}
 }
@@ -289,6 +303,7 @@ void tb_never(ot_edge *e, ot_device dev, uint8_t kind, const char *text)
 	e->reach[dev] = OT_REACH_NEVER;
 	e->cond[dev].kind = kind;
 	e->cond[dev].text = text;
+	e->cond[dev].written = NULL;
 	tb_headline(e);
 }
 
@@ -305,10 +320,12 @@ void tb_reach(struct tb_ctx *c, ot_edge *e, const ot_verdict v[OT_DEV_COUNT], ui
 			cd->kind = OT_WHEN_ALWAYS;
 			cd->text = NULL;
 			cd->line = 0;
+			cd->written = NULL;
 			continue;
 		}
 		cd->text = verdict_text(c, x);
 		cd->line = x->line;
+		cd->written = x->text;
 		/* taken or not, a guard is a selection when it picks a backend
 		 * or library at run time, else it depends on the arguments */
 		cd->kind = x->validation ? OT_WHEN_VALIDATION

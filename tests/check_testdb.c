@@ -536,7 +536,8 @@ START_TEST(key_found_at_2_6_0)
 }
 END_TEST
 
-/* The page of an op shows its tests, each with its place. */
+/* The page of an op shows its test entries with their places and its test
+ * files by folder; trace.json has each test. */
 START_TEST(page_shows_tests)
 {
 	char *dir = tu_tmpdir("testdb-page"), *list = tu_path(dir, "ops.list"), *out = tu_path(dir, "out");
@@ -552,8 +553,17 @@ START_TEST(page_shows_tests)
 	ck_assert(strstr(text, "[`torch/testing/_internal/common_methods_invocations.py:11788`]("
 			       "https://github.com/pytorch/pytorch/blob/v2.6.0/torch/testing/_internal/"
 			       "common_methods_invocations.py#L11788)"));
-	ck_assert(strstr(text, "TestBinaryUfuncs: `test_contig_vs_every_other` at [`test/test_binary_ufuncs.py:"));
+	/* the test files by folder, with counts; each test is in trace.json */
+	ck_assert(strstr(text, "- `test/`: "));
+	ck_assert(strstr(text, "`test_binary_ufuncs.py` "));
 	ck_assert(strstr(text, "[`benchmarks/operator_benchmark/pt/add_test.py:41`]("));
+	free(text);
+	{
+		char *json = tu_path(out, "trace.json");
+		text = tu_read_file(json, NULL);
+		free(json);
+	}
+	ck_assert(strstr(text, "\"test_contig_vs_every_other\""));
 	free(text);
 	free(page);
 	free(list);
