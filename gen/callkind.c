@@ -1709,21 +1709,20 @@ static bool qual_matches(const ot_ix_cdef *d, const char *qual)
  * (the written qualifier "at::native::Foo" or, from d's namespace, "Foo"). */
 static bool member_of_qual(const ot_ix_cdef *d, const char *qual)
 {
-	const char *last = strrchr(qual, ':');
-	char ns[600];
-	size_t n, m;
+	bool global = qual[0] == ':' && qual[1] == ':';
+	const char *last, *ns = d->ns;
+	size_t n = strlen(ns), m;
+	if (global)
+		qual += 2; /* ::Foo::f: Foo of the global namespace */
+	last = strrchr(qual, ':');
 	last = last ? last + 1 : qual;
 	if (!d->cls || !*d->cls || strcmp(last, d->cls))
 		return false;
 	if (last == qual)
-		return true;
+		return !global || !n;
 	m = (size_t)(last - qual) - 2; /* the qualifier's namespace part */
-	snprintf(ns, sizeof(ns), "%s", d->ns);
-	n = strlen(ns);
-	if (qual[0] == ':' && qual[1] == ':') {
-		qual += 2;
-		m -= 2;
-	}
+	if (global)
+		return m == n && !strncmp(ns, qual, m);
 	return m <= n && !strncmp(ns + n - m, qual, m) && (m == n || ns[n - m - 1] == ':');
 }
 
@@ -1838,11 +1837,6 @@ static size_t fit_helpers(struct ck_ctx *x, const ot_ix_cdef **cand, size_t n, c
 	return kept;
 }
 
-/* Helpers named `name` seen from d: in its file first, then in the
- * namespaces enclosing it (or, for a qualified call, where the qualifier
- * points). A __device__-only or __global__ function never answers a call
- * made from host code. */
-
 /* Is h visible only in its own file: written in a .cpp/.cu file (not a
  * header) as static, inline, constexpr or device code? Read from the words
  * before its name (its line and the one before). */
@@ -1873,6 +1867,10 @@ static bool file_local(const ot_callkinds *ck, const ot_ix_cdef *h)
 	return false;
 }
 
+/* Helpers named `name` seen from d: in its file first, then in the
+ * namespaces enclosing it (or, for a qualified call, where the qualifier
+ * points). A __device__-only or __global__ function never answers a call
+ * made from host code. */
 static size_t find_helpers(struct ck_ctx *x, const char *qual, const char *name,
 			   const ot_ix_cdef **out, size_t max)
 {
