@@ -1056,7 +1056,7 @@ static ot_value *backward_data(const ot_pages *p, const ot_trace *tr, const ot_p
 		if (ot_step_is_derivative(s)) {
 			const ot_reg_func *f = ot_registry_find(p->reg, s->symbol);
 			ot_value *runs = ot_v_list(a);
-			step_lines sl = {0};
+			step_lines run_lines = {0};
 			size_t nruns;
 			ot_v_set(a, m, "text",
 				 ot_v_str_borrow(a, md_text(a, *s->op && strcmp(s->op, s->symbol)
@@ -1070,10 +1070,10 @@ static ot_value *backward_data(const ot_pages *p, const ot_trace *tr, const ot_p
 				if (v->part[k] != OT_PART_BACKWARD || v->derivative[k] != (int)i ||
 				    r->layer == OT_LAYER_BACKWARD || !r->found || restates_parent(tr, r))
 					continue;
-				step_lines_add(p, a, &sl, NULL,
+				step_lines_add(p, a, &run_lines, NULL,
 					       ot_arena_printf(a, "%s · %s", device_label(r->main), short_names[r->layer]), r);
 			}
-			nruns = step_lines_emit(a, &sl, BACKWARD_RUNS_MAX, "where", runs);
+			nruns = step_lines_emit(a, &run_lines, BACKWARD_RUNS_MAX, "where", runs);
 			ot_v_set(a, m, "runs", runs);
 			ot_v_set_bool(a, m, "has_runs", nruns > 0);
 			if (nruns > BACKWARD_RUNS_MAX)

@@ -684,9 +684,11 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 				/* host code calling into a file only nvcc compiles: that
 				 * function is where the CUDA work starts, kept even when
 				 * what it launches was not followed */
-				if (!sub && !native && ot_path_nvcc_only(fpath(c, h->file)) && !ot_path_nvcc_only(fpath(c, d->file))) {
+				if (!sub && !native && ot_path_nvcc_only(fpath(c, h->file)) &&
+				    !ot_path_nvcc_only(fpath(c, d->file))) {
 					c->tr->nodes.items[hn].note = ot_arena_printf(
-						c->a, "helper called by %s, compiled by nvcc (%s): the CUDA work starts here; what it launches was not followed",
+						c->a, "helper called by %s, compiled by nvcc (%s): the CUDA work "
+						      "starts here; what it launches was not followed",
 						d->name, fpath(c, h->file));
 					sub = true;
 				}
