@@ -410,7 +410,8 @@ enum scope_kind {
 	SC_THEN,      /* c ? [then] : otherwise */
 	SC_OTHERWISE, /* c ? then : [otherwise] */
 	SC_CHECK,     /* the arguments of TORCH_CHECK(...) */
-	SC_AFTER      /* the rest of a block after an if chain that returns */
+	SC_AFTER,     /* the rest of a block after an if chain that returns */
+	SC_AND        /* a && [b]: the right operand runs only when a holds */
 };
 
 struct scope_guard {
@@ -1042,7 +1043,8 @@ static void body_close_paren(struct walker *w, size_t at, int paren)
 			w->nscopes--;
 			continue;
 		}
-		if ((sc->kind == SC_THEN || sc->kind == SC_OTHERWISE) && paren < sc->paren) {
+		if ((sc->kind == SC_THEN || sc->kind == SC_OTHERWISE || sc->kind == SC_AND) &&
+		    paren < sc->paren) {
 			w->nscopes--;
 			continue;
 		}
@@ -1068,7 +1070,8 @@ static void body_separator(struct walker *w, size_t at, int paren, bool comma)
 {
 	while (w->nscopes) {
 		struct scope_guard *sc = &w->scopes[w->nscopes - 1];
-		if ((sc->kind == SC_THEN || sc->kind == SC_OTHERWISE) && paren <= sc->paren) {
+		if ((sc->kind == SC_THEN || sc->kind == SC_OTHERWISE || sc->kind == SC_AND) &&
+		    paren <= sc->paren) {
 			w->nscopes--;
 			continue;
 		}
@@ -1107,6 +1110,61 @@ static void body_close_brace(struct walker *w, size_t at, int paren)
 }
 
 /* A '?' at `at`: the condition is the operand before it. */
+/* The right operands of `&&` at parenthesis depth `paren` end here (a `||`,
+ * a ternary's `?` or `:` at that depth). */
+static void end_and_operands(struct walker *w, int paren)
+{
+	while (w->nscopes && w->scopes[w->nscopes - 1].kind == SC_AND &&
+	       w->scopes[w->nscopes - 1].paren == paren)
+		w->nscopes--;
+}
+
+/* Is the `&&` at `at` the logical and, not an rvalue reference
+ * (`auto&& x`, `Args&&... args`)? Formatted code writes the operator with
+ * a blank on each side. */
+static bool logical_and_at(const char *c, size_t len, size_t at)
+{
+	return at > 0 && (c[at - 1] == ' ' || c[at - 1] == '\n' || c[at - 1] == ')') && at + 2 < len &&
+	       (c[at + 2] == ' ' || c[at + 2] == '\n');
+}
+
+/* A `&&` at `at`: what follows at this depth runs only when the operand
+ * before it holds (back to a `(`, `,`, `;`, `?`, `=`, `&&` or `||`). */
+static void body_and(struct walker *w, size_t at, int paren)
+{
+	const char *c = w->code;
+	size_t j = at, lo = w->func >= 0 ? w->out->cdefs.items[w->func].body + 1 : 0;
+	int depth = 0;
+	while (j > lo) {
+		char ch = c[j - 1];
+		if (ch == ')' || ch == ']' || ch == '}')
+			depth++;
+		else if (ch == '(' || ch == '[' || ch == '{') {
+			if (!depth)
+				break;
+			depth--;
+		} else if (!depth) {
+			if (ch == ',' || ch == ';' || ch == '?' || ch == '{')
+				break;
+			if (j >= 2 && ((ch == '&' && c[j - 2] == '&') || (ch == '|' && c[j - 2] == '|')))
+				break;
+			if (ch == ':' && c[j - 2] != ':' && c[j] != ':')
+				break;
+			if (ch == '=' && !strchr("=!<>", c[j - 2]) && c[j] != '=')
+				break;
+		}
+		j--;
+	}
+	j = next_code(c, at, j);
+	if (word_at(c, at, j, "return"))
+		j += 6;
+	if (j >= at)
+		return;
+	push_scope(w, (struct scope_guard){0, SC_AND, false,
+					   add_guard(w, OT_GUARD_THEN, cond_text(w, j, at), at, 0), w->depth,
+					   paren, 0, NULL});
+}
+
 static void body_question(struct walker *w, size_t at, int paren)
 {
 	const char *c = w->code;
@@ -1135,6 +1193,7 @@ static void body_question(struct walker *w, size_t at, int paren)
 	if (word_at(c, at, j, "return"))
 		j += 6;
 	text = cond_text(w, j, at);
+	end_and_operands(w, paren);
 	push_scope(w, (struct scope_guard){0, SC_THEN, false, add_guard(w, OT_GUARD_THEN, text, at, 0),
 					   w->depth, paren, 0, NULL});
 }
@@ -1144,6 +1203,7 @@ static void body_colon(struct walker *w, size_t at, int paren)
 {
 	struct scope_guard *sc;
 	uint16_t then;
+	end_and_operands(w, paren);
 	if (!w->nscopes)
 		return;
 	sc = &w->scopes[w->nscopes - 1];
@@ -1613,7 +1673,7 @@ static pthread_once_t walk_class_once = PTHREAD_ONCE_INIT;
 static void init_walk_class(void)
 {
 	for (int ch = 0; ch < 256; ch++)
-		walk_class[ch] = ot_is_ident_char(ch) || strchr("(){};:#?,+-*/=!<>", ch);
+		walk_class[ch] = ot_is_ident_char(ch) || strchr("(){};:#?,+-*/=!<>&|", ch);
 	walk_class[0] = false;
 }
 
@@ -1745,6 +1805,19 @@ static void walk(struct walker *w)
 		case '?':
 			if (w->func >= 0)
 				body_question(w, i, paren);
+			break;
+		case '&':
+			if (w->func >= 0 && i + 1 < w->len && c[i + 1] == '&') {
+				if (logical_and_at(c, w->len, i))
+					body_and(w, i, paren);
+				i++;
+			}
+			break;
+		case '|':
+			if (w->func >= 0 && i + 1 < w->len && c[i + 1] == '|') {
+				end_and_operands(w, paren);
+				i++;
+			}
 			break;
 		case '+':
 		case '-':
