@@ -411,7 +411,8 @@ enum scope_kind {
 	SC_OTHERWISE, /* c ? then : [otherwise] */
 	SC_CHECK,     /* the arguments of TORCH_CHECK(...) */
 	SC_AFTER,     /* the rest of a block after an if chain that returns */
-	SC_AND        /* a && [b]: the right operand runs only when a holds */
+	SC_AND,       /* a && [b]: the right operand runs only when a holds */
+	SC_OR         /* a || [b]: the right operand runs only when a fails */
 };
 
 struct scope_guard {
@@ -1043,7 +1044,8 @@ static void body_close_paren(struct walker *w, size_t at, int paren)
 			w->nscopes--;
 			continue;
 		}
-		if ((sc->kind == SC_THEN || sc->kind == SC_OTHERWISE || sc->kind == SC_AND) &&
+		if ((sc->kind == SC_THEN || sc->kind == SC_OTHERWISE || sc->kind == SC_AND ||
+		     sc->kind == SC_OR) &&
 		    paren < sc->paren) {
 			w->nscopes--;
 			continue;
@@ -1070,7 +1072,8 @@ static void body_separator(struct walker *w, size_t at, int paren, bool comma)
 {
 	while (w->nscopes) {
 		struct scope_guard *sc = &w->scopes[w->nscopes - 1];
-		if ((sc->kind == SC_THEN || sc->kind == SC_OTHERWISE || sc->kind == SC_AND) &&
+		if ((sc->kind == SC_THEN || sc->kind == SC_OTHERWISE || sc->kind == SC_AND ||
+		     sc->kind == SC_OR) &&
 		    paren <= sc->paren) {
 			w->nscopes--;
 			continue;
@@ -1110,12 +1113,53 @@ static void body_close_brace(struct walker *w, size_t at, int paren)
 }
 
 /* A '?' at `at`: the condition is the operand before it. */
-/* The right operands of `&&` at parenthesis depth `paren` end here (a `||`,
- * a ternary's `?` or `:` at that depth). */
-static void end_and_operands(struct walker *w, int paren)
+/* What the operand before an operator at `at` is: a ternary's condition,
+ * the left side of `||`, or of `&&` (which binds tighter, so it stops at a
+ * `&&` too). */
+enum operand { OPERAND_TERNARY, OPERAND_OR, OPERAND_AND };
+
+/* Where that operand starts: back from `at` to a `(`, `,`, `;`, `?`, `:`
+ * or `=` at its depth (or a `||`, or `&&`, as `kind` says). */
+static size_t operand_start(const struct walker *w, size_t at, enum operand kind)
 {
-	while (w->nscopes && w->scopes[w->nscopes - 1].kind == SC_AND &&
-	       w->scopes[w->nscopes - 1].paren == paren)
+	const char *c = w->code;
+	size_t j = at, lo = w->func >= 0 ? w->out->cdefs.items[w->func].body + 1 : 0;
+	int depth = 0;
+	while (j > lo) {
+		char ch = c[j - 1];
+		if (ch == ')' || ch == ']' || ch == '}')
+			depth++;
+		else if (ch == '(' || ch == '[' || ch == '{') {
+			if (!depth)
+				break;
+			depth--;
+		} else if (!depth) {
+			if (ch == ',' || ch == ';' || ch == '?')
+				break;
+			if (kind != OPERAND_TERNARY && j >= 2 &&
+			    ((ch == '|' && c[j - 2] == '|') || (kind == OPERAND_AND && ch == '&' && c[j - 2] == '&')))
+				break;
+			if (ch == ':' && c[j - 2] != ':' && c[j] != ':')
+				break;
+			if (ch == '=' && !strchr("=!<>", c[j - 2]) && c[j] != '=')
+				break;
+		}
+		j--;
+	}
+	j = next_code(c, at, j);
+	if (word_at(c, at, j, "return"))
+		j += 6;
+	return j;
+}
+
+/* The right operands of `&&` (and of `||` when `or_too`) at parenthesis
+ * depth `paren` end here: a `||` ends the `&&` ones (`a && b || c`: c does
+ * not need a), a ternary's `?` or `:` both. */
+static void end_operands(struct walker *w, int paren, bool or_too)
+{
+	while (w->nscopes && w->scopes[w->nscopes - 1].paren == paren &&
+	       (w->scopes[w->nscopes - 1].kind == SC_AND ||
+		(or_too && w->scopes[w->nscopes - 1].kind == SC_OR)))
 		w->nscopes--;
 }
 
@@ -1128,72 +1172,30 @@ static bool logical_and_at(const char *c, size_t len, size_t at)
 	       (c[at + 2] == ' ' || c[at + 2] == '\n');
 }
 
-/* A `&&` at `at`: what follows at this depth runs only when the operand
- * before it holds (back to a `(`, `,`, `;`, `?`, `=`, `&&` or `||`). */
-static void body_and(struct walker *w, size_t at, int paren)
+/* A `&&` at `at` (`or`: a `||`): what follows at this depth runs only when
+ * the operand before it holds (fails), back to a `(`, `,`, `;`, `?`, `=`,
+ * `||` or, for `&&`, which binds tighter, a `&&`. */
+static void body_logical(struct walker *w, size_t at, int paren, bool or)
 {
-	const char *c = w->code;
-	size_t j = at, lo = w->func >= 0 ? w->out->cdefs.items[w->func].body + 1 : 0;
-	int depth = 0;
-	while (j > lo) {
-		char ch = c[j - 1];
-		if (ch == ')' || ch == ']' || ch == '}')
-			depth++;
-		else if (ch == '(' || ch == '[' || ch == '{') {
-			if (!depth)
-				break;
-			depth--;
-		} else if (!depth) {
-			if (ch == ',' || ch == ';' || ch == '?' || ch == '{')
-				break;
-			if (j >= 2 && ((ch == '&' && c[j - 2] == '&') || (ch == '|' && c[j - 2] == '|')))
-				break;
-			if (ch == ':' && c[j - 2] != ':' && c[j] != ':')
-				break;
-			if (ch == '=' && !strchr("=!<>", c[j - 2]) && c[j] != '=')
-				break;
-		}
-		j--;
-	}
-	j = next_code(c, at, j);
-	if (word_at(c, at, j, "return"))
-		j += 6;
+	size_t j = operand_start(w, at, or ? OPERAND_OR : OPERAND_AND);
+	if (or)
+		end_operands(w, paren, false);
 	if (j >= at)
 		return;
-	push_scope(w, (struct scope_guard){0, SC_AND, false,
-					   add_guard(w, OT_GUARD_THEN, cond_text(w, j, at), at, 0), w->depth,
-					   paren, 0, NULL});
+	{
+		uint16_t g = add_guard(w, OT_GUARD_THEN, cond_text(w, j, at), at, 0);
+		if (or) /* the operand's negation, as a ternary's otherwise arm */
+			g = add_guard(w, OT_GUARD_OTHERWISE, NULL, at, g);
+		push_scope(w, (struct scope_guard){0, or ? SC_OR : SC_AND, false, g, w->depth, paren, 0,
+						   NULL});
+	}
 }
 
 static void body_question(struct walker *w, size_t at, int paren)
 {
-	const char *c = w->code;
-	size_t j = at, lo = w->func >= 0 ? w->out->cdefs.items[w->func].body + 1 : 0;
-	int depth = 0;
-	const char *text;
-	while (j > lo) {
-		char ch = c[j - 1];
-		if (ch == ')' || ch == ']' || ch == '}')
-			depth++;
-		else if (ch == '(' || ch == '[' || ch == '{') {
-			if (!depth)
-				break;
-			depth--;
-		} else if (!depth) {
-			if (ch == ',' || ch == ';' || ch == '?')
-				break;
-			if (ch == ':' && c[j - 2] != ':' && c[j] != ':')
-				break;
-			if (ch == '=' && !strchr("=!<>", c[j - 2]) && c[j] != '=')
-				break;
-		}
-		j--;
-	}
-	j = next_code(c, at, j);
-	if (word_at(c, at, j, "return"))
-		j += 6;
-	text = cond_text(w, j, at);
-	end_and_operands(w, paren);
+	size_t j = operand_start(w, at, OPERAND_TERNARY);
+	const char *text = cond_text(w, j, at);
+	end_operands(w, paren, true);
 	push_scope(w, (struct scope_guard){0, SC_THEN, false, add_guard(w, OT_GUARD_THEN, text, at, 0),
 					   w->depth, paren, 0, NULL});
 }
@@ -1203,7 +1205,7 @@ static void body_colon(struct walker *w, size_t at, int paren)
 {
 	struct scope_guard *sc;
 	uint16_t then;
-	end_and_operands(w, paren);
+	end_operands(w, paren, true);
 	if (!w->nscopes)
 		return;
 	sc = &w->scopes[w->nscopes - 1];
@@ -1809,13 +1811,13 @@ static void walk(struct walker *w)
 		case '&':
 			if (w->func >= 0 && i + 1 < w->len && c[i + 1] == '&') {
 				if (logical_and_at(c, w->len, i))
-					body_and(w, i, paren);
+					body_logical(w, i, paren, false);
 				i++;
 			}
 			break;
 		case '|':
 			if (w->func >= 0 && i + 1 < w->len && c[i + 1] == '|') {
-				end_and_operands(w, paren);
+				body_logical(w, i, paren, true);
 				i++;
 			}
 			break;
