@@ -226,17 +226,12 @@ void ot_bodies_free(ot_bodies *b)
 const char *ot_bodies_get(ot_bodies *b, const char *path, uint32_t line)
 {
 	char key[600];
-	const char *have, *fp;
+	const char *have;
 	snprintf(key, sizeof(key), "%s:%u", path ? path : "", line);
-	pthread_mutex_lock(&b->lock);
-	have = ot_map_get(b->made, key);
-	pthread_mutex_unlock(&b->lock);
-	if (have)
-		return have == none ? NULL : have;
 	pthread_mutex_lock(&b->lock);
 	/* made here, under the lock: the arena is the cache's, shared */
 	if (!(have = ot_map_get(b->made, key))) {
-		fp = ot_body_fingerprint(b->arena, b->ix, path, line);
+		const char *fp = ot_body_fingerprint(b->arena, b->ix, path, line);
 		have = fp ? fp : none;
 		ot_map_put(b->made, ot_arena_strdup(b->arena, key), (void *)have);
 	}

@@ -1417,31 +1417,28 @@ static ot_value *tests_data(const ot_pages *p, const ot_testfacts *tf, ot_arena 
 						  md_code(a, e->impl_file))));
 			ot_v_push(a, refs, r);
 		}
-		for (size_t k = 0; k < e->ndecors; k++) {
-			const ot_tf_decor *d = &e->decors[k];
-			ot_value *s = ot_v_map(a);
-			const char *what = d->cls && d->test ? ot_arena_printf(a, "%s.%s", d->cls, d->test)
-					   : d->cls ? d->cls : d->test ? d->test : "every test";
-			ot_v_set(a, s, "entry", ot_v_str_borrow(a, md_code(a, entry_name(a, e))));
-			ot_v_set(a, s, "decorator", ot_v_str_borrow(a, md_code(a, d->decorator)));
-			ot_v_set(a, s, "test", ot_v_str_borrow(a, md_code(a, what)));
-			if (d->device)
-				ot_v_set(a, s, "device", ot_v_str_borrow(a, md_code(a, d->device)));
-			ot_v_set(a, s, "location", ot_v_str_borrow(a, location(p, a, e->file, d->line)));
-			ot_v_push(a, skips, s);
-		}
 		if (e->ndecors) {
-			/* the entry's decorations on one line: each linked to its line */
+			/* each decoration as data (skips), and the entry's on one
+			 * line (skip_lines), each linked to its line */
 			ot_value *g = ot_v_map(a);
 			ot_buf b = OT_BUF_INIT;
 			for (size_t k = 0; k < e->ndecors; k++) {
 				const ot_tf_decor *d = &e->decors[k];
+				ot_value *s = ot_v_map(a);
 				const char *what = d->cls && d->test ? ot_arena_printf(a, "%s.%s", d->cls, d->test)
 						   : d->cls ? d->cls : d->test ? d->test : "every test";
+				const char *loc = location(p, a, e->file, d->line);
+				ot_v_set(a, s, "entry", ot_v_str_borrow(a, md_code(a, entry_name(a, e))));
+				ot_v_set(a, s, "decorator", ot_v_str_borrow(a, md_code(a, d->decorator)));
+				ot_v_set(a, s, "test", ot_v_str_borrow(a, md_code(a, what)));
+				if (d->device)
+					ot_v_set(a, s, "device", ot_v_str_borrow(a, md_code(a, d->device)));
+				ot_v_set(a, s, "location", ot_v_str_borrow(a, loc));
+				ot_v_push(a, skips, s);
 				ot_buf_printf(&b, "%s%s for %s", k ? " · " : "", md_code(a, d->decorator), md_code(a, what));
 				if (d->device)
 					ot_buf_printf(&b, " on %s", md_code(a, d->device));
-				ot_buf_printf(&b, " (%s)", location(p, a, e->file, d->line));
+				ot_buf_printf(&b, " (%s)", loc);
 			}
 			ot_v_set(a, g, "entry", ot_v_str_borrow(a, md_code(a, entry_name(a, e))));
 			ot_v_set(a, g, "decorations", ot_v_str_borrow(a, ot_arena_strndup(a, b.ptr, b.size)));
