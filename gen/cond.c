@@ -387,7 +387,7 @@ static bool word_in(const char *s, size_t n, const char *const *words, size_t nw
 
 /* Tensor properties a dense, strided float32 tensor does not have. */
 static const char *const false_props[] = {
-	"is_sparse", "is_sparse_csr", "is_nested", "is_quantized", "is_mkldnn", "is_mps",
+	"is_sparse", "is_sparse_csr", "is_sparse_compressed", "is_nested", "is_quantized", "is_mkldnn", "is_mps",
 	"is_xpu", "is_meta", "is_vulkan", "is_metal", "is_ipu", "is_hpu", "is_xla", "is_lazy",
 	"is_ort", "is_ve", "is_mtia", "is_maia", "is_privateuseone", "is_complex", "is_conj",
 	"is_neg", "_is_zerotensor", "is_zerotensor", "has_names", "is_inference",
