@@ -66,6 +66,19 @@ static const char *const metadata[] = {
 	"_fw_grad",    "is_coalesced",	"dense_dim",	 "sparse_dim",	"_nnz",	      "q_scale",
 	"q_zero_point", "is_vulkan",	"is_xpu",	 "is_mkldnn",	"_is_zerotensor"};
 
+/* Methods of the C++ Tensor that are not ops but call one (TensorBody.h):
+ * x.toType(dtype) is x.to(...). */
+static const char *const method_wrappers[][2] = {
+	{"toType", "to"}, {"cpu", "to"}, {"cuda", "to"}, {"toBackend", "to"}};
+
+static const char *wrapped_op(const char *method)
+{
+	for (size_t i = 0; i < OT_ARRAY_LEN(method_wrappers); i++)
+		if (!strcmp(method_wrappers[i][0], method))
+			return method_wrappers[i][1];
+	return NULL;
+}
+
 bool ot_callkind_is_metadata(const char *name)
 {
 	for (size_t i = 0; i < OT_ARRAY_LEN(metadata); i++)
@@ -2144,6 +2157,11 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 		size_t rs, re;
 		bool arrow;
 		ot_ty t;
+		struct name_info wrapper = {0};
+		if ((!ni || !ni->op) && (wrapper.op = wrapped_op(c->name))) {
+			wrapper.op_method = true;
+			ni = &wrapper;
+		}
 		if (!ni || !ni->op || !ni->op_method)
 			return; /* no op of that name: Vectorized::exp, IntArrayRef::size... */
 		/* x.to<T>(): no Tensor method that is an op takes template arguments

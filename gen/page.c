@@ -249,9 +249,10 @@ static void excerpt_lines(const ot_pages *p, uint32_t fid, const ot_step *s, lin
 }
 
 /* A short excerpt around a step, read from the indexed source: a block
- * (`text`, with the `fence` it needs), or, when it is one line, that line
- * without its indentation (`one_line`, raw source: the caller escapes it). */
-static void excerpt(const ot_pages *p, ot_arena *a, const ot_step *s, const char **text,
+ * (`text`, with the `fence` it needs), or, when it is one line or `block`
+ * is false, its first line without its indentation (`one_line`, raw
+ * source: the caller escapes it). */
+static void excerpt(const ot_pages *p, ot_arena *a, const ot_step *s, bool block, const char **text,
 		    const char **fence, const char **one_line)
 {
 	int64_t fid = ot_index_file_id(p->ix, s->file);
@@ -264,6 +265,8 @@ static void excerpt(const ot_pages *p, ot_arena *a, const ot_step *s, const char
 	if (fid < 0)
 		return;
 	excerpt_lines(p, (uint32_t)fid, s, &lines);
+	if (!block)
+		lines.len = lines.len ? 1 : 0;
 	if (lines.len == 1) {
 		size_t len;
 		const char *t = ot_index_line(p->ix, (uint32_t)fid, lines.items[0], &len);
@@ -599,7 +602,7 @@ static void main_rows(const ot_trace *tr, const ot_pathview *v, struct layer_row
 	for (size_t i = 0; i < tr->steps.len; i++) {
 		const ot_step *s = &tr->steps.items[i];
 		int set;
-		if (!s->found || restates_parent(tr, s))
+		if (!s->found || restates_parent(tr, s) || v->bookkeeping[i])
 			continue;
 		if (v->part[i] == OT_PART_MAIN)
 			set = s->main == (OT_MAIN_CPU | OT_MAIN_CUDA) ? ROWS_COMMON
@@ -824,7 +827,8 @@ static const ot_step *first_main(const ot_trace *tr, const ot_pathview *v, ot_la
 	const ot_step *conditional = NULL, *setup = NULL;
 	for (size_t i = 0; i < tr->steps.len; i++) {
 		const ot_step *s = &tr->steps.items[i];
-		if (v->part[i] != OT_PART_MAIN || s->layer != layer || !(s->main & dev) || !s->found)
+		if (v->part[i] != OT_PART_MAIN || s->layer != layer || !(s->main & dev) || !s->found ||
+		    v->bookkeeping[i])
 			continue;
 		if (setup_call(s->symbol)) {
 			if (!setup)
@@ -848,7 +852,13 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	const char *gpu_libs = library_note(a, tr, OT_MAIN_CUDA, "CUDA");
 	const char *cpu_libs = library_note(a, tr, OT_MAIN_CPU, "CPU");
 	const ot_reg_func *own = tr->overload ? ot_registry_find(p->reg, tr->overload) : NULL;
-	size_t ncalls = tr->calls.len;
+	ot_strvec work = {0}; /* the other ops on the main paths, allocations aside */
+	size_t ncalls;
+
+	for (size_t i = 0; i < tr->calls.len; i++)
+		if (!ot_aten_is_bookkeeping(tr->calls.items[i]))
+			ot_vec_push(&work, tr->calls.items[i]);
+	ncalls = work.len;
 
 #define NOTE(...)                                                                        \
 	do {                                                                             \
@@ -878,14 +888,14 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	if (tr->composite_explicit)
 		NOTE("CompositeExplicitAutograd: one C++ function serves every backend (with its own "
 		     "derivatives.yaml entry); the device work is in the ops it calls%s%s.",
-		     ncalls ? ": " : "", ncalls ? joined_codes(a, &tr->calls, 8) : "");
+		     ncalls ? ": " : "", ncalls ? joined_codes(a, &work, 8) : "");
 	else if (tr->composite_implicit)
 		NOTE("CompositeImplicitAutograd: no kernel of its own; it runs as the ops it calls "
 		     "(%s), each dispatched on its own unless a compiler fuses them.",
-		     ncalls ? joined_codes(a, &tr->calls, 8) : "none found");
+		     ncalls ? joined_codes(a, &work, 8) : "none found");
 	else if (ncalls)
 		NOTE("On its main paths it also calls %zu other op%s (%s), each dispatched on its own.",
-		     ncalls, ncalls == 1 ? "" : "s", joined_codes(a, &tr->calls, 8));
+		     ncalls, ncalls == 1 ? "" : "s", joined_codes(a, &work, 8));
 	if (tr->structured)
 		NOTE("Structured kernel: a meta function checks shapes and dtypes and allocates the "
 		     "output once; the impl only computes%s.",
@@ -917,6 +927,7 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	else if (own && own->schema.inplace)
 		NOTE("In place: the result is written into `self`'s storage.");
 #undef NOTE
+	ot_vec_free(&work);
 	ot_buf_free(&b);
 	return list;
 }
@@ -996,7 +1007,25 @@ static size_t step_lines_emit(ot_arena *a, step_lines *v, size_t max, const char
 	return n;
 }
 
-#define BACKWARD_RUNS_MAX 6
+/* The bookkeeping calls of a layer as one line: "`at::empty` (loc, loc),
+ * `at::native::empty_like` (loc)"; frees `v`. */
+static const char *allocation_line(ot_arena *a, step_lines *v)
+{
+	ot_buf b = OT_BUF_INIT;
+	const char *r;
+	for (size_t i = 0; i < v->len; i++) {
+		struct step_line *l = &v->items[i];
+		ot_buf_printf(&b, "%s%s (%.*s)", i ? ", " : "", md_code(a, l->symbol), (int)l->places.size,
+			      l->places.ptr);
+		ot_buf_free(&l->places);
+	}
+	ot_vec_free(v);
+	r = ot_arena_strndup(a, b.ptr, b.size);
+	ot_buf_free(&b);
+	return r;
+}
+
+#define BACKWARD_RUNS_MAX 3 /* per device, and for both */
 
 /*
  * The Backward section: each derivatives.yaml entry that carries the
@@ -1056,8 +1085,6 @@ static ot_value *backward_data(const ot_pages *p, const ot_trace *tr, const ot_p
 		if (ot_step_is_derivative(s)) {
 			const ot_reg_func *f = ot_registry_find(p->reg, s->symbol);
 			ot_value *runs = ot_v_list(a);
-			step_lines run_lines = {0};
-			size_t nruns;
 			ot_v_set(a, m, "text",
 				 ot_v_str_borrow(a, md_text(a, *s->op && strcmp(s->op, s->symbol)
 								       ? ot_arena_printf(a, "Formulas used by %s:", s->op)
@@ -1065,19 +1092,33 @@ static ot_value *backward_data(const ot_pages *p, const ot_trace *tr, const ot_p
 			ot_value *fl = formula_lines(a, f ? f->deriv : NULL);
 			ot_v_set(a, m, "formulas", fl);
 			ot_v_set_bool(a, m, "has_formulas", ot_v_len(fl) > 0);
+			/* what both devices run (the backward op's entry), then
+			 * each device's own functions, a few of each; the
+			 * entries it delegates to and the meta functions aside */
+			step_lines run_lines[3] = {{0}};
+			size_t nruns = 0, shown_runs = 0;
 			for (size_t k = i + 1; k < tr->steps.len; k++) {
 				const ot_step *r = &tr->steps.items[k];
+				const ot_step *up = r->parent >= 0 ? &tr->steps.items[r->parent] : NULL;
+				int set;
 				if (v->part[k] != OT_PART_BACKWARD || v->derivative[k] != (int)i ||
-				    r->layer == OT_LAYER_BACKWARD || !r->found || restates_parent(tr, r))
+				    r->layer == OT_LAYER_BACKWARD || !r->found || restates_parent(tr, r) ||
+				    v->bookkeeping[k] || r->layer == OT_LAYER_META ||
+				    (r->layer == OT_LAYER_YAML && up && up->layer == OT_LAYER_YAML))
 					continue;
-				step_lines_add(p, a, &run_lines, NULL,
+				set = r->main == (OT_MAIN_CPU | OT_MAIN_CUDA) ? 0 : r->main & OT_MAIN_CPU ? 1 : 2;
+				step_lines_add(p, a, &run_lines[set], NULL,
 					       ot_arena_printf(a, "%s · %s", device_label(r->main), short_names[r->layer]), r);
 			}
-			nruns = step_lines_emit(a, &run_lines, BACKWARD_RUNS_MAX, "where", runs);
+			for (int set = 0; set < 3; set++) {
+				size_t n = step_lines_emit(a, &run_lines[set], BACKWARD_RUNS_MAX, "where", runs);
+				nruns += n;
+				shown_runs += n < BACKWARD_RUNS_MAX ? n : BACKWARD_RUNS_MAX;
+			}
 			ot_v_set(a, m, "runs", runs);
 			ot_v_set_bool(a, m, "has_runs", nruns > 0);
-			if (nruns > BACKWARD_RUNS_MAX)
-				ot_v_set_int(a, m, "more_runs", (long long)(nruns - BACKWARD_RUNS_MAX));
+			if (nruns > shown_runs)
+				ot_v_set_int(a, m, "more_runs", (long long)(nruns - shown_runs));
 		} else {
 			ot_v_set(a, m, "text", ot_v_str_borrow(a, md_text(a, s->note)));
 		}
@@ -1087,7 +1128,7 @@ static ot_value *backward_data(const ot_pages *p, const ot_trace *tr, const ot_p
 	return list;
 }
 
-#define OTHER_LINES_MAX 3
+#define OTHER_LINES_MAX 2
 
 /*
  * "Other paths": every found step off the main paths, grouped by the
@@ -1104,7 +1145,7 @@ static ot_value *other_paths(const ot_pages *p, const ot_trace *tr, const ot_pat
 		for (size_t i = 0; i < tr->steps.len; i++) {
 			const ot_step *s = &tr->steps.items[i];
 			if (v->part[i] != OT_PART_OTHER || v->group[i] != g || !s->found ||
-			    restates_parent(tr, s))
+			    restates_parent(tr, s) || v->bookkeeping[i])
 				continue;
 			step_lines_add(p, a, &sl, s->when, short_names[s->layer], s);
 		}
@@ -1143,7 +1184,7 @@ static int diagram(const ot_pages *p, const ot_trace *tr, ot_arena *a, ot_buf *d
 	ot_pathview_build(&v, tr);
 	for (size_t i = 0; i < n && nn < DIAGRAM_MAX_NODES; i++) {
 		const ot_step *s = &tr->steps.items[i];
-		if (v.part[i] != OT_PART_MAIN && v.part[i] != OT_PART_BACKWARD)
+		if ((v.part[i] != OT_PART_MAIN && v.part[i] != OT_PART_BACKWARD) || v.bookkeeping[i])
 			continue;
 		if (s->parent >= 0 && !id_of[s->parent])
 			continue; /* below a step left out */
@@ -1165,7 +1206,7 @@ static int diagram(const ot_pages *p, const ot_trace *tr, ot_arena *a, ot_buf *d
 	/* side steps under a drawn step, counted there */
 	for (size_t i = 0; i < n; i++) {
 		int up = tr->steps.items[i].parent;
-		if (v.part[i] != OT_PART_OTHER || !tr->steps.items[i].found)
+		if (v.part[i] != OT_PART_OTHER || !tr->steps.items[i].found || v.bookkeeping[i])
 			continue;
 		while (up >= 0 && !id_of[up])
 			up = tr->steps.items[up].parent;
@@ -1382,7 +1423,18 @@ static ot_value *test_dirs(const ot_pages *p, const ot_testfacts *tf, ot_arena *
 	return dirs;
 }
 
-static ot_value *tests_data(const ot_pages *p, const ot_testfacts *tf, ot_arena *a)
+/* Is file:line a decomposition step of `tr` (Layer by layer shows it)? */
+static bool traced_decomposition(const ot_trace *tr, const char *file, uint32_t line)
+{
+	for (size_t i = 0; i < tr->steps.len; i++) {
+		const ot_step *s = &tr->steps.items[i];
+		if (s->layer == OT_LAYER_DECOMPOSITION && s->found && s->line == line && !strcmp(s->file, file))
+			return true;
+	}
+	return false;
+}
+
+static ot_value *tests_data(const ot_pages *p, const ot_trace *tr, const ot_testfacts *tf, ot_arena *a)
 {
 	ot_value *t = ot_v_map(a), *entries = ot_v_list(a), *refs = ot_v_list(a), *skips = ot_v_list(a);
 	ot_value *decomps = ot_v_list(a), *files = ot_v_list(a), *benches = ot_v_list(a), *names;
@@ -1448,7 +1500,10 @@ static ot_value *tests_data(const ot_pages *p, const ot_testfacts *tf, ot_arena 
 	}
 	for (size_t i = 0; i < tf->ndecomps; i++) {
 		const ot_tf_decomp *d = &tf->decomps[i];
-		ot_value *m = ot_v_map(a);
+		ot_value *m;
+		if (traced_decomposition(tr, d->file, d->line))
+			continue; /* told once, in Layer by layer */
+		m = ot_v_map(a);
 		ot_v_set(a, m, "location", ot_v_str_borrow(a, location(p, a, d->file, d->line)));
 		ot_v_set(a, m, "symbol", ot_v_str_borrow(a, md_code(a, ot_arena_printf(a, "aten.%s", d->op))));
 		if (d->func)
@@ -1535,7 +1590,7 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 	ot_v_set(a, ctx, "messages", messages(a, tr));
 	ot_v_set_bool(a, ctx, "has_messages", tr->messages.len > 0);
 	if (tr->tests && tr->status != OT_STATUS_NOTFOUND && tr->status != OT_STATUS_ERROR)
-		ot_v_set(a, ctx, "tests", tests_data(p, tr->tests, a));
+		ot_v_set(a, ctx, "tests", tests_data(p, tr, tr->tests, a));
 
 	if (tr->status == OT_STATUS_NOTFOUND) {
 		ot_value *nf = ot_v_map(a);
@@ -1568,6 +1623,10 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 		ot_value *reaches = ot_v_list(a), *reached_by = ot_v_list(a), *same = ot_v_list(a);
 		struct layer_rows rows[ROWS_COUNT];
 		ot_pathview v;
+		ot_value **para = ot_arena_alloc(a, (tr->steps.len + 1) * sizeof(*para));
+		const char **also = ot_arena_alloc(a, (tr->steps.len + 1) * sizeof(*also));
+		memset(para, 0, (tr->steps.len + 1) * sizeof(*para));
+		memset(also, 0, (tr->steps.len + 1) * sizeof(*also));
 		ot_pathview_build(&v, tr);
 		main_rows(tr, &v, rows);
 		ot_v_set(a, ctx, "traced", t);
@@ -1578,8 +1637,9 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 		 * the other paths have their own sections) */
 		for (int layer = 0; layer < OT_LAYER_COUNT; layer++) {
 			ot_value *steps = ot_v_list(a), *cond = ot_v_list(a), *lm;
-			step_lines sl = {0};
-			size_t ncond;
+			step_lines sl = {0}, sure_lines = {0}, allocs = {0}; /* allocs: the bookkeeping calls */
+			size_t ncond, nsure, nalloc;
+			uint8_t quoted = 0; /* the main paths whose function is quoted */
 			if (layer == OT_LAYER_BACKWARD)
 				continue;
 			for (size_t i = 0; i < tr->steps.len; i++) {
@@ -1588,11 +1648,34 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 				if ((int)s->layer != layer ||
 				    (v.part[i] != OT_PART_MAIN && v.part[i] != OT_PART_DECOMPOSITION))
 					continue;
-				if (s->found && v.part[i] == OT_PART_MAIN && !s->sure &&
-				    (s->when || s->depth || restates_parent(tr, s))) {
-					/* on a main path under a condition, or a detail
-					 * below the op's own steps: one line */
-					step_lines_add(p, a, &sl, s->when, device_label(s->main), s);
+				if (v.bookkeeping[i]) {
+					/* allocations and views: one line for the
+					 * layer, the calls only (not what they run) */
+					if (v.bookkeeping[i] == OT_BOOKKEEPING_CALL)
+						step_lines_add(p, a, &allocs, NULL, NULL, s);
+					continue;
+				}
+				if (s->found && restates_parent(tr, s) && para[s->parent]) {
+					/* a stub's declaration, definition and
+					 * registrations: told in its call's paragraph */
+					const char *more = ot_arena_printf(a, "%s at %s", md_text(a, s->note),
+									   location(p, a, s->file, s->line));
+					para[i] = para[s->parent];
+					also[i] = also[s->parent] = also[s->parent]
+						? ot_arena_printf(a, "%s; %s", also[s->parent], more)
+						: more;
+					for (int up = s->parent; up >= 0 && para[up] == para[i]; up = tr->steps.items[up].parent)
+						also[up] = also[i];
+					ot_v_set(a, para[i], "also", ot_v_str_borrow(a, also[i]));
+					continue;
+				}
+				if (s->found && v.part[i] == OT_PART_MAIN &&
+				    ((!s->sure && (s->when || s->depth || restates_parent(tr, s))) ||
+				     (s->depth && s->layer == OT_LAYER_YAML))) {
+					/* on a main path under a condition, a detail
+					 * below the op's own steps, or the registry
+					 * entry of an op it calls: one line */
+					step_lines_add(p, a, s->sure ? &sure_lines : &sl, s->when, device_label(s->main), s);
 					continue;
 				}
 				sm = ot_v_map(a);
@@ -1610,9 +1693,14 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 						ot_v_set(a, sm, "via", ot_v_str_borrow(a, md_code(a, ot_arena_printf(a, "aten::%s", s->op))));
 					text = one_line = NULL;
 					/* a registry entry's note already gives its schema and
-					 * dispatch: no excerpt repeats them */
-					if (!s->depth && s->layer != OT_LAYER_YAML)
-						excerpt(p, a, s, &text, &fence, &one_line);
+					 * dispatch: no excerpt repeats them; the layer's first
+					 * function on each path is quoted, the rest by their
+					 * first line */
+					if (!s->depth && s->layer != OT_LAYER_YAML) {
+						excerpt(p, a, s, !(quoted & s->main), &text, &fence, &one_line);
+						if (text)
+							quoted |= s->main;
+					}
 					if (one_line)
 						ot_v_set(a, sm, "inline_excerpt", ot_v_str_borrow(a, md_code(a, one_line)));
 					if (text) {
@@ -1620,19 +1708,28 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 						ot_v_set(a, sm, "fence", ot_v_str_borrow(a, fence));
 						ot_v_set_str(a, sm, "lang", fence_lang(s->file));
 					}
+					para[i] = sm;
 				} else {
 					ot_v_set(a, sm, "note", ot_v_str_borrow(a, md_text(a, s->note)));
 				}
 				ot_v_push(a, steps, sm);
 			}
+			/* the one-line steps every default call takes are all
+			 * listed; the conditional ones, the first few */
+			nsure = step_lines_emit(a, &sure_lines, SIZE_MAX, "backend", cond);
 			ncond = step_lines_emit(a, &sl, LAYER_LINES_MAX, "backend", cond);
-			if (!ot_v_len(steps) && !ncond)
+			nalloc = allocs.len;
+			if (!ot_v_len(steps) && !ncond && !nsure && !nalloc)
 				continue;
 			lm = ot_v_map(a);
+			if (nalloc)
+				ot_v_set(a, lm, "allocations", ot_v_str_borrow(a, allocation_line(a, &allocs)));
+			else
+				ot_vec_free(&allocs);
 			ot_v_set_str(a, lm, "title", layer_titles[layer]);
 			ot_v_set(a, lm, "steps", steps);
 			ot_v_set(a, lm, "conditional", cond);
-			ot_v_set_bool(a, lm, "has_conditional", ncond > 0);
+			ot_v_set_bool(a, lm, "has_conditional", ncond + nsure > 0);
 			if (ncond > LAYER_LINES_MAX)
 				ot_v_set_int(a, lm, "more", (long long)(ncond - LAYER_LINES_MAX));
 			ot_v_push(a, layers, lm);

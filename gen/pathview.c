@@ -81,19 +81,82 @@ static int own_group(const ot_step *s)
 	return -1;
 }
 
+/* The aten ops that do no work of the op's own: they allocate or resize a
+ * tensor, or make a view of one (new sizes, strides or offset over the same
+ * storage), or are identities for a dense real tensor. Every kernel calls
+ * some; what they run is the allocator's or the view's, not the op's.
+ * (Composite views that may copy, reshape and contiguous, are not here.) */
+static const char *const bookkeeping_ops[] = {
+	"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "resize_",
+	"resize_as_", "resize_output", "_resize_output",
+	"as_strided", "view", "_reshape_alias", "_unsafe_view", "t", "transpose", "permute",
+	"expand", "unsqueeze", "squeeze", "select", "slice", "as_strided_", "t_", "transpose_",
+	"unsqueeze_", "squeeze_", "alias", "detach", "lift_fresh", "resolve_conj", "resolve_neg"};
+
+static bool is_bookkeeping_name(const char *name, size_t n)
+{
+	if (n > 7 && !memcmp(name + n - 7, "_symint", 7))
+		n -= 7;
+	for (size_t i = 0; i < OT_ARRAY_LEN(bookkeeping_ops); i++)
+		if (strlen(bookkeeping_ops[i]) == n && !memcmp(bookkeeping_ops[i], name, n))
+			return true;
+	return false;
+}
+
+bool ot_aten_is_bookkeeping(const char *name)
+{
+	return is_bookkeeping_name(name, strlen(name));
+}
+
+bool ot_symbol_is_bookkeeping(const char *symbol, bool registry_entry)
+{
+	const char *name = symbol, *c, *dot;
+	while ((c = strstr(name, "::")))
+		name = c + 2;
+	if ((c = strstr(name, "->")))
+		name = c + 2;
+	dot = strchr(name, '.');
+	if (dot && registry_entry)
+		return is_bookkeeping_name(name, (size_t)(dot - name)); /* an overload's entry */
+	if (dot)
+		name = strrchr(name, '.') + 1; /* a method call on a tensor */
+	return is_bookkeeping_name(name, strlen(name));
+}
+
+/* Does `s` call or define a bookkeeping op? */
+static bool calls_bookkeeping(const ot_step *s)
+{
+	return s->found && s->symbol && ot_symbol_is_bookkeeping(s->symbol, s->file && ot_ends_with(s->file, ".yaml"));
+}
+
+/* Is the traced op itself one (torch.empty, Tensor.view)? */
+static bool op_is_bookkeeping(const ot_trace *tr)
+{
+	for (size_t i = 0; i < tr->aten.len; i++) {
+		const char *full = tr->aten.items[i], *dot = strchr(full, '.');
+		if (is_bookkeeping_name(full, dot ? (size_t)(dot - full) : strlen(full)))
+			return true;
+	}
+	return false;
+}
+
 void ot_pathview_build(ot_pathview *v, const ot_trace *tr)
 {
+	bool fold = !op_is_bookkeeping(tr);
 	size_t n = tr->steps.len;
 	v->n = n;
 	v->part = ot_calloc(n + 1, 1);
 	v->group = ot_calloc(n + 1, 1);
 	v->derivative = ot_calloc(n + 1, sizeof(int));
+	v->bookkeeping = ot_calloc(n + 1, 1);
 	/* a parent comes before its children in the steps (each walk appends
 	 * below what it reached); a step whose parent does not is a root here */
 	for (size_t i = 0; i < n; i++) {
 		const ot_step *s = &tr->steps.items[i];
 		int p = s->parent >= 0 && (size_t)s->parent < i ? s->parent : -1;
 		int g;
+		if (fold)
+			v->bookkeeping[i] = p >= 0 && v->bookkeeping[p] ? OT_BOOKKEEPING_BELOW : calls_bookkeeping(s) ? OT_BOOKKEEPING_CALL : 0;
 		v->derivative[i] = ot_step_is_derivative(s) ? (int)i
 				   : p >= 0 && v->part[p] == OT_PART_BACKWARD ? v->derivative[p]
 				   : p >= 0 && tr->steps.items[p].layer == OT_LAYER_BACKWARD ? p
@@ -126,5 +189,6 @@ void ot_pathview_free(ot_pathview *v)
 	free(v->part);
 	free(v->group);
 	free(v->derivative);
+	free(v->bookkeeping);
 	memset(v, 0, sizeof(*v));
 }

@@ -48,7 +48,16 @@ typedef struct {
 	uint8_t *group;    /**< per step: ot_other_group (for OT_PART_OTHER) */
 	int *derivative;   /**< per OT_PART_BACKWARD step: the derivatives.yaml
 			        step it runs under (itself for one), -1 for none */
+	uint8_t *bookkeeping; /**< per step: OT_BOOKKEEPING_CALL for a call that
+				   does no work of the op's own: allocates or resizes
+				   a tensor (empty, empty_like, resize_, ...) or makes
+				   a view (view, transpose, select, ...);
+				   OT_BOOKKEEPING_BELOW for what such a call runs;
+				   else 0. All 0 when the op is itself one. */
 } ot_pathview;
+
+/** ot_pathview.bookkeeping: such a call, and the steps below it. */
+enum { OT_BOOKKEEPING_CALL = 1, OT_BOOKKEEPING_BELOW = 2 };
 
 /** Classify every step of `tr` into `v` (owned; ot_pathview_free). */
 void ot_pathview_build(ot_pathview *v, const ot_trace *tr);
@@ -57,6 +66,15 @@ void ot_pathview_free(ot_pathview *v);
 
 /** "Sparse tensors", "Another build", ...: the heading of a group. */
 const char *ot_other_group_title(ot_other_group g);
+
+/** True for an aten op (base name: "empty_like", "view") that only
+ * allocates, resizes or views a tensor. */
+bool ot_aten_is_bookkeeping(const char *name);
+
+/** True for a step's symbol that names a bookkeeping op: at::empty,
+ * at::native::empty_like, out.resize_, self.view; with `registry_entry`, an
+ * entry of native_functions.yaml (empty.memory_format). */
+bool ot_symbol_is_bookkeeping(const char *symbol, bool registry_entry);
 
 /** True for a step in derivatives.yaml (an entry autograd records). */
 bool ot_step_is_derivative(const ot_step *s);

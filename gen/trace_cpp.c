@@ -79,7 +79,11 @@ static long cfunc_node(struct tb_ctx *c, const ot_ix_cdef *d, const char *note, 
 	n.layer = kind == OT_NODE_META ? OT_LAYER_META : *file_backend(p) ? OT_LAYER_KERNEL : OT_LAYER_CPP;
 	n.found = true;
 	n.line = d->line;
-	n.symbol = kind == OT_NODE_META && strchr(d->name, '.') ? strchr(d->name, '.') + 1 : cdef_symbol(d);
+	/* TORCH_META_FUNC2(xlogy, Tensor): the index names it xlogy.Tensor;
+	 * the function is xlogy's (its overload is not a name of its own) */
+	n.symbol = kind == OT_NODE_META && strchr(d->name, '.')
+			   ? ot_arena_strndup(c->a, d->name, (size_t)(strchr(d->name, '.') - d->name))
+			   : cdef_symbol(d);
 	n.note = note;
 	n.op = op;
 	n.backend = backend && *backend ? backend : file_backend(p);

@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "markdown.h"
+#include "pathview.h"
 #include "testutil.h"
 #include "value.h"
 #include "yamldoc.h"
@@ -1544,6 +1545,22 @@ static long expect_after(ot_buf *pb, const char *name, const char *md, size_t le
 	return at + 1;
 }
 
+static long long int_of(const ot_value *v);
+
+/* Is step i below a call of a bookkeeping op (an allocation, a view),
+ * whose line the page gives but not what it runs? */
+static bool below_bookkeeping(const ot_value *steps, size_t i)
+{
+	long long k = int_of(ot_v_get(ot_v_at(steps, i), "parent"));
+	for (; k >= 0; k = int_of(ot_v_get(ot_v_at(steps, (size_t)k), "parent"))) {
+		const ot_value *up = ot_v_at(steps, (size_t)k);
+		const char *file = op_str(up, "file");
+		if (step_found(up) && ot_symbol_is_bookkeeping(op_str(up, "symbol"), file && ot_ends_with(file, ".yaml")))
+			return true;
+	}
+	return false;
+}
+
 /* Common head: front matter, H1, release line, licence note. */
 static long check_head(ot_buf *pb, const site *s, const char *name, const char *md, size_t len,
 		       const char *title, ot_arena *a)
@@ -1551,7 +1568,7 @@ static long check_head(ot_buf *pb, const site *s, const char *name, const char *
 	char *h1 = ot_markdown_title(md, len);
 	long at = 0;
 	const char *release =
-		ot_arena_printf(a, "\nPyTorch **%s** · tag `%s` · commit `%.8s`\n", s->version, s->tag,
+		ot_arena_printf(a, "\nPyTorch **%s** · tag `%s` · commit `%.8s`. ", s->version, s->tag,
 				s->commit);
 	if (strncmp(md, "---\n", 4))
 		problem(pb, "%s: does not start with front matter", name);
@@ -1560,13 +1577,12 @@ static long check_head(ot_buf *pb, const site *s, const char *name, const char *
 	free(h1);
 	at = expect_after(pb, name, md, len, at, "\n# ");
 	at = expect_after(pb, name, md, len, at, release);
-	at = expect_after(pb, name, md, len, at, "\n> ");
 	{
+		/* the licence note ends the release line's paragraph */
 		long end = find_from(md, len, at, "\n\n");
 		span note = {md + at, end > at ? (size_t)(end - at) : 0};
 		if (!memstr(note.ptr, note.len, "licence") || !memstr(note.ptr, note.len, s->tag))
-			problem(pb, "%s: the quoted note after the release line is not the licence "
-				    "note of %s",
+			problem(pb, "%s: the note after the release line is not the licence note of %s",
 				name, s->tag);
 	}
 	return at;
@@ -1688,7 +1704,8 @@ static void check_traced_page(ot_buf *pb, const site *s, const ot_value *op, con
 		problem(pb, "%s: a traced op without ops/%s.svg", name, slug);
 	at = expect_after(pb, name, md, len, at,
 			  ot_arena_printf(a, "](%s.svg)\n", slug));
-	at = layers = expect_after(pb, name, md, len, at, "\n## Layer by layer\n\n### ");
+	at = layers = expect_after(pb, name, md, len, at, "\n## Layer by layer\n\n");
+	at = expect_after(pb, name, md, len, at, "\n### ");
 	at = summary = expect_after(pb, name, md, len, at,
 				    "\n## Summary\n\n| Layer | File | Key function |\n|");
 	at = expect_after(pb, name, md, len, at, "\n## Backward\n");
@@ -1729,6 +1746,8 @@ static void check_traced_page(ot_buf *pb, const site *s, const ot_value *op, con
 			forward = strcmp(op_str(ot_v_at(steps, (size_t)k), "layer"), "backward") != 0;
 		if (!main)
 			continue;
+		if (below_bookkeeping(steps, i))
+			continue; /* what an allocation or a view runs: trace.json only */
 		if (step_found(st)) {
 			const char *file = op_str(st, "file");
 			long line = (long)step_line(st);
