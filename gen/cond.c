@@ -830,7 +830,26 @@ static bool assigned_again(const char *from, const char *end, const char *s, siz
 	return false;
 }
 
-/* `const bool NAME = EXPR;` (or auto) in the body before the condition. */
+/* Does the text before `b` (in `code`) end with the type name `type`
+ * (with `constant`, `const type`)? */
+static bool declared_as(const char *code, const char *b, const char *type, bool constant)
+{
+	size_t n = strlen(type);
+	if (!((size_t)(b - code) >= n && !memcmp(b - n, type, n) &&
+	      ((size_t)(b - code) == n || !ot_is_ident_char(b[-(long)n - 1]))))
+		return false;
+	if (!constant)
+		return true;
+	b -= n;
+	while (b > code && (b[-1] == ' ' || b[-1] == '\t'))
+		b--;
+	return (size_t)(b - code) >= 5 && !memcmp(b - 5, "const", 5);
+}
+
+/* `const bool NAME = EXPR;` (or auto; a number only when const: `int n = 0`
+ * is counted up by n++, a change this reading does not follow) in the body
+ * before the condition. */
+
 static value local_bool(struct ectx *c, const char *s, size_t n)
 {
 	const ot_cenv *e = c->cenv;
@@ -846,7 +865,8 @@ static value local_bool(struct ectx *c, const char *s, size_t n)
 			continue;
 		while (b > e->code && (b[-1] == ' ' || b[-1] == '\t'))
 			b--;
-		if (!(b - e->code >= 4 && (!memcmp(b - 4, "bool", 4) || !memcmp(b - 4, "auto", 4))))
+		if (!declared_as(e->code, b, "bool", false) && !declared_as(e->code, b, "auto", false) &&
+		    !declared_as(e->code, b, "int64_t", true) && !declared_as(e->code, b, "int", true))
 			continue;
 		while (*q == ' ' || *q == '\t')
 			q++;
@@ -1018,7 +1038,7 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 	}
 	/* a size, a count of elements or a shape of a default tensor is not
 	 * zero: m1_sizes[1], self.size(0), input.shape[-1], len(x) */
-	{
+	if (!name_is(ch->last, "equals")) { /* sizes().equals(x) compares them */
 		bool sizeish = false;
 		for (size_t i = ch->start; i < ch->end && !sizeish; i++) {
 			const struct tok *t = &tk->t[i];

@@ -30,6 +30,9 @@ static bool is_gpu_file(const char *path)
 }
 
 /* Which backend a kernel file belongs to, from its folder. */
+/* Where the CPU kernels live (compiled once per CPU capability). */
+#define CPU_KERNEL_DIR "aten/src/ATen/native/cpu/"
+
 static const char *file_backend(const char *path)
 {
 	if (is_gpu_file(path))
@@ -277,6 +280,14 @@ static char def_dtype(struct tb_ctx *c, const ot_ix_cdef *d)
 	char head[256] = "";
 	bool f32 = false, other = false;
 	(void)names;
+	/* template <typename T, std::enable_if_t<is_reduced_floating_point_v<T>,
+	 * int> = 0>: for BFloat16 and Half only (with '!', for the others) */
+	for (uint32_t l = d->line > 3 ? d->line - 3 : 1; f && !d->gen && l < d->line; l++) {
+		size_t len;
+		const char *t = ot_index_line(c->ix, d->file, l, &len), *r;
+		if (t && (r = memmem(t, len, "is_reduced_floating_point", 25)) && memmem(t, len, "enable_if", 9))
+			return r > t && r[-1] == '!' ? 'F' : 'O';
+	}
 	if (f && d->line >= 1 && d->line <= f->nlines && !d->gen) {
 		const char *l = f->code + f->line_off[d->line - 1];
 		const char *open = strchr(l, '(');
@@ -295,6 +306,18 @@ static char def_dtype(struct tb_ctx *c, const ot_ix_cdef *d)
 				other = true;
 	}
 	return f32 && !other ? 'F' : other && !f32 ? 'O' : '?';
+}
+
+/* For a helper bound to its overload for other scalar types only (the
+ * argument types fit it best, but its template is enabled for BFloat16
+ * and Half alone), the overload of the same file that a float32 call
+ * takes; `d` when there is none. */
+static const ot_ix_cdef *float_twin(struct tb_ctx *c, const ot_ix_cdef *d)
+{
+	for (const ot_ix_cdef *o = ot_index_cdefs(c->ix, d->name); o; o = o->next)
+		if (o != d && o->file == d->file && o->kind == d->kind && def_dtype(c, o) == 'F')
+			return o;
+	return d;
 }
 
 /* What the caller knows of name `a` at offset `at`: a parameter's value;
@@ -384,6 +407,19 @@ static void only_on(ot_edge *e, ot_device dev, const char *why)
 }
 
 /* ---- bodies ------------------------------------------------------------------------------ */
+
+/* Is `d` written `void name(...)` (a function that does work, not a
+ * predicate or a getter)? Read from its name's line. */
+static bool returns_void(struct tb_ctx *c, const ot_ix_cdef *d)
+{
+	size_t len, n = strlen(d->name);
+	const char *t = ot_index_line(c->ix, d->file, d->line, &len);
+	const char *name = t ? memmem(t, len, d->name, n) : NULL;
+	for (const char *p = t; name && p + 4 <= name; p++)
+		if (!memcmp(p, "void", 4) && (p == t || !ot_is_ident_char(p[-1])) && !ot_is_ident_char(p[4]))
+			return true;
+	return false;
+}
 
 static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, const char *op,
 			 int depth, int level, const tb_binding *b);
@@ -664,6 +700,8 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 			char dt[OT_CK_MAX_DEFS];
 			if (ck.kind == OT_CK_HELPER && level >= c->t->opts.helper_depth)
 				break;
+			if (ck.kind == OT_CK_HELPER && ck.ndefs == 1 && def_dtype(c, ck.defs[0]) == 'O')
+				ck.defs[0] = float_twin(c, ck.defs[0]);
 			for (size_t k = 0; k < ck.ndefs; k++) {
 				dt[k] = ck.ndefs > 1 ? def_dtype(c, ck.defs[k]) : '?';
 				has_f32 = has_f32 || dt[k] == 'F';
@@ -696,6 +734,12 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 						d->name, fpath(c, h->file));
 					sub = true;
 				}
+				/* a CPU kernel's own helper (native/cpu/, called from
+				 * there): the code that does the kernel's work, kept
+				 * though nothing it calls is an op or a library */
+				if (!sub && !native && ot_starts_with(fpath(c, h->file), CPU_KERNEL_DIR) &&
+				    ot_starts_with(fpath(c, d->file), CPU_KERNEL_DIR) && returns_void(c, h))
+					sub = true;
 				if (!sub && !native) {
 					struct tb_state *hs = tb_state(c, (uint32_t)hn);
 					bool linked = false;
