@@ -1085,6 +1085,26 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 				return v_truth(OT_TRI_FALSE);
 		return v_truth(OT_TRI_TRUE);
 	}
+	if (name_is(ch->last, "value_or") && ch->called && ch->first != ch->last) {
+		/* opt.value_or(false): the fallback when the caller passes None
+		 * (a schema default) and a literal fallback; opt's value when
+		 * the caller passes a literal */
+		const char *lit = param_value(c, ch->first->s, ch->first->n);
+		static const char *const empty[] = {"nullopt", "std::nullopt", "c10::nullopt", "None", "{}"};
+		const struct tok *open = ch->last + 1, *arg = ch->last + 2, *close = ch->last + 3;
+		bool is_empty = false;
+		if (!lit)
+			return v_unknown();
+		for (size_t i = 0; i < OT_ARRAY_LEN(empty); i++)
+			is_empty = is_empty || !strcmp(lit, empty[i]);
+		if (!is_empty)
+			return strcmp(lit, "defined") && strcmp(lit, "undefined") ? literal_value(lit, strlen(lit))
+										   : v_unknown();
+		if (close < tk->t + ch->end && op_is(open, "(") && op_is(close, ")") &&
+		    (arg->kind == TK_NAME || arg->kind == TK_NUM))
+			return literal_value(arg->s, arg->n);
+		return v_unknown();
+	}
 	/* settings */
 	if (WORD_IN(s, n, false_settings) || memmem(s, n, "eterministic", 12))
 		return v_truth(OT_TRI_FALSE);

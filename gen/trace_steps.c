@@ -28,7 +28,30 @@ struct view {
 	int *step_of;         /* node -> its step, or -1 */
 	const char **when_of; /* node -> the condition it was reached under */
 	int8_t *walked;       /* node -> the last walk that followed its edges, or -1 */
+	uint8_t *forward;     /* node -> the main paths whose forward reaches it */
 };
+
+/* The main paths whose forward part reaches each node: from the roots
+ * along main edges other than derivatives. A node the CPU reaches only
+ * through the backward (nll_loss2d's zero_) is not on the CPU's forward
+ * path, though it is on the CPU's main path. */
+static void forward_reach(const ot_trace *tr, uint8_t *fwd)
+{
+	bool changed = true;
+	for (size_t r = 0; r < tr->main_roots && r < tr->roots.len; r++)
+		fwd[tr->roots.items[r]] = tr->nodes.items[tr->roots.items[r]].main;
+	while (changed) {
+		changed = false;
+		for (size_t i = 0; i < tr->edges.len; i++) {
+			const ot_edge *e = &tr->edges.items[i];
+			uint8_t m = e->main & fwd[e->from];
+			if (e->kind == OT_EDGE_DERIVATIVE || (fwd[e->to] | m) == fwd[e->to])
+				continue;
+			fwd[e->to] |= m;
+			changed = true;
+		}
+	}
+}
 
 static enum walk walk_of(const ot_edge *e)
 {
@@ -74,8 +97,9 @@ static void node_step(struct view *v, uint32_t node, int parent, const char *whe
 	s.backend = n->backend;
 	s.depth = n->depth;
 	s.parent = parent;
-	s.main = n->main;
-	s.sure = n->sure;
+	/* a forward step: the main paths whose forward reaches it */
+	s.main = v->walk == W_BACK || v->walk == W_SIDE ? n->main : n->main & v->forward[node];
+	s.sure = n->sure & s.main;
 	s.when = when;
 	s.body = n->body;
 	v->step_of[node] = push(v, &s);
@@ -156,7 +180,7 @@ static void visit(struct view *v, uint32_t node, int parent, const char *when, c
 
 void ot_trace_make_steps(ot_trace *tr)
 {
-	struct view v = {tr, W_SURE, NULL, NULL, NULL};
+	struct view v = {tr, W_SURE, NULL, NULL, NULL, NULL};
 	size_t n = tr->nodes.len;
 	tr->steps.len = 0;
 	if (!n)
@@ -166,6 +190,8 @@ void ot_trace_make_steps(ot_trace *tr)
 	v.step_of = ot_calloc(n, sizeof(*v.step_of));
 	v.when_of = ot_calloc(n, sizeof(*v.when_of));
 	v.walked = ot_calloc(n, 1);
+	v.forward = ot_calloc(n, 1);
+	forward_reach(tr, v.forward);
 	for (size_t i = 0; i < n; i++) {
 		v.step_of[i] = -1;
 		v.walked[i] = -1;
@@ -184,4 +210,5 @@ void ot_trace_make_steps(ot_trace *tr)
 	free(v.step_of);
 	free(v.when_of);
 	free(v.walked);
+	free(v.forward);
 }
