@@ -892,25 +892,11 @@ static value local_bool(struct ectx *c, const char *s, size_t n)
 	return v_unknown();
 }
 
-/* Ask the environment for the value of the helper call `ch` ends with. */
-static value helper_value(struct ectx *c, struct toks *tk, const struct chain *ch)
+/* The arguments of the call `ch` ends with, as written (tokens joined),
+ * into argbuf; returns how many (at most 8). */
+static size_t call_args(struct toks *tk, const struct chain *ch, char argbuf[8][96], const char *args[8])
 {
-	char qual[160] = "", name[96], argbuf[8][96];
-	const char *args[8];
-	size_t nargs = 0, k = 0, open = ch->end;
-	ot_verdict v;
-	value out;
-	/* the qualifier: the names and '::' before the last name */
-	for (size_t i = ch->start; i < ch->end && &tk->t[i] != ch->last; i++)
-		if ((tk->t[i].kind == TK_NAME || op_is(&tk->t[i], "::")) && k + tk->t[i].n + 1 < sizeof(qual)) {
-			memcpy(qual + k, tk->t[i].s, tk->t[i].n);
-			k += tk->t[i].n;
-		}
-	qual[k] = '\0';
-	if (k >= 2 && qual[k - 1] == ':')
-		qual[k - 2] = '\0';
-	snprintf(name, sizeof(name), "%.*s", (int)ch->last->n, ch->last->s);
-	/* the arguments: tokens of the parenthesis after the last name */
+	size_t nargs = 0, open = ch->end;
 	for (size_t i = ch->start; i < ch->end; i++)
 		if (&tk->t[i] == ch->last && i + 1 < ch->end && op_is(&tk->t[i + 1], "("))
 			open = i + 1;
@@ -937,17 +923,83 @@ static value helper_value(struct ectx *c, struct toks *tk, const struct chain *c
 					argbuf[nargs][0] = '\0';
 				continue;
 			}
-			if (a + t->n + 1 < sizeof(argbuf[0])) {
+			if (a + t->n + 2 < 96) {
+				if (a && t->kind == TK_NAME && ot_is_ident_char(argbuf[nargs][a - 1]))
+					argbuf[nargs][a++] = ' '; /* two names stay two */
 				memcpy(argbuf[nargs] + a, t->s, t->n);
 				a += t->n;
 				argbuf[nargs][a] = '\0';
 			}
 		}
 	}
+	return nargs;
+}
+
+/* Ask the environment for the value of the helper call `ch` ends with. */
+static value helper_value(struct ectx *c, struct toks *tk, const struct chain *ch)
+{
+	char qual[160] = "", name[96], argbuf[8][96];
+	const char *args[8];
+	size_t nargs, k = 0;
+	ot_verdict v;
+	value out;
+	/* the qualifier: the names and '::' before the last name */
+	for (size_t i = ch->start; i < ch->end && &tk->t[i] != ch->last; i++)
+		if ((tk->t[i].kind == TK_NAME || op_is(&tk->t[i], "::")) && k + tk->t[i].n + 1 < sizeof(qual)) {
+			memcpy(qual + k, tk->t[i].s, tk->t[i].n);
+			k += tk->t[i].n;
+		}
+	qual[k] = '\0';
+	if (k >= 2 && qual[k - 1] == ':')
+		qual[k - 2] = '\0';
+	snprintf(name, sizeof(name), "%.*s", (int)ch->last->n, ch->last->s);
+	nargs = call_args(tk, ch, argbuf, args);
 	v = c->cenv->call_value(c->cenv, qual, name, args, nargs);
 	out = v_truth(v.value);
 	out.select = v.select;
 	return out;
+}
+
+/* The value of an argument text, in the same context. */
+static value text_value(struct ectx *c, const char *text)
+{
+	struct toks tk;
+	value v;
+	if (c->depth > 3)
+		return v_unknown();
+	tokenize(&tk, text, c->pyenv != NULL);
+	c->depth++;
+	v = tk.overflow ? v_unknown() : expr(c, &tk, 0);
+	c->depth--;
+	return tk.at < tk.n ? v_unknown() : v;
+}
+
+/* The scalar type that at::toAccumulateType(t, is_cuda or device),
+ * c10::toRealValueType(t) or at::toOpMathType(t) names for a float32 t:
+ * float on CUDA and for the real value or op-math type, double for the
+ * CPU's accumulation. */
+static value scalar_type_value(struct ectx *c, struct toks *tk, const struct chain *ch)
+{
+	char argbuf[8][96];
+	const char *args[8];
+	size_t nargs = call_args(tk, ch, argbuf, args);
+	value t = nargs ? text_value(c, args[0]) : v_unknown();
+	if (!(t.has_sym && t.symn == 5 && !memcmp(t.sym, "Float", 5)))
+		return v_unknown();
+	if (!name_is(ch->last, "toAccumulateType"))
+		return v_sym("Float");
+	if (nargs == 2) {
+		value d = text_value(c, args[1]);
+		if (d.has_sym && d.symn == 4 && !memcmp(d.sym, "CUDA", 4))
+			return v_sym("Float");
+		if (d.has_sym && d.symn == 3 && !memcmp(d.sym, "CPU", 3))
+			return v_sym("Double");
+		if (!d.has_sym && d.truth == OT_TRI_TRUE)
+			return v_sym("Float");
+		if (!d.has_sym && d.truth == OT_TRI_FALSE)
+			return v_sym("Double");
+	}
+	return v_unknown();
 }
 
 /* The value of a chain: what the default call on c->dev makes of it. */
@@ -1022,6 +1074,9 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 		return v_truth(c->dev == OT_DEV_CUDA ? OT_TRI_TRUE : OT_TRI_FALSE);
 	if (word_in(s, n, (const char *const[]){"is_cpu"}, 1))
 		return v_truth(c->dev == OT_DEV_CPU ? OT_TRI_TRUE : OT_TRI_FALSE);
+	if (ch->called && (name_is(ch->last, "toAccumulateType") || name_is(ch->last, "toRealValueType") ||
+			   name_is(ch->last, "toOpMathType")))
+		return scalar_type_value(c, tk, ch);
 	if (WORD_IN(s, n, ((const char *const[]){"scalar_type", "dtype", "result_type", "common_dtype"})) &&
 	    (ch->called || c->pyenv))
 		return v_sym("Float");

@@ -843,6 +843,48 @@ static const ot_step *first_main(const ot_trace *tr, const ot_pathview *v, ot_la
 	return conditional ? conditional : setup;
 }
 
+/* The GPU calls (kernel launches, library calls) of the CUDA forward main
+ * path as one note: those every default call makes, then those the
+ * arguments or a run-time choice decide (alternatives, or extra calls: not
+ * told apart, so never counted as launches that all happen); NULL when
+ * there are none. A launch site and its __global__ kernel count once. */
+static const char *launch_note(ot_arena *a, const ot_trace *tr, const ot_pathview *v)
+{
+	ot_strvec sure = {0}, maybe = {0};
+	const char *r = NULL;
+	for (size_t i = 0; i < tr->steps.len; i++) {
+		const ot_step *s = &tr->steps.items[i];
+		ot_strvec *into;
+		bool seen = false;
+		if (v->part[i] != OT_PART_MAIN || s->layer != OT_LAYER_CUDA || !(s->main & OT_MAIN_CUDA) ||
+		    !s->found || v->bookkeeping[i] || restates_parent(tr, s) || setup_call(s->symbol))
+			continue;
+		into = (s->sure & OT_MAIN_CUDA) ? &sure : &maybe;
+		for (size_t k = 0; k < into->len && !seen; k++)
+			seen = !strcmp(into->items[k], s->symbol);
+		if (!seen)
+			ot_vec_push(into, s->symbol);
+	}
+	if (sure.len || maybe.len) {
+		const char *every =
+			sure.len == 1 ? ot_arena_printf(a, "Every default CUDA call makes one GPU call, %s",
+							joined_codes(a, &sure, 4))
+			: sure.len ? ot_arena_printf(a, "Every default CUDA call makes %zu GPU calls (%s), separate "
+						     "launches that eager mode does not fuse",
+						     sure.len, joined_codes(a, &sure, 4))
+				   : NULL;
+		const char *some =
+			maybe.len ? ot_arena_printf(a, "%s the arguments or a run-time choice decide%s: %s",
+						    every ? "; beyond it," : "On CUDA", maybe.len == 1 ? "s whether it makes" : " which of these it makes",
+						    joined_codes(a, &maybe, 4))
+				  : NULL;
+		r = ot_arena_printf(a, "%s%s.", every ? every : "", some ? some : "");
+	}
+	ot_vec_free(&sure);
+	ot_vec_free(&maybe);
+	return r;
+}
+
 /* Performance notes, each a fact of the main paths. */
 static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_pathview *v, ot_arena *a)
 {
@@ -883,6 +925,11 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	else
 		NOTE("No GPU kernel launch or library call was found on the CUDA main path within the "
 		     "followed depth.");
+	{
+		const char *launches = launch_note(a, tr, v);
+		if (launches)
+			NOTE("%s", launches);
+	}
 	if (cpu_libs)
 		NOTE("%s", cpu_libs);
 	if (tr->composite_explicit)

@@ -1704,8 +1704,7 @@ static void check_traced_page(ot_buf *pb, const site *s, const ot_value *op, con
 		problem(pb, "%s: a traced op without ops/%s.svg", name, slug);
 	at = expect_after(pb, name, md, len, at,
 			  ot_arena_printf(a, "](%s.svg)\n", slug));
-	at = layers = expect_after(pb, name, md, len, at, "\n## Layer by layer\n\n");
-	at = expect_after(pb, name, md, len, at, "\n### ");
+	at = layers = expect_after(pb, name, md, len, at, "\n## Layer by layer\n\n### ");
 	at = summary = expect_after(pb, name, md, len, at,
 				    "\n## Summary\n\n| Layer | File | Key function |\n|");
 	at = expect_after(pb, name, md, len, at, "\n## Backward\n");
