@@ -875,7 +875,8 @@ static const char *launch_note(ot_arena *a, const ot_trace *tr, const ot_pathvie
 				   : NULL;
 		const char *some =
 			maybe.len ? ot_arena_printf(a, "%s the arguments or a run-time choice decide%s: %s",
-						    every ? "; beyond it," : "On CUDA", maybe.len == 1 ? "s whether it makes" : " which of these it makes",
+						    every ? "; beyond it," : "On CUDA",
+						    maybe.len == 1 ? "s whether it makes" : " which of these it makes",
 						    joined_codes(a, &maybe, 4))
 				  : NULL;
 		r = ot_arena_printf(a, "%s%s.", every ? every : "", some ? some : "");
@@ -1670,10 +1671,16 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 		ot_value *reaches = ot_v_list(a), *reached_by = ot_v_list(a), *same = ot_v_list(a);
 		struct layer_rows rows[ROWS_COUNT];
 		ot_pathview v;
+		/* per step: the paragraph that tells it (the step's index, or
+		 * its parent's for a restating step; -1 for none), and per
+		 * paragraph its map and what it tells besides its own step */
+		int *teller = ot_arena_alloc(a, (tr->steps.len + 1) * sizeof(*teller));
 		ot_value **para = ot_arena_alloc(a, (tr->steps.len + 1) * sizeof(*para));
 		const char **also = ot_arena_alloc(a, (tr->steps.len + 1) * sizeof(*also));
 		memset(para, 0, (tr->steps.len + 1) * sizeof(*para));
 		memset(also, 0, (tr->steps.len + 1) * sizeof(*also));
+		for (size_t i = 0; i <= tr->steps.len; i++)
+			teller[i] = -1;
 		ot_pathview_build(&v, tr);
 		main_rows(tr, &v, rows);
 		ot_v_set(a, ctx, "traced", t);
@@ -1702,18 +1709,14 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 						step_lines_add(p, a, &allocs, NULL, NULL, s);
 					continue;
 				}
-				if (s->found && restates_parent(tr, s) && para[s->parent]) {
+				if (s->found && restates_parent(tr, s) && teller[s->parent] >= 0) {
 					/* a stub's declaration, definition and
 					 * registrations: told in its call's paragraph */
+					int t = teller[i] = teller[s->parent];
 					const char *more = ot_arena_printf(a, "%s at %s", md_text(a, s->note),
 									   location(p, a, s->file, s->line));
-					para[i] = para[s->parent];
-					also[i] = also[s->parent] = also[s->parent]
-						? ot_arena_printf(a, "%s; %s", also[s->parent], more)
-						: more;
-					for (int up = s->parent; up >= 0 && para[up] == para[i]; up = tr->steps.items[up].parent)
-						also[up] = also[i];
-					ot_v_set(a, para[i], "also", ot_v_str_borrow(a, also[i]));
+					also[t] = also[t] ? ot_arena_printf(a, "%s; %s", also[t], more) : more;
+					ot_v_set(a, para[t], "also", ot_v_str_borrow(a, also[t]));
 					continue;
 				}
 				if (s->found && v.part[i] == OT_PART_MAIN &&
@@ -1756,6 +1759,7 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 						ot_v_set_str(a, sm, "lang", fence_lang(s->file));
 					}
 					para[i] = sm;
+					teller[i] = (int)i;
 				} else {
 					ot_v_set(a, sm, "note", ot_v_str_borrow(a, md_text(a, s->note)));
 				}

@@ -126,7 +126,8 @@ bool ot_symbol_is_bookkeeping(const char *symbol, bool registry_entry)
 /* Does `s` call or define a bookkeeping op? */
 static bool calls_bookkeeping(const ot_step *s)
 {
-	return s->found && s->symbol && ot_symbol_is_bookkeeping(s->symbol, s->file && ot_ends_with(s->file, ".yaml"));
+	return s->found && s->symbol &&
+	       ot_symbol_is_bookkeeping(s->symbol, s->file && ot_ends_with(s->file, ".yaml"));
 }
 
 /* Is the traced op itself one (torch.empty, Tensor.view)? */
@@ -156,7 +157,9 @@ void ot_pathview_build(ot_pathview *v, const ot_trace *tr)
 		int p = s->parent >= 0 && (size_t)s->parent < i ? s->parent : -1;
 		int g;
 		if (fold)
-			v->bookkeeping[i] = p >= 0 && v->bookkeeping[p] ? OT_BOOKKEEPING_BELOW : calls_bookkeeping(s) ? OT_BOOKKEEPING_CALL : 0;
+			v->bookkeeping[i] = p >= 0 && v->bookkeeping[p] ? OT_BOOKKEEPING_BELOW
+					    : calls_bookkeeping(s)	   ? OT_BOOKKEEPING_CALL
+									   : 0;
 		v->derivative[i] = ot_step_is_derivative(s) ? (int)i
 				   : p >= 0 && v->part[p] == OT_PART_BACKWARD ? v->derivative[p]
 				   : p >= 0 && tr->steps.items[p].layer == OT_LAYER_BACKWARD ? p
