@@ -112,6 +112,10 @@ static const struct macro wheel[] = {
 	{"USE_VULKAN_API", 0, false},		{"USE_VULKAN", 0, false},
 	{"USE_MPS", 0, false},			{"USE_XPU", 0, false},
 	{"USE_LINALG_SOLVER", 1, true},		{"USE_CUSOLVER_64_BIT", 1, true},
+	/* 1.13.1's cuda/linalg/BatchLinearAlgebraLib.h defines it when the
+	 * CUDA headers define CUDART_VERSION and CUSOLVER_VERSION: every CUDA
+	 * build */
+	{"USE_CUSOLVER", 1, true},
 	{"USE_FLASH_ATTENTION", 1, true},	{"USE_MEM_EFF_ATTENTION", 1, true},
 	{"USE_CUDSS", 0, false},		{"USE_MAGMA", 1, true},
 	{"BUILD_LAZY_CUDA_LINALG", 1, true},	{"AT_PER_OPERATOR_HEADERS", 1, true},
@@ -357,7 +361,9 @@ static const char *constant_symbol(const char *s, size_t n)
 		"ComplexFloat", "ComplexDouble", "ComplexHalf", "QInt8", "QUInt8", "QInt32",
 		"Float8_e4m3fn", "Float8_e5m2", "CPU", "CUDA", "MPS", "XPU", "Meta", "HIP", "XLA",
 		"Lazy", "Strided", "Sparse", "SparseCsr", "SparseCsc", "SparseBsr", "SparseBsc",
-		"Mkldnn", "Jagged", "ChannelsLast", "Contiguous", "Preserve", "ChannelsLast3d"};
+		"Mkldnn", "Jagged", "ChannelsLast", "Contiguous", "Preserve", "ChannelsLast3d",
+		/* at::LinalgBackend */
+		"Default", "Cusolver", "Magma"};
 	const char *last = s;
 	size_t ln;
 	for (size_t i = 0; i + 1 < n; i++)
@@ -1185,6 +1191,13 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 			return v_truth(OT_TRI_TRUE);
 		if (ch->nnames >= 2 && !ch->called && name_is(ch->last, "is_cuda"))
 			return v_truth(c->dev == OT_DEV_CUDA ? OT_TRI_TRUE : OT_TRI_FALSE);
+	}
+	/* the user's linear-algebra backend preference: Default unless set
+	 * (Context.h; TORCH_LINALG_PREFER_CUSOLVER is not) */
+	if (ch->called && name_is(ch->last, "linalgPreferredBackend")) {
+		value v = v_sym("Default");
+		v.select = true;
+		return v;
 	}
 	/* a helper the body calls: what its returns say; else, for the run-time
 	 * selections of a backend library, what a release wheel picks */
