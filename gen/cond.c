@@ -349,6 +349,22 @@ static value v_select(ot_tri t)
 	return v;
 }
 
+/* Is `v` the symbol `s` ("Float", "CUDA", "nonzero")? */
+static bool sym_is(value v, const char *s)
+{
+	return v.has_sym && v.symn == strlen(s) && !memcmp(v.sym, s, v.symn);
+}
+
+/* The literals a caller passes for an empty optional. */
+static bool empty_literal(const char *lit)
+{
+	static const char *const empty[] = {"nullopt", "std::nullopt", "c10::nullopt", "None", "{}"};
+	for (size_t i = 0; i < OT_ARRAY_LEN(empty); i++)
+		if (!strcmp(lit, empty[i]))
+			return true;
+	return false;
+}
+
 /* ---- what the default call fixes ------------------------------------------------------- */
 
 /* The symbol a constant names: kFloat, ScalarType::Float, at::kCUDA,
@@ -990,15 +1006,15 @@ static value scalar_type_value(struct ectx *c, struct toks *tk, const struct cha
 	const char *args[8];
 	size_t nargs = call_args(tk, ch, argbuf, args);
 	value t = nargs ? text_value(c, args[0]) : v_unknown();
-	if (!(t.has_sym && t.symn == 5 && !memcmp(t.sym, "Float", 5)))
+	if (!sym_is(t, "Float"))
 		return v_unknown();
 	if (!name_is(ch->last, "toAccumulateType"))
 		return v_sym("Float");
 	if (nargs == 2) {
 		value d = text_value(c, args[1]);
-		if (d.has_sym && d.symn == 4 && !memcmp(d.sym, "CUDA", 4))
+		if (sym_is(d, "CUDA"))
 			return v_sym("Float");
-		if (d.has_sym && d.symn == 3 && !memcmp(d.sym, "CPU", 3))
+		if (sym_is(d, "CPU"))
 			return v_sym("Double");
 		if (!d.has_sym && d.truth == OT_TRI_TRUE)
 			return v_sym("Float");
@@ -1137,28 +1153,19 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 		/* an optional's emptiness: nullopt, {}, or a Tensor? the schema
 		 * defaults to None (passed as an absent Tensor, "undefined") */
 		const char *lit = param_value(c, ch->first->s, ch->first->n);
-		static const char *const empty[] = {"nullopt", "std::nullopt", "c10::nullopt", "None",
-						    "{}", "undefined"};
 		if (!lit)
 			return v_unknown();
-		for (size_t i = 0; i < OT_ARRAY_LEN(empty); i++)
-			if (!strcmp(lit, empty[i]))
-				return v_truth(OT_TRI_FALSE);
-		return v_truth(OT_TRI_TRUE);
+		return v_truth(empty_literal(lit) || !strcmp(lit, "undefined") ? OT_TRI_FALSE : OT_TRI_TRUE);
 	}
 	if (name_is(ch->last, "value_or") && ch->called && ch->first != ch->last) {
 		/* opt.value_or(false): the fallback when the caller passes None
 		 * (a schema default) and a literal fallback; opt's value when
 		 * the caller passes a literal */
 		const char *lit = param_value(c, ch->first->s, ch->first->n);
-		static const char *const empty[] = {"nullopt", "std::nullopt", "c10::nullopt", "None", "{}"};
 		const struct tok *open = ch->last + 1, *arg = ch->last + 2, *close = ch->last + 3;
-		bool is_empty = false;
 		if (!lit)
 			return v_unknown();
-		for (size_t i = 0; i < OT_ARRAY_LEN(empty); i++)
-			is_empty = is_empty || !strcmp(lit, empty[i]);
-		if (!is_empty)
+		if (!empty_literal(lit))
 			return strcmp(lit, "defined") && strcmp(lit, "undefined") ? literal_value(lit, strlen(lit))
 										   : v_unknown();
 		if (close < tk->t + ch->end && op_is(open, "(") && op_is(close, ")") &&
@@ -1244,8 +1251,7 @@ static value compare(const struct tok *op, value l, value r)
 			t = same == eq ? OT_TRI_TRUE : OT_TRI_FALSE;
 		return v_truth(t);
 	}
-	if ((l.has_sym && l.symn == 7 && !memcmp(l.sym, "nonzero", 7) && r.has_num && r.num == 0) ||
-	    (r.has_sym && r.symn == 7 && !memcmp(r.sym, "nonzero", 7) && l.has_num && l.num == 0)) {
+	if ((sym_is(l, "nonzero") && r.has_num && r.num == 0) || (sym_is(r, "nonzero") && l.has_num && l.num == 0)) {
 		if (eq)
 			return v_truth(OT_TRI_FALSE);
 		if (ne || op_is(op, ">") || op_is(op, "<"))
