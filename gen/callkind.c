@@ -436,7 +436,9 @@ static size_t params_open(const ot_ix_file *f, const ot_ix_cdef *d)
 {
 	const char *c = f->code;
 	size_t i = f->line_off[d->line - 1], end = d->body ? d->body : f->len;
-	size_t n = strlen(d->name);
+	bool in_macro = d->kind == OT_CDEF_IMPL || d->kind == OT_CDEF_META || d->kind == OT_CDEF_PRECOMPUTE;
+	/* TORCH_META_FUNC2(xlogy, Tensor) is filed as xlogy.Tensor: its name is xlogy */
+	size_t n = in_macro ? strcspn(d->name, ".") : strlen(d->name);
 	if (d->gen || d->kind == OT_CDEF_MACRO)
 		return (size_t)-1;
 	for (; i + n < end; i++) {
@@ -444,8 +446,15 @@ static size_t params_open(const ot_ix_file *f, const ot_ix_cdef *d)
 		    ot_is_ident_char(c[i + n]))
 			continue;
 		i = skip_ws(c, i + n, end);
-		if (d->kind == OT_CDEF_IMPL) {
-			/* TORCH_IMPL_FUNC(name)(params): past the macro's ')' */
+		if (in_macro) {
+			/* TORCH_IMPL_FUNC(name)(params), TORCH_META_FUNC2(name,
+			 * overload)(params): past the macro's ')' */
+			if (i < end && c[i] == ',') {
+				i = skip_ws(c, i + 1, end);
+				while (i < end && ot_is_ident_char(c[i]))
+					i++;
+				i = skip_ws(c, i, end);
+			}
 			if (i >= end || c[i] != ')')
 				continue;
 			i = skip_ws(c, i + 1, end);
@@ -754,6 +763,7 @@ struct ck_ctx {
 	const ot_ix_file *f;
 	ot_arena *a;
 	size_t at; /* the call's offset: declarations before it count */
+	uint32_t pp; /* the preprocessor arm the call sits in, or 0 */
 	int depth;
 	/* the function's parameters, read once */
 	bool params_read;
@@ -772,7 +782,9 @@ static bool op_returns_tensor(const ot_registry *reg, const char *name)
 		const ot_reg_schema *s = &ov[i]->schema;
 		if (s->is_out)
 			continue;
-		return s->nreturns == 1 && !strcmp(s->returns[0].type, "Tensor");
+		/* Tensor, or Tensor(a) of a view */
+		return s->nreturns == 1 && ot_starts_with(s->returns[0].type, "Tensor") &&
+		       (!s->returns[0].type[6] || s->returns[0].type[6] == '(');
 	}
 	return false;
 }
@@ -904,6 +916,24 @@ static bool iter_tensor_method(const char *m)
 }
 
 /* The type of the expression `e` as written. */
+/* Is `name`, called as name(...), a type (a functional cast or a
+ * construction): a CamelCase name that no function of the tree and no op
+ * has? */
+static bool type_named(struct ck_ctx *x, const char *name)
+{
+	bool lower = false;
+	size_t n;
+	if (!isupper((unsigned char)name[0]) || ot_registry_overloads(x->ck->reg, name, &n))
+		return false;
+	for (const char *p = name; *p; p++)
+		lower = lower || islower((unsigned char)*p);
+	/* a function of that name, other than the type's own constructor */
+	for (const ot_ix_cdef *d = ot_index_cdefs(x->ck->ix, name); d; d = d->next)
+		if (!d->in_class || !d->cls || strcmp(d->cls, name))
+			return false;
+	return lower;
+}
+
 static ot_ty expr_type(struct ck_ctx *x, const char *e)
 {
 	size_t n = strlen(e);
@@ -1013,6 +1043,10 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 				}
 				if (!strcmp(method, "expect_contiguous") || !strcmp(method, "borrow_from_optional_tensor"))
 					return OT_TY_TENSOR_PTR;
+				if (type_named(x, method))
+					/* IntArrayRef(x.sizes()), DimMask(): a value of that type made */
+					return !strcmp(method, "Tensor") || !strcmp(method, "TensorBase") ? OT_TY_TENSOR
+													   : OT_TY_OTHER;
 				{
 					/* Vec::loadu(...), Vectorized<float>::blendv(...): a static
 					 * member of a type other than Tensor */
@@ -1029,8 +1063,14 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 			(void)arrow;
 			if (!strcmp(method, "expect_contiguous") || !strcmp(method, "expect_resolved_conj"))
 				return OT_TY_TENSOR_PTR;
-			if (op_returns_tensor(x->ck->reg, method) && has_variant(x->ck->reg, method, true))
-				return OT_TY_TENSOR;
+			{
+				/* x.new_zeros_symint(...): the C++ method of op new_zeros */
+				bool out_call;
+				const char *op = op_of_name(x->ck->reg, x->a, method, &out_call);
+				if (op && !out_call && op_returns_tensor(x->ck->reg, op) &&
+				    has_variant(x->ck->reg, op, true))
+					return OT_TY_TENSOR;
+			}
 			return OT_TY_OTHER;
 		}
 	}
@@ -1811,10 +1851,98 @@ static enum cat param_cat(const char *type)
 	return C_OTHER;
 }
 
+/* Split a template parameter list `<...>` opening at `open` (before `hi`):
+ * every '<' in it opens brackets (enable_if_t<!a || b<T>, int>). Returns
+ * the count, or -1 when it does not close. */
+static int split_tparams(const char **out, size_t max, ot_arena *a, const char *c, size_t open, size_t hi)
+{
+	int depth = 0, n = 0;
+	size_t start = open + 1;
+	for (size_t i = open; i < hi; i++) {
+		char ch = c[i];
+		if (ch == '(' || ch == '[' || ch == '{' || ch == '<')
+			depth++;
+		else if (ch == ')' || ch == ']' || ch == '}' || ch == '>')
+			depth--;
+		if ((ch == ',' && depth == 1) || depth == 0) {
+			if ((size_t)n < max && skip_ws(c, start, i) < i)
+				out[n++] = span(a, c, start, i);
+			start = i + 1;
+			if (depth == 0)
+				return n;
+		}
+	}
+	return -1;
+}
+
+/* How many template arguments a call of template function d must write
+ * out: up to its last template parameter that no function parameter's
+ * type names (C++ cannot deduce it: multi_tensor_apply<depth, scalar_T,
+ * T, ...>(lists, scalars, callable, ...) needs depth and scalar_T). 0 for
+ * a function that is no template or deduces them all. */
+static size_t explicit_targs_needed(struct ck_ctx *x, const ot_ix_cdef *d)
+{
+	const ot_ix_file *f = ot_index_file(x->ck->ix, d->file);
+	const char *c, *tparams[OT_CK_MAX_ARGS], *fparams[OT_CK_MAX_ARGS];
+	size_t open, k, lo, needed = 0;
+	int nt, nf;
+	if (!f || (open = params_open(f, d)) == (size_t)-1)
+		return 0;
+	c = f->code;
+	lo = d->line > 6 ? f->line_off[d->line - 7] : 0;
+	/* back from the parameter list to `template <`, within the head */
+	for (k = open; k > lo; k--) {
+		if (c[k - 1] == ';' || c[k - 1] == '{' || c[k - 1] == '}')
+			return 0;
+		if (k >= lo + 8 && !memcmp(c + k - 8, "template", 8) &&
+		    (k - 8 == lo || !ot_is_ident_char(c[k - 9])) && !ot_is_ident_char(c[k]))
+			break;
+	}
+	if (k == lo || (k = skip_ws(c, k, open)) >= open || c[k] != '<')
+		return 0;
+	nt = split_tparams(tparams, OT_CK_MAX_ARGS, x->a, c, k, open);
+	nf = split_args(fparams, OT_CK_MAX_ARGS, x->a, c, open, d->body ? d->body : f->len);
+	for (int i = 0; i < nt && i < (int)OT_CK_MAX_ARGS; i++) {
+		const char *t = tparams[i], *e, *n;
+		bool named = false;
+		if (strchr(t, '=') || strstr(t, "..."))
+			continue; /* a default, or a pack (deduced or empty) */
+		for (e = t + strlen(t); e > t && !ot_is_ident_char(e[-1]); e--)
+			;
+		for (n = e; n > t && ot_is_ident_char(n[-1]); n--)
+			;
+		for (int j = 0; j < nf && j < (int)OT_CK_MAX_ARGS && !named; j++)
+			for (const char *p = fparams[j]; (p = strstr(p, ot_arena_strndup(x->a, n, (size_t)(e - n))));
+			     p++)
+				if ((p == fparams[j] || !ot_is_ident_char(p[-1])) && !ot_is_ident_char(p[e - n])) {
+					named = true;
+					break;
+				}
+		if (!named)
+			needed = (size_t)i + 1;
+	}
+	return needed;
+}
+
+/* The template arguments written at call c (f<2>(...) writes 1). */
+static size_t explicit_targs(struct ck_ctx *x, const char *code, size_t hi, const ot_ix_call *c)
+{
+	const char *targs[OT_CK_MAX_ARGS];
+	size_t open;
+	int n;
+	if (c->off == OT_IX_CALL_NO_TEXT)
+		return SIZE_MAX; /* not known: every candidate may fit */
+	open = skip_ws(code, c->off + strlen(c->name), hi);
+	if (open >= hi || code[open] != '<')
+		return 0;
+	n = split_args(targs, OT_CK_MAX_ARGS, x->a, code, open, hi);
+	return n < 0 ? SIZE_MAX : (size_t)n;
+}
+
 /* The helper overloads a call with `nargs` arguments binds: those whose
  * parameter count fits, then the best fit of the arguments' kinds. */
 static size_t fit_helpers(struct ck_ctx *x, const ot_ix_cdef **cand, size_t n, const char *const *args,
-			  size_t nargs)
+			  size_t nargs, size_t targs)
 {
 	size_t kept = 0;
 	int score[OT_CK_MAX_DEFS], best = INT_MIN;
@@ -1825,6 +1953,8 @@ static size_t fit_helpers(struct ck_ctx *x, const ot_ix_cdef **cand, size_t n, c
 		param_range(x, cand[i], &req, &tot);
 		if (!(nargs >= req && nargs <= tot))
 			continue;
+		if (targs != SIZE_MAX && explicit_targs_needed(x, cand[i]) > targs)
+			continue; /* a template parameter the call neither writes nor lets C++ deduce */
 		cand[kept] = cand[i];
 		score[kept] = 0;
 		if (kept || i + 1 < n) {
@@ -1894,6 +2024,8 @@ static size_t find_helpers(struct ck_ctx *x, const char *qual, const char *name,
 			char hns[600];
 			if (h == d || !followable(x->ck, h) || h->global)
 				continue;
+			if (h->file == d->file && ot_index_pp_exclusive(x->ck->ix, d->file, x->pp, h->pp))
+				continue; /* the other arm of an #if: never compiled with the call */
 			if (h->in_class) {
 				/* a class's member answers only a call qualified by that
 				 * class (Foo<T>::apply(...)) */
@@ -2013,19 +2145,39 @@ size_t ot_callkind_helpers(const ot_callkinds *ck, const ot_ix_cdef *from, const
 			   const char *name, size_t nargs, const ot_ix_cdef **out, size_t max,
 			   ot_arena *arena)
 {
-	struct ck_ctx x = {ck, from, ot_index_file(ck->ix, from->file), arena, from->body, 0, false, {0}, {0}, 0};
+	struct ck_ctx x = {ck, from, ot_index_file(ck->ix, from->file), arena, from->body, from->pp, 0, false,
+			   {0}, {0}, 0};
 	size_t n = find_helpers(&x, qual, name, out, max);
 	if (n > 1) {
 		/* the arguments are not known here: "" is a category not known */
 		const char *none[OT_CK_MAX_ARGS] = {0};
 		for (size_t k = 0; k < OT_CK_MAX_ARGS; k++)
 			none[k] = "";
-		n = fit_helpers(&x, out, n, none, nargs < OT_CK_MAX_ARGS ? nargs : OT_CK_MAX_ARGS);
+		n = fit_helpers(&x, out, n, none, nargs < OT_CK_MAX_ARGS ? nargs : OT_CK_MAX_ARGS, SIZE_MAX);
 	}
 	return n;
 }
 
 /* ---- the classifier ------------------------------------------------------------------------------------ */
+
+/* Is the name at `at` (an unqualified call as the scanner read it) the
+ * variable of a declaration, `Type name(args)`: a word that is a type
+ * (not a keyword that starts an expression) stands right before it? */
+static bool declares(const char *c, size_t lo, size_t at)
+{
+	static const char *const exprs[] = {"return", "case", "throw", "co_return", "co_yield", "co_await",
+					    "new", "delete", "else", "do", "sizeof", "goto", "and", "or",
+					    "not", "typename"};
+	size_t e = back_ws(c, lo, at), s = e;
+	while (s > lo && ot_is_ident_char(c[s - 1]))
+		s--;
+	if (s == e || !ot_is_ident_start(c[s]) || (s > lo && (c[s - 1] == '.' || c[s - 1] == '#')))
+		return false;
+	for (size_t i = 0; i < OT_ARRAY_LEN(exprs); i++)
+		if (e - s == strlen(exprs[i]) && !memcmp(c + s, exprs[i], e - s))
+			return false;
+	return true;
+}
 
 static bool is_keyword(const char *w)
 {
@@ -2108,7 +2260,8 @@ static void operator_kind(struct ck_ctx *x, ot_callkind *out, const ot_ix_call *
 void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *d,
 		    const ot_ix_call *c, ot_arena *arena)
 {
-	struct ck_ctx x = {ck, d, ot_index_file(ck->ix, d->file), arena, c->off, 0, false, {0}, {0}, 0};
+	struct ck_ctx x = {ck, d, ot_index_file(ck->ix, d->file), arena, c->off, c->pp ? c->pp : d->pp, 0,
+			   false, {0}, {0}, 0};
 	const struct name_info *ni = ot_map_get(ck->names, c->name);
 	/* a macro-generated definition's own calls are in the #define, which
 	 * the code view blanks: read them from the text */
@@ -2196,6 +2349,8 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 	}
 
 	/* plain calls */
+	if (!*c->qual && c->off != OT_IX_CALL_NO_TEXT && declares(code, d->body, c->off))
+		return; /* MklDimVector mkl_istrides(n, 0): a local constructed */
 	if (!*c->qual) {
 		/* a parameter called (a stub or a functor handed in): what it is
 		 * depends on the caller, not on the name */
@@ -2253,7 +2408,8 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 		if (!strcmp(q, "at::native") || !strcmp(q, "native")) {
 			out->ndefs = native_defs(&x, c->name, out->defs, OT_CK_MAX_DEFS);
 			if (out->ndefs > 1)
-				out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->args, out->nargs);
+				out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->args, out->nargs,
+						    explicit_targs(&x, code, hi, c));
 			if (out->ndefs)
 				out->kind = OT_CK_NATIVE;
 			return;
@@ -2270,7 +2426,8 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 		}
 		out->ndefs = find_helpers(&x, c->qual, c->name, out->defs, OT_CK_MAX_DEFS);
 		if (out->ndefs > 1)
-			out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->args, out->nargs);
+			out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->args, out->nargs,
+						    explicit_targs(&x, code, hi, c));
 		if (out->ndefs) {
 			out->kind = OT_CK_HELPER;
 			return;
@@ -2298,7 +2455,8 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 			if (ns_encloses("at::native", d->ns) && ot_map_get(ck->kernel_names, c->name)) {
 				out->ndefs = native_defs(&x, c->name, out->defs, OT_CK_MAX_DEFS);
 				if (out->ndefs > 1)
-					out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->args, out->nargs);
+					out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->args, out->nargs,
+						    explicit_targs(&x, code, hi, c));
 				if (out->ndefs) {
 					out->kind = OT_CK_NATIVE;
 					return;

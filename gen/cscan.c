@@ -397,6 +397,7 @@ struct pp_frame {
  * a call to the macro is recorded as a launch of the kernel. */
 struct launch_macro {
 	char name[64], kernel[128];
+	size_t at; /* offset of its #define: a later one redefines the name */
 };
 
 #define PP_MAX 64
@@ -1218,13 +1219,18 @@ static void body_colon(struct walker *w, size_t at, int paren)
 					   paren, 0, NULL});
 }
 
+/* The launch macro `s` names at offset `at`: its last #define before
+ * there (SMALL_INDEX is defined, #undef'd and defined again for another
+ * kernel in one file). */
 static const struct launch_macro *find_launch_macro(const struct walker *w, const char *s,
-						    size_t n)
+						    size_t n, size_t at)
 {
+	const struct launch_macro *m = NULL;
 	for (size_t i = 0; i < w->nlaunch_macros; i++)
-		if (strlen(w->launch_macros[i].name) == n && !memcmp(w->launch_macros[i].name, s, n))
-			return &w->launch_macros[i];
-	return NULL;
+		if (strlen(w->launch_macros[i].name) == n && !memcmp(w->launch_macros[i].name, s, n) &&
+		    w->launch_macros[i].at < at && (!m || w->launch_macros[i].at > m->at))
+			m = &w->launch_macros[i];
+	return m;
 }
 
 /*
@@ -1257,7 +1263,7 @@ static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind
 	if (is_not_call(c + start, end - start))
 		return;
 	if (kind != OT_CALL_LAUNCH && is_macro_name(c + start, end - start)) {
-		const struct launch_macro *m = find_launch_macro(w, c + start, end - start);
+		const struct launch_macro *m = find_launch_macro(w, c + start, end - start, start);
 		if (m) {
 			call.name = ot_arena_strdup(w->arena, m->kernel);
 			call.qual = ot_arena_strdup(w->arena, m->name);
@@ -1985,10 +1991,13 @@ static void find_launch_macros(struct walker *w, const char *text, size_t len)
 		while (k > ne && ot_is_ident_char(text[k - 1]))
 			k--;
 		if (ne == ns || ne - ns >= sizeof(m.name) || ke - k >= sizeof(m.kernel) ||
-		    !ot_is_ident_start(text[k]) || find_launch_macro(w, text + ns, ne - ns))
+		    !ot_is_ident_start(text[k]))
 			continue;
+		if (w->nlaunch_macros && w->launch_macros[w->nlaunch_macros - 1].at == ls)
+			continue; /* one #define with several launches: its first */
 		snprintf(m.name, sizeof(m.name), "%.*s", (int)(ne - ns), text + ns);
 		snprintf(m.kernel, sizeof(m.kernel), "%.*s", (int)(ke - k), text + k);
+		m.at = ls;
 		w->launch_macros = ot_realloc(w->launch_macros,
 					      (w->nlaunch_macros + 1) * sizeof(*w->launch_macros));
 		w->launch_macros[w->nlaunch_macros++] = m;

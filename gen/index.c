@@ -770,6 +770,27 @@ const ot_ix_pparm *ot_index_pparm(const ot_index *ix, uint32_t file, uint32_t id
 	return &ix->files[file].pparms[id - 1];
 }
 
+/* The first arm (the #if) of the chain arm `id` belongs to. */
+static uint32_t chain_head(const ot_index *ix, uint32_t file, uint32_t id)
+{
+	const ot_ix_pparm *p;
+	while ((p = ot_index_pparm(ix, file, id)) && p->prev)
+		id = p->prev;
+	return id;
+}
+
+bool ot_index_pp_exclusive(const ot_index *ix, uint32_t file, uint32_t a, uint32_t b)
+{
+	/* a chain is at most a few levels deep: compare every arm enclosing a
+	 * with every arm enclosing b */
+	const ot_ix_pparm *px, *py;
+	for (uint32_t x = a, nx = 0; (px = ot_index_pparm(ix, file, x)) && nx < 64; x = px->parent, nx++)
+		for (uint32_t y = b, ny = 0; (py = ot_index_pparm(ix, file, y)) && ny < 64; y = py->parent, ny++)
+			if (x != y && chain_head(ix, file, x) == chain_head(ix, file, y))
+				return true;
+	return false;
+}
+
 bool ot_index_defines(const ot_index *ix, const char *name)
 {
 	return ot_map_get(ix->defines, name) != NULL;

@@ -91,6 +91,12 @@ bool ot_index_defines(const ot_index *ix, const char *name);
 
 /** The preprocessor arm `id` of file `file` (1-based; NULL for 0 or out of range). */
 const ot_ix_pparm *ot_index_pparm(const ot_index *ix, uint32_t file, uint32_t id);
+
+/** Are arms `a` and `b` of file `file` never compiled together: each sits
+ * (or an arm enclosing it sits) in another arm of one #if chain (the
+ * `#if AT_POCKETFFT_ENABLED()` and the `#elif AT_MKL_ENABLED()` of one
+ * chain)? False when either is 0 (outside every arm). */
+bool ot_index_pp_exclusive(const ot_index *ix, uint32_t file, uint32_t a, uint32_t b);
 /**
  * The definitions written in file `id` (not those macro invocations
  * generate), in file order; *n gets their count (0 for an id out of range).

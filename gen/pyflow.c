@@ -394,6 +394,16 @@ static void read_params(struct reader *r, const ot_ix_pydef *def)
 				break;
 		}
 	}
+	/* ") -> Tensor:": the return annotation, up to the header's colon */
+	if (i < e) {
+		size_t a = skip_blank(c, i + 1, e), k;
+		if (a + 1 < e && c[a] == '-' && c[a + 1] == '>') {
+			depth = 0;
+			for (k = a + 2; k < e && !(depth == 0 && (c[k] == ':' || c[k] == '\n')); k++)
+				depth += c[k] == '[' || c[k] == '(' ? 1 : c[k] == ']' || c[k] == ')' ? -1 : 0;
+			r->out->returns = quote(r, a + 2, k);
+		}
+	}
 }
 
 /* The arguments of the call whose '(' is at `open`. */
@@ -796,6 +806,22 @@ void ot_pyflow_read(ot_pyflow *out, const ot_index *ix, const ot_ix_pydef *def, 
 	free(stmt_start);
 	free(stmt_stop);
 	ot_vec_free(&r.blocks);
+}
+
+const char *ot_pyflow_returns(const ot_index *ix, const ot_ix_pydef *def, ot_arena *arena)
+{
+	struct reader r = {0};
+	ot_pyflow out = {0};
+	r.f = ot_index_file(ix, def->file);
+	if (def->kind != OT_PY_DEF || !r.f || !r.f->code)
+		return NULL;
+	r.c = r.f->code;
+	r.t = r.f->text;
+	r.a = arena;
+	r.out = &out;
+	read_params(&r, def);
+	ot_vec_free(&out.params);
+	return out.returns;
 }
 
 void ot_pyflow_free(ot_pyflow *f)

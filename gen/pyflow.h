@@ -54,11 +54,16 @@ typedef struct {
 	OT_VEC(ot_ix_guard) guards;
 	OT_VEC(ot_pycall) calls;     /**< one per call ref of def, in ref order */
 	OT_VEC(ot_pyassign) assigns; /**< in line order */
+	const char *returns;         /**< the return annotation (`-> Tensor`), or NULL */
 } ot_pyflow;
 
 /** Read the body of `def` (a def or an assignment; a class gives no calls).
  * Strings live in `arena`. Release with ot_pyflow_free. */
 void ot_pyflow_read(ot_pyflow *out, const ot_index *ix, const ot_ix_pydef *def, ot_arena *arena);
+
+/** The return annotation of def `def` as written ("Tensor", "Tuple[Tensor,
+ * Tensor]"), or NULL when it has none; reads the header only. */
+const char *ot_pyflow_returns(const ot_index *ix, const ot_ix_pydef *def, ot_arena *arena);
 
 void ot_pyflow_free(ot_pyflow *f);
 

@@ -43,6 +43,37 @@ const char *ot_when_kind_name(ot_when_kind k)
 	return k < OT_WHEN_KIND_COUNT ? names[k] : "?";
 }
 
+void ot_edge_headline(ot_edge *e)
+{
+	e->when = NULL;
+	e->when_kind = OT_WHEN_ALWAYS;
+	e->when_line = 0;
+	e->when_written = NULL;
+	/* taken somewhere: the run-time selection it depends on there, else
+	 * the condition on the call's arguments */
+	for (int pass = 0; pass < 2; pass++)
+		for (int d = 0; d < OT_DEV_COUNT; d++)
+			if (e->reach[d] != OT_REACH_NEVER && e->cond[d].text &&
+			    (pass ? e->reach[d] == OT_REACH_MAYBE : e->cond[d].kind == OT_WHEN_SELECT)) {
+				e->when = e->cond[d].text;
+				e->when_kind = pass ? OT_WHEN_GUARD : OT_WHEN_SELECT;
+				e->when_line = e->cond[d].line;
+				e->when_written = e->cond[d].written;
+				return;
+			}
+	if (e->reach[0] != OT_REACH_NEVER || e->reach[1] != OT_REACH_NEVER)
+		return;
+	/* taken nowhere: why (the CPU's reason, else the CUDA one) */
+	for (int d = 0; d < OT_DEV_COUNT; d++)
+		if (e->cond[d].text) {
+			e->when = e->cond[d].text;
+			e->when_kind = e->cond[d].kind;
+			e->when_line = e->cond[d].line;
+			e->when_written = e->cond[d].written;
+			return;
+		}
+}
+
 ot_trace *ot_trace_new(void)
 {
 	ot_trace *tr = ot_calloc(1, sizeof(*tr));

@@ -190,6 +190,10 @@ typedef struct {
 	const char *key;    /**< DISPATCH: the dispatch keys; REGISTER: the backend */
 } ot_edge;
 
+/** Recompute the condition edge e shows (when, when_kind, when_line,
+ * when_written) from its reach and conditions per device. */
+void ot_edge_headline(ot_edge *e);
+
 /* ---- the summary ----------------------------------------------------------------- */
 
 /** A library or kernel kind called on a path. */

@@ -106,6 +106,40 @@ static void formula_call_binding(const struct forward_args *fw, const char *open
 	}
 }
 
+/* Do the arguments of the call whose '(' is at `open` that are numbers
+ * (self.pow(2)) go to parameters of `s` that take one, not a Tensor? A
+ * method's arguments start at the schema's second parameter. */
+static bool numbers_fit(const ot_reg_schema *s, const char *open, bool member)
+{
+	size_t k = member ? 1 : 0;
+	int level = 0;
+	const char *a = open + 1;
+	for (const char *q = open; *q; q++) {
+		if (*q == '(' || *q == '[' || *q == '{')
+			level++;
+		else if (*q == ')' || *q == ']' || *q == '}')
+			level--;
+		if (!(level == 0 || (level == 1 && *q == ',')))
+			continue;
+		while (*a == ' ')
+			a++;
+		if (q > a && (isdigit((unsigned char)*a) || (*a == '-' && isdigit((unsigned char)a[1])))) {
+			const char *e = a;
+			while (e < q && (isalnum((unsigned char)*e) || *e == '.' || *e == '-'))
+				e++;
+			while (e < q && *e == ' ')
+				e++;
+			if (e == q && (k >= s->nargs || ot_starts_with(s->args[k].type, "Tensor")))
+				return false; /* a number alone, for a Tensor or for nothing */
+		}
+		k++;
+		a = q + 1;
+		if (level == 0)
+			break;
+	}
+	return true;
+}
+
 /* Names called in a derivatives.yaml formula that are backward helpers
  * (FunctionsManual.cpp) or ops: a backward op (_softmax_backward_data,
  * grad.bmm(...)) is an entry like any op, followed to its kernels; a
@@ -147,7 +181,8 @@ static void formula_helpers(struct tb_ctx *c, const ot_reg_schema *schema, const
 					ov = ot_registry_overloads(c->t->reg, name, &n);
 				}
 				for (size_t k = 0; ov && k < n && !pick; k++)
-					if (!ov[k]->schema.is_out && (!member || ov[k]->variant_method))
+					if (!ov[k]->schema.is_out && (!member || ov[k]->variant_method) &&
+					    numbers_fit(&ov[k]->schema, s, member))
 						pick = ov[k];
 				if (!pick && ov && !member)
 					pick = ov[0];

@@ -263,7 +263,7 @@ static void def_built(struct tb_ctx *c, const ot_ix_cdef *d, ot_edge *e)
 		e->cond[dev].line = pp.line;
 	}
 	e->when_file = fpath(c, d->file);
-	tb_headline(e);
+	ot_edge_headline(e);
 }
 
 /* The scalar type an overload of a helper is written for, by its parameter
@@ -436,15 +436,18 @@ static void set_site(ot_edge *e, struct tb_ctx *c, const ot_ix_cdef *d, const ot
 
 /* The definition a REGISTER_*DISPATCH names: in the registration's file
  * first, then anywhere in ATen. */
-static const ot_ix_cdef *registered_kernel(const struct tb_ctx *c, const char *name, uint32_t file)
+static const ot_ix_cdef *registered_kernel(const struct tb_ctx *c, const char *name, uint32_t file,
+					  uint32_t pp)
 {
 	const ot_ix_cdef *any = NULL;
 	for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, name); d; d = d->next) {
 		if (d->kind != OT_CDEF_FUNC)
 			continue;
-		if (d->file == file)
+		/* the file's own, in an arm compiled with the registration (not
+		 * the `#if !AT_ROCM_ENABLED()` placeholder of a ROCm one) */
+		if (d->file == file && !ot_index_pp_exclusive(c->ix, file, pp, d->pp))
 			return d;
-		if (!any && ot_starts_with(fpath(c, d->file), "aten/src/ATen/"))
+		if (!any && d->file != file && ot_starts_with(fpath(c, d->file), "aten/src/ATen/"))
 			any = d;
 	}
 	return any;
@@ -494,7 +497,7 @@ static void register_reach(ot_edge *e, const char *backend)
 		e->cond[OT_DEV_CPU].kind = OT_WHEN_SELECT;
 		e->cond[OT_DEV_CPU].text =
 			ot_starts_with(backend, "CPU AVX512") ? "the CPU has AVX512" : "the CPU has AVX2";
-		tb_headline(e);
+		ot_edge_headline(e);
 	}
 }
 
@@ -568,7 +571,7 @@ static long expand_stub(struct tb_ctx *c, const ot_ix_stub *stub, const char *op
 			continue;
 		}
 		e.site_note = ot_arena_printf(c->a, "%s: %s -> %s", s->macro, s->stub, s->kernel);
-		k = registered_kernel(c, s->kernel, s->file);
+		k = registered_kernel(c, s->kernel, s->file, s->pp);
 		if (!k) {
 			e.to = tb_missing(c, OT_LAYER_KERNEL,
 					  ot_arena_printf(c->a, "definition of kernel `%s`", s->kernel),
@@ -626,7 +629,8 @@ static bool body_op(struct tb_ctx *c, uint32_t node, const struct body_env *be, 
 		tb_never(&e, OT_DEV_CUDA, OT_WHEN_NAME, why);
 	}
 	tb_edge(c, &e);
-	return true;
+	/* a call matched by name only does not make its caller worth keeping */
+	return e.exact;
 }
 
 /*
@@ -807,10 +811,15 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 			tb_edge(c, &e);
 			interesting = true;
 			if (call->kind == OT_CALL_LAUNCH || call->kind == OT_CALL_MACRO_LAUNCH) {
-				for (const ot_ix_cdef *k = ot_index_cdefs(c->ix, call->name); k; k = k->next) {
+				/* the __global__ function of that name: the launching
+				 * file's own (AdaptiveMaxPooling2d.cu and 3d.cu each
+				 * have an adaptivemaxgradinput), else the first */
+				const ot_ix_cdef *k = NULL;
+				for (const ot_ix_cdef *g = ot_index_cdefs(c->ix, call->name); g; g = g->next)
+					if (g->global && (!k || (g->file == d->file && k->file != d->file)))
+						k = g;
+				if (k) {
 					long kn;
-					if (!k->global)
-						continue;
 					kn = cfunc_node(c, k, "__global__ CUDA kernel", op, "CUDA", depth,
 							OT_NODE_CFUNC);
 					if (kn >= 0) {
@@ -819,7 +828,6 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 								      .to = (uint32_t)kn, .exact = true,
 								      .reach = {OT_REACH_NEVER, OT_REACH_YES}});
 					}
-					break;
 				}
 			}
 			break;
@@ -1072,9 +1080,14 @@ void tb_expand_entry(struct tb_ctx *c, const struct tb_pending *p)
 							? "TORCH_PRECOMPUTE_META_FUNC: shape/dtype checks, output allocation"
 							: "TORCH_META_FUNC: shape/dtype checks, output allocation",
 						op, NULL, depth, OT_NODE_META);
-				if (mn >= 0)
+				if (mn >= 0) {
 					tb_edge(c, &(ot_edge){.kind = OT_EDGE_META, .from = kparent, .to = (uint32_t)mn,
 							      .exact = true, .reach = {OT_REACH_YES, OT_REACH_YES}});
+					/* every call runs its meta function: what it calls
+					 * (a dtype cast, result_type) runs too */
+					tb_kernel_binding(eff, b, &kb);
+					explore_body(c, (uint32_t)mn, d, op, depth, 0, &kb);
+				}
 				found = true;
 			}
 		}

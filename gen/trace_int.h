@@ -117,9 +117,6 @@ void tb_reach(struct tb_ctx *c, ot_edge *e, const ot_verdict v[OT_DEV_COUNT], ui
 /* Say why edge e is not taken on `dev` (reach NEVER, kind, text). */
 void tb_never(ot_edge *e, ot_device dev, uint8_t kind, const char *text);
 
-/* Recompute the condition e shows from e->reach and e->cond. */
-void tb_headline(ot_edge *e);
-
 /* The trace's copy of path `p` (one per path). */
 const char *tb_path(struct tb_ctx *c, const char *p);
 const char *tb_fpath(struct tb_ctx *c, uint32_t file);

@@ -57,6 +57,51 @@ static bool stays_above(const ot_trace *tr, const ot_edge *e)
 #define ST_SURE 2u
 #define ST_BACK 4u /* below a derivative edge: the backward */
 
+/*
+ * An edge whose caller never runs on a device for this op (its callers
+ * are reached only through another device's dispatch key, or from code
+ * of a file compiled for another device) is never taken there, whatever
+ * its own condition says: a walk per device over the edges that can be
+ * taken there, from every root.
+ */
+static void mark_off_device(ot_trace *tr, uint32_t *stack, uint8_t *runs)
+{
+	static const char *const why[OT_DEV_COUNT] = {
+		"called only from code that never runs on the CPU for this op",
+		"called only from code that never runs on CUDA for this op"};
+	size_t n = tr->nodes.len;
+	for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
+		size_t top = 0;
+		memset(runs, 0, n);
+		for (size_t r = 0; r < tr->roots.len; r++) {
+			uint32_t root = tr->roots.items[r];
+			if (!runs[root] && file_on(tr->nodes.items[root].file, (ot_device)dev)) {
+				runs[root] = 1;
+				stack[top++] = root;
+			}
+		}
+		while (top) {
+			ot_trace_iter it;
+			const ot_edge *e;
+			ot_trace_edges(&it, tr, stack[--top], 0, 0);
+			while (ot_trace_next(&e, &it) == 0)
+				if (e->exact && e->reach[dev] != OT_REACH_NEVER && !runs[e->to] &&
+				    file_on(tr->nodes.items[e->to].file, (ot_device)dev)) {
+					runs[e->to] = 1;
+					stack[top++] = e->to;
+				}
+		}
+		for (size_t i = 0; i < tr->edges.len; i++) {
+			ot_edge *e = &tr->edges.items[i];
+			if (e->reach[dev] == OT_REACH_NEVER || runs[e->from])
+				continue;
+			e->reach[dev] = OT_REACH_NEVER;
+			e->cond[dev] = (ot_cond){.kind = OT_WHEN_KEY, .text = why[dev]};
+			ot_edge_headline(e);
+		}
+	}
+}
+
 void ot_trace_mark(ot_trace *tr)
 {
 	size_t n = tr->nodes.len;
@@ -74,6 +119,7 @@ void ot_trace_mark(ot_trace *tr)
 		tr->nodes.items[i].main = tr->nodes.items[i].sure = 0;
 	for (size_t i = 0; i < tr->edges.len; i++)
 		tr->edges.items[i].main = tr->edges.items[i].sure = 0;
+	mark_off_device(tr, stack, seen);
 	for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
 		uint8_t bit = OT_MAIN_BIT(dev);
 		size_t top = 0;

@@ -406,9 +406,26 @@ static enum pyty op_result_type(const ot_registry *reg, const char *meth)
 		const ot_reg_schema *s = &ov[i]->schema;
 		if (s->is_out)
 			continue;
-		return s->nreturns == 1 && !strcmp(s->returns[0].type, "Tensor") ? PT_TENSOR : PT_OTHER;
+		/* Tensor, or Tensor(a) of a view */
+		return s->nreturns == 1 && ot_starts_with(s->returns[0].type, "Tensor") &&
+				       (!s->returns[0].type[6] || s->returns[0].type[6] == '(')
+			       ? PT_TENSOR
+			       : PT_OTHER;
 	}
 	return PT_UNKNOWN;
+}
+
+/* Past the bracketed group opening at `open` (its closing bracket
+ * included), or at the end of the text when it does not close. */
+static const char *past_group(const char *open)
+{
+	int d = 0;
+	for (const char *p = open; *p; p++) {
+		d += *p == '(' || *p == '[' || *p == '{' ? 1 : *p == ')' || *p == ']' || *p == '}' ? -1 : 0;
+		if (d == 0)
+			return p + 1;
+	}
+	return open + strlen(open);
 }
 
 /* The type of what an expression gives, as far as its text tells. */
@@ -418,6 +435,23 @@ static enum pyty value_type(struct pyvisit *v, const char *value, uint32_t line,
 	size_t n;
 	if (!value || !*value || depth > 4)
 		return PT_UNKNOWN;
+	if (value[0] == '(') {
+		/* ( x.f(...) .g(...) ): a parenthesized expression, not a tuple */
+		size_t len = strlen(value), k;
+		int d = 0;
+		for (k = 0; k < len; k++) {
+			d += value[k] == '(' || value[k] == '[' || value[k] == '{' ? 1
+			     : value[k] == ')' || value[k] == ']' || value[k] == '}' ? -1 : 0;
+			if ((d == 0 && k + 1 < len) || (d == 1 && value[k] == ','))
+				break;
+		}
+		if (k == len && value[len - 1] == ')') {
+			char *inner = ot_arena_strndup(v->c->a, value + 1, len - 2);
+			while (*inner == ' ')
+				inner++;
+			return value_type(v, inner, line, depth + 1);
+		}
+	}
 	if (strchr("[({'\"0123456789", value[0]) || ot_starts_with(value, "set(") ||
 	    ot_starts_with(value, "dict(") || ot_starts_with(value, "list(") ||
 	    ot_starts_with(value, "tuple(") || ot_starts_with(value, "str(") ||
@@ -427,18 +461,43 @@ static enum pyty value_type(struct pyvisit *v, const char *value, uint32_t line,
 		return PT_OTHER;
 	if (tensor_producer(value))
 		return PT_TENSOR;
-	/* x.method(...) on a Tensor gives a Tensor when the method is an op */
 	n = strcspn(value, ".(");
-	if (n < sizeof(head) && value[n] == '.') {
+	if (n < sizeof(head) && value[n] == '(') {
+		/* f(...) of a function of the same file: what its annotation says */
+		const ot_ix_pydef *f;
+		const char *ret;
 		snprintf(head, sizeof(head), "%.*s", (int)n, value);
-		if (name_type(v, head, line, depth + 1) == PT_TENSOR) {
-			const char *m = value + n + 1;
-			char meth[128];
-			size_t k = strcspn(m, "(.");
-			snprintf(meth, sizeof(meth), "%.*s", (int)(k < sizeof(meth) ? k : sizeof(meth) - 1), m);
-			if (m[k] == '(')
-				return op_result_type(v->c->t->reg, meth);
+		f = py_top(v->c, head, fpath(v->c, v->def->file), false);
+		if (f && f->kind == OT_PY_ASSIGN) {
+			/* linear = _add_docstr(torch._C._nn.linear, ...): the op it names */
+			for (uint32_t i = 0; i < f->nrefs; i++)
+				if (ot_starts_with(f->refs[i].path, "torch."))
+					return op_result_type(v->c->t->reg, strrchr(f->refs[i].path, '.') + 1);
+			return PT_UNKNOWN;
 		}
+		ret = f ? ot_pyflow_returns(v->c->ix, f, v->c->a) : NULL;
+		return !ret ? PT_UNKNOWN : !strcmp(ret, "Tensor") ? PT_TENSOR : PT_OTHER;
+	}
+	/* x.f(...).g(...) on a Tensor: each method an op that gives a Tensor
+	 * to the next; the last one's result is the value's */
+	if (n < sizeof(head) && value[n] == '.') {
+		enum pyty t;
+		snprintf(head, sizeof(head), "%.*s", (int)n, value);
+		t = name_type(v, head, line, depth + 1);
+		for (const char *m = value + n; t == PT_TENSOR && *m == '.';) {
+			char meth[128];
+			size_t k = strcspn(++m, "(.");
+			if (m[k] != '(')
+				return PT_UNKNOWN; /* x.T, x.shape: an attribute */
+			snprintf(meth, sizeof(meth), "%.*s", (int)(k < sizeof(meth) ? k : sizeof(meth) - 1), m);
+			t = op_result_type(v->c->t->reg, meth);
+			m = past_group(m + k);
+			while (*m == ' ')
+				m++;
+			if (*m && *m != '.')
+				return PT_UNKNOWN; /* x.f(...)[0], x.f(...) + y */
+		}
+		return t == PT_TENSOR ? t : PT_UNKNOWN;
 	}
 	return PT_UNKNOWN;
 }
@@ -987,9 +1046,10 @@ static bool py_call(struct pyvisit *v, const ot_pycall *call)
 		return call_submodule(v, call, last);
 	}
 	if (!dot) {
-		/* a module-level helper of the same file */
+		/* a module-level helper of the same file, or a name assigned
+		 * there (linear = _add_docstr(torch._C._nn.linear, ...)) */
 		const ot_ix_pydef *f = py_top(c, path, fpath(c, v->def->file), false);
-		return f && f->kind == OT_PY_DEF && call_python(v, call, f, NULL, NULL);
+		return f && f->kind != OT_PY_CLASS && call_python(v, call, f, NULL, NULL);
 	}
 	if (ndots == 1 && !ot_starts_with(path, "torch.")) {
 		/* a Tensor method: input.softmax(dim), or one called on what a

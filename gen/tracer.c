@@ -267,44 +267,13 @@ static const char *verdict_text(struct tb_ctx *c, const ot_verdict *v)
 	return t;
 }
 
-void tb_headline(ot_edge *e)
-{
-	e->when = NULL;
-	e->when_kind = OT_WHEN_ALWAYS;
-	e->when_line = 0;
-	e->when_written = NULL;
-	/* taken somewhere: the run-time selection it depends on there, else
-	 * the condition on the call's arguments */
-	for (int pass = 0; pass < 2; pass++)
-		for (int d = 0; d < OT_DEV_COUNT; d++)
-			if (e->reach[d] != OT_REACH_NEVER && e->cond[d].text &&
-			    (pass ? e->reach[d] == OT_REACH_MAYBE : e->cond[d].kind == OT_WHEN_SELECT)) {
-				e->when = e->cond[d].text;
-				e->when_kind = pass ? OT_WHEN_GUARD : OT_WHEN_SELECT;
-				e->when_line = e->cond[d].line;
-				e->when_written = e->cond[d].written;
-				return;
-			}
-	if (e->reach[0] != OT_REACH_NEVER || e->reach[1] != OT_REACH_NEVER)
-		return;
-	/* taken nowhere: why (the CPU's reason, else the CUDA one) */
-	for (int d = 0; d < OT_DEV_COUNT; d++)
-		if (e->cond[d].text) {
-			e->when = e->cond[d].text;
-			e->when_kind = e->cond[d].kind;
-			e->when_line = e->cond[d].line;
-			e->when_written = e->cond[d].written;
-			return;
-		}
-}
-
 void tb_never(ot_edge *e, ot_device dev, uint8_t kind, const char *text)
 {
 	e->reach[dev] = OT_REACH_NEVER;
 	e->cond[dev].kind = kind;
 	e->cond[dev].text = text;
 	e->cond[dev].written = NULL;
-	tb_headline(e);
+	ot_edge_headline(e);
 }
 
 void tb_reach(struct tb_ctx *c, ot_edge *e, const ot_verdict v[OT_DEV_COUNT], uint8_t guard_kind,
@@ -335,7 +304,7 @@ void tb_reach(struct tb_ctx *c, ot_edge *e, const ot_verdict v[OT_DEV_COUNT], ui
 				       : OT_WHEN_GUARD;
 	}
 	e->when_file = file;
-	tb_headline(e);
+	ot_edge_headline(e);
 }
 
 /* ---- the queue of entries ---------------------------------------------------------- */

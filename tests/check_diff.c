@@ -127,8 +127,8 @@ static const ot_value *need_change(const ot_value *root, const char *cls, const 
 	return c;
 }
 
-/* The item (what, subject or NULL = any) of a change. */
-static const ot_value *need_item(const ot_value *ch, const char *what, const char *subject)
+/* The item (what, subject or NULL = any) of a change, or NULL. */
+static const ot_value *find_item(const ot_value *ch, const char *what, const char *subject)
 {
 	const ot_value *l = ot_v_get(ch, "items");
 	for (size_t i = 0; i < ot_v_len(l); i++) {
@@ -136,8 +136,31 @@ static const ot_value *need_item(const ot_value *ch, const char *what, const cha
 		if (str_is(sget(it, "what"), what) && (!subject || str_is(sget(it, "subject"), subject)))
 			return it;
 	}
-	ck_abort_msg("%s %s: no item %s (%s)", sget(ch, "class"), sget(ch, "op"), what,
-		     subject ? subject : "any");
+	return NULL;
+}
+
+static const ot_value *need_item(const ot_value *ch, const char *what, const char *subject)
+{
+	const ot_value *it = find_item(ch, what, subject);
+	ck_assert_msg(it, "%s %s: no item %s (%s)", sget(ch, "class"), sget(ch, "op"), what,
+		      subject ? subject : "any");
+	return it;
+}
+
+/* The item (what, subject) of the change of class `cls` that names `op`
+ * and has that item: an op is named by as many changes of a class as
+ * there are sets of ops sharing them. */
+static const ot_value *need_op_item(const ot_value *root, const char *cls, const char *op,
+				    const char *what, const char *subject)
+{
+	const ot_value *l = ot_v_get(root, "changes");
+	for (size_t i = 0; i < ot_v_len(l); i++) {
+		const ot_value *c = ot_v_at(l, i), *it;
+		if (str_is(sget(c, "class"), cls) && in_list(ot_v_get(c, "ops"), op) &&
+		    (it = find_item(c, what, subject)))
+			return it;
+	}
+	ck_abort_msg("no %s change for %s with item %s (%s)", cls, op, what, subject);
 	return NULL;
 }
 
@@ -1580,8 +1603,8 @@ START_TEST(real_default_list)
 	check_real_loc(c, "old", "aten/src/ATen/native/cpu/Activation.cpp", "REGISTER_DISPATCH(GeluKernel");
 	check_real_loc(c, "new", "aten/src/ATen/native/cpu/Activation.cpp",
 		       "ALSO_REGISTER_AVX512_DISPATCH(GeluKernel");
-	c = need_change(root, "moved", "torch.mean", NULL);
-	check_item(need_item(c, "registration-changed", "aten/src/ATen/native/cpu/ReduceOpsKernel.cpp"),
+	check_item(need_op_item(root, "moved", "torch.mean", "registration-changed",
+				"aten/src/ATen/native/cpu/ReduceOpsKernel.cpp"),
 		   "REGISTER_DISPATCH(mean_stub, &mean_kernel_impl)", "REGISTER_DISPATCH(mean_stub, no kernel)",
 		   false);
 	/* 18. var.correction: dim and correction got defaults, correction

@@ -384,6 +384,7 @@ static void run_release(const char *release)
 	size_t asked = 0;
 	for (size_t i = 0; i < ot_v_len(root); i++) {
 		const ot_value *e = ot_v_at(root, i), *ms = ot_v_get(e, "matches"), *ops = ot_v_get(e, "ops");
+		const ot_value *not_ops = ot_v_get(e, "not_ops");
 		const ot_value *q = ot_v_get(e, "query"), *d = ot_v_get(e, "diff"), *status = ot_v_get(e, "status");
 		const ot_value *lib = ot_v_get(e, "library"), *nf = ot_v_get(e, "not_found"), *got;
 		ot_value *answer;
@@ -434,6 +435,13 @@ static void run_release(const char *release)
 				found = !strcmp(ot_v_cstr(ot_v_at(all, j)), ot_v_cstr(ot_v_at(ops, k)));
 			ck_assert_msg(found, KEY_PATH ":%d: %s: %s does not reach it", e->line, release,
 				      ot_v_cstr(ot_v_at(ops, k)));
+		}
+		for (size_t k = 0; not_ops && k < ot_v_len(not_ops); k++) {
+			const ot_value *all = ot_v_get(answer, "ops");
+			for (size_t j = 0; j < ot_v_len(all); j++)
+				ck_assert_msg(strcmp(ot_v_cstr(ot_v_at(all, j)), ot_v_cstr(ot_v_at(not_ops, k))),
+					      KEY_PATH ":%d: %s: %s reaches it, and must not", e->line, release,
+					      ot_v_cstr(ot_v_at(not_ops, k)));
 		}
 		asked++;
 		ot_buf_free(&out);
