@@ -23,6 +23,7 @@ struct name_info {
 	const char *op;  /* the registry name it calls (at::_foo_symint -> _foo), or NULL */
 	bool op_method;  /* that op has a Tensor method variant */
 	bool stub;       /* a DispatchStub of that name exists */
+	bool method;     /* a class of the tree has a method of that name */
 };
 
 struct ot_callkinds {
@@ -146,6 +147,8 @@ ot_callkinds *ot_callkinds_new(const ot_index *ix, const ot_registry *reg)
 		const char *op = op_of_name(reg, ck->arena, name, &out);
 		memset(ni, 0, sizeof(*ni));
 		ni->stub = ot_index_stubs(ix, name) != NULL;
+		for (const ot_ix_cdef *d = ot_index_cdefs(ix, name); d && !ni->method; d = d->next)
+			ni->method = d->in_class || *d->qual;
 		if (op && !ot_callkind_is_metadata(op)) {
 			ni->op = op;
 			ni->op_method = has_variant(reg, op, true);
@@ -468,6 +471,11 @@ static size_t params_open(const ot_ix_file *f, const ot_ix_cdef *d)
 		}
 		if (i >= end || c[i] != '(')
 			continue;
+		if (!strcmp(d->name, "operator") && c[skip_ws(c, i + 1, end)] == ')') {
+			/* operator()(params): the second group */
+			i = skip_ws(c, skip_ws(c, i + 1, end) + 1, end);
+			return i < end && c[i] == '(' ? i : (size_t)-1;
+		}
 		return i;
 	}
 	return (size_t)-1;
@@ -640,9 +648,16 @@ static void scan_decls(struct decls *out, ot_arena *a, const char *c, const ot_i
 					if (!(pc == ';' || pc == '{' || pc == '}' || pc == '(' || pc == ',' ||
 					      pc == ')' || pc == ':'))
 						continue;
-					if (pc == ',' || pc == '(') {
-						/* a lambda's or a for's parameter: fine; a call's
-						 * argument (f(a, b)) has no type before the name */
+					if (pc == '(' && (p == '*' || p == '&')) {
+						/* (a * b) is a product: `(T* x)` declares only in
+						 * a lambda's or a for's parentheses */
+						size_t q = back_ws(c, lo, b - 1), qs = q;
+						while (qs > lo && ot_is_ident_char(c[qs - 1]))
+							qs--;
+						if (!(q > lo && c[q - 1] == ']') &&
+						    !(q - qs == 3 && !memcmp(c + qs, "for", 3)) &&
+						    !(q - qs == 5 && !memcmp(c + qs, "catch", 5)))
+							continue;
 					}
 				}
 			}
@@ -764,6 +779,7 @@ struct ck_ctx {
 	ot_arena *a;
 	size_t at; /* the call's offset: declarations before it count */
 	uint32_t pp; /* the preprocessor arm the call sits in, or 0 */
+	const ot_ck_subst *subst; /* what template parameters stand for, or NULL */
 	int depth;
 	/* the function's parameters, read once */
 	bool params_read;
@@ -772,21 +788,420 @@ struct ck_ctx {
 };
 
 static ot_ty expr_type(struct ck_ctx *x, const char *e);
+static const char *expr_class(struct ck_ctx *x, const char *e);
 
-/* Does op `name`'s first functional overload return exactly one Tensor? */
-static bool op_returns_tensor(const ot_registry *reg, const char *name)
+/* What template parameter `name` stands for, or `name` itself. */
+static const char *substituted(const struct ck_ctx *x, const char *name)
+{
+	for (size_t i = 0; x->subst && i < x->subst->n; i++)
+		if (!strcmp(x->subst->name[i], name))
+			return x->subst->type[i];
+	return name;
+}
+
+
+/* ---- classes: members, methods, aliases ------------------------------------------------------ */
+
+static bool followable(const ot_callkinds *ck, const ot_ix_cdef *d);
+static const char *fpath(const ot_callkinds *ck, uint32_t file);
+
+/* The class definition d is a member of: its class body's, or the last
+ * part of its written qualifier (TensorIteratorBase::build), else NULL. */
+static const char *member_class(struct ck_ctx *x, const ot_ix_cdef *d)
+{
+	const char *q;
+	if (d->in_class)
+		return d->cls && *d->cls ? d->cls : NULL;
+	if (!*d->qual)
+		return NULL;
+	(void)x;
+	q = strrchr(d->qual, ':');
+	return q ? q + 1 : d->qual;
+}
+
+/* Is definition h a method `name` of class `cls` (defined in its body, or
+ * out of it as cls::name)? */
+static bool method_of(const ot_ix_cdef *h, const char *cls)
+{
+	const char *q;
+	if (h->in_class)
+		return h->cls && !strcmp(h->cls, cls);
+	if (!*h->qual)
+		return false;
+	q = strrchr(h->qual, ':');
+	return !strcmp(q ? q + 1 : h->qual, cls);
+}
+
+/* The methods `name` of class `cls` ("operator" for operator()). */
+static size_t class_methods(struct ck_ctx *x, const char *cls, const char *name, const ot_ix_cdef **out,
+			    size_t max)
+{
+	size_t n = 0, near = 0;
+	const char *p = fpath(x->ck, x->d->file), *slash = strrchr(p, '/');
+	size_t dir = slash ? (size_t)(slash - p) + 1 : 0;
+	for (const ot_ix_cdef *h = ot_index_cdefs(x->ck->ix, name); h && n < max; h = h->next)
+		if (h != x->d && (h->kind == OT_CDEF_FUNC) && !h->global && method_of(h, cls) &&
+		    followable(x->ck, h))
+			out[n++] = h;
+	/* a class template and its specializations for other types
+	 * (sum_functor<c10::complex<Half>>): the template's own */
+	for (size_t i = 0; i < n; i++)
+		if (!out[i]->cls_special)
+			out[near++] = out[i];
+	if (near) {
+		n = near;
+		near = 0;
+	}
+	/* one class name in two backends (cudnn/ and miopen/ both define
+	 * at::native::TensorDescriptor): the caller's folder's */
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(fpath(x->ck, out[i]->file), p, dir) && !strchr(fpath(x->ck, out[i]->file) + dir, '/'))
+			out[near++] = out[i];
+	return near ? near : n;
+}
+
+/* The declaration of kind `kind` named `name` in class `cls` (NULL: at
+ * namespace scope), or NULL. */
+static const ot_ix_decl *class_decl(struct ck_ctx *x, const char *cls, const char *name, uint8_t kind)
+{
+	for (const ot_ix_decl *d = ot_index_decls(x->ck->ix, name); d; d = d->next)
+		if (d->kind == kind && (cls ? d->cls && !strcmp(d->cls, cls) : !d->cls))
+			return d;
+	return NULL;
+}
+
+/* `type` as written, without cv-qualifiers, references, pointers,
+ * `typename` and the namespaces at::, c10::, std:: (normalize_type), its
+ * aliases followed: those of class `cls` first, then those at namespace
+ * scope when they agree (hidden_type in GRUCell is Tensor; DimMask is
+ * TensorIterator::DimMask). */
+static const char *resolve_type(struct ck_ctx *x, const char *cls, const char *type)
+{
+	char t[256];
+	const char *written = type;
+	for (int hop = 0; hop < 4; hop++) {
+		const ot_ix_decl *a = NULL;
+		const char *name, *colon;
+		size_t k;
+		normalize_type(t, sizeof(t), type);
+		if (ot_starts_with(t, "typename"))
+			memmove(t, t + 8, strlen(t + 8) + 1);
+		if (substituted(x, t) != t) {
+			type = substituted(x, t); /* a template parameter where its argument is known */
+			continue;
+		}
+		k = strlen(t);
+		if (strchr(t, '<') || (k && t[k - 1] == '*'))
+			break; /* a template's instance: its own name */
+		colon = strrchr(t, ':');
+		name = colon ? colon + 1 : t;
+		if (colon && colon - t >= 2) {
+			/* Outer::Name: Outer's alias */
+			char outer[128];
+			const char *os;
+			snprintf(outer, sizeof(outer), "%.*s", (int)(colon - 1 - t), t);
+			os = strrchr(outer, ':');
+			a = class_decl(x, os ? os + 1 : outer, name, OT_DECL_ALIAS);
+		}
+		if (!a && cls)
+			a = class_decl(x, cls, name, OT_DECL_ALIAS);
+		if (!a) {
+			/* namespace scope: only when every alias of the name agrees */
+			for (const ot_ix_decl *d = ot_index_decls(x->ck->ix, name); d; d = d->next) {
+				if (d->kind != OT_DECL_ALIAS || d->cls)
+					continue;
+				if (a && strcmp(a->type, d->type)) {
+					a = NULL;
+					break;
+				}
+				a = d;
+			}
+		}
+		if (!a)
+			break;
+		type = a->type;
+	}
+	/* nothing followed: the type as written (its readers normalize it) */
+	return type == written ? written : ot_arena_strdup(x->a, t);
+}
+
+/* The class a type names (its template's name: Cell of Cell<T, U>; the
+ * last part of a qualified name), or NULL for a Tensor, a list of them,
+ * a built-in type. */
+static const char *class_of_type(struct ck_ctx *x, const char *type)
+{
+	char t[256];
+	const char *c;
+	size_t lt;
+	normalize_type(t, sizeof(t), type);
+	lt = strcspn(t, "<*");
+	t[lt] = '\0';
+	c = strrchr(t, ':');
+	c = c ? c + 1 : t;
+	if (!*c || !ot_index_is_class(x->ck->ix, c) || ot_callkind_type(type) != OT_TY_OTHER)
+		return NULL;
+	return ot_arena_strdup(x->a, c);
+}
+
+/* The element type of a container type (SmallVector<OperandInfo, 4>,
+ * std::vector<T>, ArrayRef<T>, array<T, N>), or NULL. */
+static const char *element_type(struct ck_ctx *x, const char *type)
+{
+	static const char *const containers[] = {"SmallVector<", "vector<", "ArrayRef<", "array<",
+						 "List<", "deque<", "OptionalArrayRef<"};
+	for (size_t i = 0; i < OT_ARRAY_LEN(containers); i++) {
+		const char *p = strstr(type, containers[i]);
+		size_t s, e;
+		int depth = 0;
+		if (!p || (p > type && ot_is_ident_char(p[-1])))
+			continue;
+		s = (size_t)(p - type) + strlen(containers[i]);
+		for (e = s; type[e]; e++) {
+			if (type[e] == '<')
+				depth++;
+			else if (type[e] == '>' && depth-- == 0)
+				break;
+			else if (type[e] == ',' && depth == 0)
+				break;
+		}
+		return ot_arena_strndup(x->a, type + s, e - s);
+	}
+	return NULL;
+}
+
+/* The return type of definition h as written before its name (template
+ * headers, storage and inline specifiers, export macros left out), or
+ * NULL when it cannot be read. */
+static const char *return_type(struct ck_ctx *x, const ot_ix_cdef *h)
+{
+	static const char *const skip[] = {"static", "inline", "virtual", "constexpr", "explicit",
+					   "friend", "extern", "C10_ALWAYS_INLINE", "C10_HOST_DEVICE",
+					   "C10_DEVICE", "TORCH_API", "__host__", "__device__",
+					   "__forceinline__", "[[nodiscard]]", "[[maybe_unused]]"};
+	const ot_ix_file *f = ot_index_file(x->ck->ix, h->file);
+	const char *c;
+	size_t name, s, lo, n = strlen(h->name);
+	char *t;
+	if (!f || h->gen || !h->line || h->line > f->nlines)
+		return NULL;
+	c = f->code;
+	lo = h->line > 4 ? f->line_off[h->line - 5] : 0;
+	for (name = f->line_off[h->line - 1]; c[name]; name++)
+		if (!memcmp(c + name, h->name, n) && !ot_is_ident_char(c[name + n]) &&
+		    (name == 0 || !ot_is_ident_char(c[name - 1])))
+			break;
+	if (!c[name])
+		return NULL;
+	/* back over a qualifier (Foo<T>::name) */
+	s = back_ws(c, lo, name);
+	while (s >= 2 && c[s - 1] == ':' && c[s - 2] == ':') {
+		s = back_ws(c, lo, s - 2);
+		if (s && c[s - 1] == '>') {
+			size_t m = match_bracket(c, lo, name, s - 1);
+			if (m == (size_t)-1)
+				return NULL;
+			s = m;
+		}
+		while (s > lo && ot_is_ident_char(c[s - 1]))
+			s--;
+		s = back_ws(c, lo, s);
+	}
+	name = s;
+	/* back to the start of the head: ; { } or an access specifier's : */
+	while (s > lo && c[s - 1] != ';' && c[s - 1] != '{' && c[s - 1] != '}' &&
+	       !(c[s - 1] == ':' && (s < 2 || c[s - 2] != ':') && c[s] != ':'))
+		s--;
+	t = (char *)span(x->a, c, s, name);
+	/* template <...> headers */
+	while (*t == ' ')
+		t++;
+	while (ot_starts_with(t, "template")) {
+		char *open = strchr(t, '<');
+		int depth = 0;
+		if (!open)
+			return NULL;
+		for (t = open; *t; t++)
+			if (*t == '<')
+				depth++;
+			else if (*t == '>' && --depth == 0)
+				break;
+		if (!*t)
+			return NULL;
+		t++;
+		while (*t == ' ')
+			t++;
+	}
+	for (bool again = true; again;) {
+		again = false;
+		for (size_t i = 0; i < OT_ARRAY_LEN(skip); i++) {
+			size_t k = strlen(skip[i]);
+			if (!strncmp(t, skip[i], k) && (t[k] == ' ' || !t[k])) {
+				t += k;
+				while (*t == ' ')
+					t++;
+				again = true;
+			}
+		}
+	}
+	return *t ? t : NULL;
+}
+
+/* The type of member `name` of class `cls`: a data member's declared
+ * type, else NULL. */
+static const char *member_type(struct ck_ctx *x, const char *cls, const char *name)
+{
+	const ot_ix_decl *d = class_decl(x, cls, name, OT_DECL_MEMBER);
+	return d ? resolve_type(x, cls, d->type) : NULL;
+}
+
+/* Is `name` (a callee as written, template arguments left out) a class:
+ * one with a constructor, members or methods of its own, or a type no
+ * function has (type_named)? */
+static bool type_named(struct ck_ctx *x, const char *name);
+
+static const char *method_type(struct ck_ctx *x, const char *cls, const char *name);
+
+static bool is_class(struct ck_ctx *x, const char *name)
+{
+	const ot_ix_cdef *d;
+	for (d = ot_index_cdefs(x->ck->ix, name); d; d = d->next)
+		if (d->in_class && d->cls && !strcmp(d->cls, name))
+			return true;
+	return type_named(x, name);
+}
+
+/* The type of what expression `e` gives, as its declarations write it
+ * (aliases followed), when it is a local, a parameter, a data member, a
+ * method's result, a construction or an element of one of those; NULL
+ * when not known. */
+static const char *expr_typestr(struct ck_ctx *x, const char *e)
+{
+	const char *cls = member_class(x, x->d), *t = NULL;
+	size_t n = strlen(e);
+	if (!n || x->depth > 8)
+		return NULL;
+	x->depth++;
+	if (ot_starts_with(e, "std::move(") && e[n - 1] == ')') {
+		t = expr_typestr(x, ot_arena_strndup(x->a, e + 10, n - 11));
+	} else if (e[0] == '*' || e[0] == '&') {
+		t = expr_typestr(x, e + 1);
+	} else if (e[0] == '(' && match_bracket(e, 0, n, 0) == n - 1) {
+		t = expr_typestr(x, ot_arena_strndup(x->a, e + 1, n - 2));
+	} else if (e[n - 1] == ')' || e[n - 1] == '}' || e[n - 1] == ']') {
+		size_t open = match_bracket(e, 0, n, n - 1), ce, ms;
+		char *callee;
+		if (open == (size_t)-1 || open == 0)
+			goto out;
+		ce = back_ws(e, 0, open);
+		callee = ot_arena_strndup(x->a, e, ce);
+		if (e[n - 1] == ']') {
+			const char *bt = expr_typestr(x, callee);
+			t = bt ? element_type(x, bt) : NULL;
+			goto out;
+		}
+		/* a template's arguments: Foo<T>(...) */
+		ms = ce;
+		if (ms && e[ms - 1] == '>') {
+			size_t m = match_bracket(e, 0, ce, ms - 1);
+			if (m == (size_t)-1)
+				goto out;
+			ms = back_ws(e, 0, m);
+		}
+		{
+			size_t ns = ms;
+			while (ns && ot_is_ident_char(e[ns - 1]))
+				ns--;
+			if (ns == ms)
+				goto out;
+			if (ns >= 1 && e[ns - 1] == '.' && e[n - 1] == ')') {
+				const char *bc = expr_class(x, ot_arena_strndup(x->a, e, ns - 1));
+				t = bc ? method_type(x, bc, ot_arena_strndup(x->a, e + ns, ms - ns)) : NULL;
+			} else if (ns >= 2 && e[ns - 1] == '>' && e[ns - 2] == '-' && e[n - 1] == ')') {
+				const char *bc = expr_class(x, ot_arena_strndup(x->a, e, ns - 2));
+				t = bc ? method_type(x, bc, ot_arena_strndup(x->a, e + ns, ms - ns)) : NULL;
+			} else if (is_class(x, ot_arena_strndup(x->a, e + ns, ms - ns))) {
+				t = callee; /* Foo(a, b), Foo<T>{}: a Foo made */
+			}
+		}
+	} else {
+		/* a name: a, this->a, a.b, a->b */
+		size_t s = n;
+		while (s && ot_is_ident_char(e[s - 1]))
+			s--;
+		if (s == n) {
+			goto out;
+		} else if (s == 0) {
+			const char *init, *range, *type = local_type(x->ck, x->f->code, x->d, x->at, e, &init, &range);
+			if (type && ot_callkind_type(type) == OT_TY_AUTO) {
+				if (range) {
+					const char *rt = expr_typestr(x, range);
+					t = rt ? element_type(x, rt) : NULL;
+				} else if (init) {
+					t = expr_typestr(x, init);
+				}
+			} else if (type) {
+				t = type;
+			} else {
+				if (!x->params_read) {
+					x->nparams = ot_callkind_params(x->ck->ix, x->d, x->pnames, x->ptypes,
+									OT_CK_MAX_ARGS, x->a);
+					x->params_read = true;
+				}
+				for (size_t i = 0; i < x->nparams && !t; i++)
+					if (!strcmp(x->pnames[i], e))
+						t = x->ptypes[i];
+				if (!t && cls)
+					t = member_type(x, cls, e);
+			}
+		} else if (s == 6 && !strncmp(e, "this->", 6)) {
+			t = cls ? member_type(x, cls, e + 6) : NULL;
+		} else if (e[s - 1] == '.' || (s >= 2 && e[s - 1] == '>' && e[s - 2] == '-')) {
+			size_t b = e[s - 1] == '.' ? s - 1 : s - 2;
+			const char *bc = expr_class(x, ot_arena_strndup(x->a, e, b));
+			t = bc ? member_type(x, bc, e + s) : NULL;
+		}
+	}
+out:
+	x->depth--;
+	return t ? resolve_type(x, cls, t) : NULL;
+}
+
+static const char *expr_class(struct ck_ctx *x, const char *e)
+{
+	const char *t = expr_typestr(x, e);
+	return t ? class_of_type(x, t) : NULL;
+}
+
+/* The return type of method `name` of class `cls`, resolved, or NULL. */
+static const char *method_type(struct ck_ctx *x, const char *cls, const char *name)
+{
+	const ot_ix_cdef *defs[OT_CK_MAX_DEFS];
+	const char *t;
+	size_t n = class_methods(x, cls, name, defs, OT_CK_MAX_DEFS);
+	if (!n || !(t = return_type(x, defs[0])))
+		return NULL;
+	return resolve_type(x, cls, t);
+}
+
+/* What op `name`'s first functional overload returns: one Tensor (a
+ * view's Tensor(a) too), a list of them (unsafe_chunk's Tensor[]), or
+ * something else. */
+static ot_ty op_result(const ot_registry *reg, const char *name)
 {
 	size_t n;
 	const ot_reg_func *const *ov = ot_registry_overloads(reg, name, &n);
 	for (size_t i = 0; i < n; i++) {
 		const ot_reg_schema *s = &ov[i]->schema;
+		const char *t;
 		if (s->is_out)
 			continue;
-		/* Tensor, or Tensor(a) of a view */
-		return s->nreturns == 1 && ot_starts_with(s->returns[0].type, "Tensor") &&
-		       (!s->returns[0].type[6] || s->returns[0].type[6] == '(');
+		if (s->nreturns != 1 || !ot_starts_with((t = s->returns[0].type), "Tensor"))
+			return OT_TY_OTHER;
+		if (strstr(t, "[]"))
+			return OT_TY_TENSOR_LIST;
+		return !t[6] || t[6] == '(' ? OT_TY_TENSOR : OT_TY_OTHER;
 	}
-	return false;
+	return OT_TY_OTHER;
 }
 
 static ot_ty name_type(struct ck_ctx *x, const char *name)
@@ -803,17 +1218,24 @@ static ot_ty name_type(struct ck_ctx *x, const char *name)
 	if (!type)
 		for (size_t i = 0; i < x->nparams; i++)
 			if (!strcmp(x->pnames[i], name))
-				return ot_callkind_type(x->ptypes[i]);
-	if (!type)
-		return OT_TY_UNKNOWN;
+				return ot_callkind_type(resolve_type(x, member_class(x, x->d), x->ptypes[i]));
+	if (!type) {
+		/* a data member of the class the function is a method of */
+		const char *cls = member_class(x, x->d), *mt = cls ? member_type(x, cls, name) : NULL;
+		return mt ? ot_callkind_type(mt) : OT_TY_UNKNOWN;
+	}
 	{
-		ot_ty t = ot_callkind_type(type);
+		ot_ty t = ot_callkind_type(resolve_type(x, member_class(x, x->d), type));
 		if (t != OT_TY_AUTO || x->depth > 4)
 			return t == OT_TY_AUTO ? OT_TY_UNKNOWN : t;
 		x->depth++;
 		if (range) {
 			ot_ty r = expr_type(x, range);
+			const char *rt = r == OT_TY_OTHER ? expr_typestr(x, range) : NULL, *et;
 			t = r == OT_TY_TENSOR_LIST ? OT_TY_TENSOR : r == OT_TY_UNKNOWN ? OT_TY_UNKNOWN : OT_TY_OTHER;
+			/* for (auto& op : operands_): the element type of the container */
+			if (rt && (et = element_type(x, rt)))
+				t = ot_callkind_type(et);
 		} else if (init) {
 			t = expr_type(x, init);
 			/* auto& x = *ptr */
@@ -1022,8 +1444,14 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 					return OT_TY_TENSOR;
 				if (bt == OT_TY_TENSOR_ITER)
 					return iter_tensor_method(method) ? OT_TY_TENSOR : OT_TY_OTHER;
-				if (bt != OT_TY_TENSOR)
+				if (bt != OT_TY_TENSOR) {
+					/* a method of a class of the tree: what it returns */
+					const char *bc = expr_class(x, ot_arena_strndup(x->a, callee, ms - 1));
+					const char *rt = bc ? method_type(x, bc, method) : NULL;
+					if (rt)
+						return ot_callkind_type(rt);
 					return bt == OT_TY_UNKNOWN ? OT_TY_UNKNOWN : OT_TY_OTHER;
+				}
 			} else if (ms >= 2 && callee[ms - 1] == '>' && callee[ms - 2] == '-') {
 				ot_ty bt = expr_type(x, ot_arena_strndup(x->a, callee, ms - 2));
 				arrow = true;
@@ -1038,8 +1466,8 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 				    !strcmp(q, "native::")) {
 					bool out_call;
 					const char *op = op_of_name(x->ck->reg, x->a, method, &out_call);
-					if (op && (out_call || op_returns_tensor(x->ck->reg, op)))
-						return OT_TY_TENSOR;
+					if (op && (out_call || op_result(x->ck->reg, op) != OT_TY_OTHER))
+						return out_call ? OT_TY_TENSOR : op_result(x->ck->reg, op);
 				}
 				if (!strcmp(method, "expect_contiguous") || !strcmp(method, "borrow_from_optional_tensor"))
 					return OT_TY_TENSOR_PTR;
@@ -1067,9 +1495,8 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 				/* x.new_zeros_symint(...): the C++ method of op new_zeros */
 				bool out_call;
 				const char *op = op_of_name(x->ck->reg, x->a, method, &out_call);
-				if (op && !out_call && op_returns_tensor(x->ck->reg, op) &&
-				    has_variant(x->ck->reg, op, true))
-					return OT_TY_TENSOR;
+				if (op && !out_call && has_variant(x->ck->reg, op, true))
+					return op_result(x->ck->reg, op);
 			}
 			return OT_TY_OTHER;
 		}
@@ -1081,9 +1508,11 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 			s--;
 		if (s == 0)
 			return name_type(x, ot_arena_strndup(x->a, e, n));
-		if (s >= 6 && !strncmp(e, "this->", 6) && s == 6)
-			return OT_TY_UNKNOWN; /* a member: its declaration is elsewhere */
-		return OT_TY_UNKNOWN;
+		{
+			/* this->a, a.b, a->b: a data member's declared type */
+			const char *t = expr_typestr(x, e);
+			return t ? ot_callkind_type(t) : OT_TY_UNKNOWN;
+		}
 	}
 }
 
@@ -1091,6 +1520,17 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 
 /* The start of the postfix expression (names, ::, ., ->, calls, indexes,
  * template arguments) that ends at `e`, not below `lo`. */
+/* Is [s, e) a keyword that an expression may follow (return, throw, ...)? */
+static bool keyword_at(const char *c, size_t s, size_t e)
+{
+	static const char *const words[] = {"return", "co_return", "co_yield", "throw", "case", "else",
+					    "do", "and", "or", "not", "new", "delete", "sizeof"};
+	for (size_t i = 0; i < OT_ARRAY_LEN(words); i++)
+		if (e - s == strlen(words[i]) && !memcmp(c + s, words[i], e - s))
+			return true;
+	return false;
+}
+
 static size_t postfix_start(const char *c, size_t lo, size_t e, size_t at)
 {
 	size_t i = e;
@@ -1103,9 +1543,15 @@ static size_t postfix_start(const char *c, size_t lo, size_t e, size_t at)
 			if (m == (size_t)-1)
 				return e;
 			i = m;
-			/* (expr) alone, or a call/index: the name before goes on */
+			/* (expr) alone, or a call/index: the name before goes on,
+			 * unless it is a keyword (return (a - b).mul_(c)) */
 			if (back_ws(c, lo, i) > lo && ot_is_ident_char(c[back_ws(c, lo, i) - 1])) {
-				i = back_ws(c, lo, i);
+				size_t we = back_ws(c, lo, i), ws = we;
+				while (ws > lo && ot_is_ident_char(c[ws - 1]))
+					ws--;
+				if (keyword_at(c, ws, we))
+					break;
+				i = we;
 				continue;
 			}
 			if (back_ws(c, lo, i) > lo && c[back_ws(c, lo, i) - 1] == '>') {
@@ -2145,8 +2591,8 @@ size_t ot_callkind_helpers(const ot_callkinds *ck, const ot_ix_cdef *from, const
 			   const char *name, size_t nargs, const ot_ix_cdef **out, size_t max,
 			   ot_arena *arena)
 {
-	struct ck_ctx x = {ck, from, ot_index_file(ck->ix, from->file), arena, from->body, from->pp, 0, false,
-			   {0}, {0}, 0};
+	struct ck_ctx x = {ck, from, ot_index_file(ck->ix, from->file), arena, from->body, from->pp, NULL,
+			   0, false, {0}, {0}, 0};
 	size_t n = find_helpers(&x, qual, name, out, max);
 	if (n > 1) {
 		/* the arguments are not known here: "" is a category not known */
@@ -2260,7 +2706,78 @@ static void operator_kind(struct ck_ctx *x, ot_callkind *out, const ot_ix_call *
 void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *d,
 		    const ot_ix_call *c, ot_arena *arena)
 {
-	struct ck_ctx x = {ck, d, ot_index_file(ck->ix, d->file), arena, c->off, c->pp ? c->pp : d->pp, 0,
+	ot_callkind_of_in(out, ck, d, c, arena, NULL);
+}
+
+/* Bind the names of `params` ("a,b,c") to the template arguments
+ * written in `code` at the '<' at `open`, each read where x holds. */
+static void bind_targs(struct ck_ctx *x, const char *params, const char *code, size_t open, size_t hi,
+		       ot_ck_subst *out)
+{
+	const char *args[OT_CK_MAX_SUBST];
+	int n = split_tparams(args, OT_CK_MAX_SUBST, x->a, code, open, hi);
+	const char *p = params;
+	for (int i = 0; i < n && p && *p && out->n < OT_CK_MAX_SUBST; i++) {
+		size_t k = strcspn(p, ",");
+		const char *t = resolve_type(x, member_class(x, x->d), args[i]);
+		/* only what names a class of the tree says anything (scalar_t,
+		 * float: nothing a call resolves by) */
+		if (class_of_type(x, t)) {
+			out->name[out->n] = ot_arena_strndup(x->a, p, k);
+			out->type[out->n] = t;
+			out->n++;
+		}
+		p += k + (p[k] == ',');
+	}
+}
+
+size_t ot_callkind_subst(const ot_callkinds *ck, const ot_ix_cdef *from, const ot_ix_call *c,
+			 const ot_ix_cdef *to, const ot_ck_subst *outer, ot_ck_subst *out, ot_arena *arena)
+{
+	struct ck_ctx x = {ck, from, ot_index_file(ck->ix, from->file), arena, c->off, from->pp, outer, 0,
+			   false, {0}, {0}, 0};
+	const char *code = from->gen ? x.f->text : x.f->code;
+	size_t hi = from->body_end ? from->body_end : x.f->len, open;
+	const char *fc = member_class(&x, from);
+	memset(out, 0, sizeof(*out));
+	if (c->off == OT_IX_CALL_NO_TEXT)
+		return 0;
+	open = skip_ws(code, c->off + strlen(c->name), hi);
+	if (to->cls_tparams) {
+		if (c->kind == OT_CALL_FUNCTOR && code[open] == '<') {
+			bind_targs(&x, to->cls_tparams, code, open, hi, out);
+		} else if (c->kind == OT_CALL_MEMBER) {
+			/* a Foo<A, B> object's method */
+			size_t rs, re;
+			bool arrow;
+			const char *t;
+			if (receiver(code, from->body, c->off, &rs, &re, &arrow) &&
+			    (t = expr_typestr(&x, span(arena, code, rs, re))) && strchr(t, '<'))
+				bind_targs(&x, to->cls_tparams, t, strchr(t, '<') - t, strlen(t), out);
+		} else if (outer && fc && to->in_class && to->cls && !strcmp(fc, to->cls)) {
+			*out = *outer; /* a method of the same class template */
+		}
+	}
+	if (to->fn_tparams && c->kind == OT_CALL_PLAIN && code[open] == '<')
+		bind_targs(&x, to->fn_tparams, code, open, hi, out);
+	return out->n;
+}
+
+/* The candidates in out->defs bound: those the call's arguments (and its
+ * `targs` template arguments) fit; `kind` when one is left. */
+static bool bind_defs(struct ck_ctx *x, ot_callkind *out, size_t targs, ot_ck_kind kind)
+{
+	if (out->ndefs > 1)
+		out->ndefs = fit_helpers(x, out->defs, out->ndefs, out->args, out->nargs, targs);
+	if (out->ndefs)
+		out->kind = kind;
+	return out->ndefs > 0;
+}
+
+void ot_callkind_of_in(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *d,
+		       const ot_ix_call *c, ot_arena *arena, const ot_ck_subst *subst)
+{
+	struct ck_ctx x = {ck, d, ot_index_file(ck->ix, d->file), arena, c->off, c->pp ? c->pp : d->pp, subst, 0,
 			   false, {0}, {0}, 0};
 	const struct name_info *ni = ot_map_get(ck->names, c->name);
 	/* a macro-generated definition's own calls are in the #define, which
@@ -2292,6 +2809,11 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 			size_t m = match_bracket(code, open, hi, open);
 			open = m == (size_t)-1 ? hi : skip_ws(code, m + 1, hi);
 		}
+		if (c->kind == OT_CALL_FUNCTOR && open < hi && code[open] == '{') {
+			/* Foo{}(args): the arguments of operator() */
+			size_t m = match_bracket(code, open, hi, open);
+			open = m == (size_t)-1 ? hi : skip_ws(code, m + 1, hi);
+		}
 		nargs = open < hi && code[open] == '(' ? split_args(out->args, OT_CK_MAX_ARGS, arena, code, open, hi) : 0;
 		out->nargs = nargs < 0 ? 0 : (size_t)nargs > OT_CK_MAX_ARGS ? OT_CK_MAX_ARGS : (size_t)nargs;
 	} else {
@@ -2306,11 +2828,28 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 		}
 		return;
 	}
+	if (c->kind == OT_CALL_FUNCTOR) {
+		/* GRUCell<CellParams>{}(...): the class's operator() */
+		out->ndefs = class_methods(&x, substituted(&x, c->name), "operator", out->defs, OT_CK_MAX_DEFS);
+		bind_defs(&x, out, SIZE_MAX, OT_CK_HELPER);
+		return;
+	}
 	if (c->kind == OT_CALL_MEMBER) {
 		size_t rs, re;
 		bool arrow;
 		ot_ty t;
 		struct name_info wrapper = {0};
+		if (ni && ni->method && c->off != OT_IX_CALL_NO_TEXT &&
+		    receiver(code, d->body, c->off, &rs, &re, &arrow)) {
+			/* a method of a class of the tree, on an object of that class
+			 * (KronImpl(self, other).kron(), params.linear_ih(input)) */
+			const char *cls = expr_class(&x, span(arena, code, rs, re));
+			if (cls) {
+				out->ndefs = class_methods(&x, cls, c->name, out->defs, OT_CK_MAX_DEFS);
+				if (bind_defs(&x, out, explicit_targs(&x, code, hi, c), OT_CK_HELPER))
+					return;
+			}
+		}
 		if ((!ni || !ni->op) && (wrapper.op = wrapped_op(c->name))) {
 			wrapper.op_method = true;
 			ni = &wrapper;
@@ -2407,12 +2946,18 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 		}
 		if (!strcmp(q, "at::native") || !strcmp(q, "native")) {
 			out->ndefs = native_defs(&x, c->name, out->defs, OT_CK_MAX_DEFS);
-			if (out->ndefs > 1)
-				out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->args, out->nargs,
-						    explicit_targs(&x, code, hi, c));
-			if (out->ndefs)
-				out->kind = OT_CK_NATIVE;
+			bind_defs(&x, out, explicit_targs(&x, code, hi, c), OT_CK_NATIVE);
 			return;
+		}
+		if (!*q) {
+			/* class scope before the namespaces: a method of the class d
+			 * is a member of, or a class's constructor (KronImpl(a, b)) */
+			const char *cls = member_class(&x, d);
+			out->ndefs = cls ? class_methods(&x, cls, c->name, out->defs, OT_CK_MAX_DEFS) : 0;
+			if (!out->ndefs)
+				out->ndefs = class_methods(&x, c->name, c->name, out->defs, OT_CK_MAX_DEFS);
+			if (bind_defs(&x, out, explicit_targs(&x, code, hi, c), OT_CK_HELPER))
+				return;
 		}
 		if (ni && ni->stub) {
 			const ot_ix_stub *s = find_stub(&x, c->qual, c->name);
@@ -2425,13 +2970,8 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 			}
 		}
 		out->ndefs = find_helpers(&x, c->qual, c->name, out->defs, OT_CK_MAX_DEFS);
-		if (out->ndefs > 1)
-			out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->args, out->nargs,
-						    explicit_targs(&x, code, hi, c));
-		if (out->ndefs) {
-			out->kind = OT_CK_HELPER;
+		if (bind_defs(&x, out, explicit_targs(&x, code, hi, c), OT_CK_HELPER))
 			return;
-		}
 		if (!*q && ni && ni->op) {
 			size_t b = back_ws(code, d->body, c->off);
 			bool tensor_arg = false, scalar_args = out->nargs > 0;
@@ -2454,13 +2994,8 @@ void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *
 			 * at::x for Tensor arguments */
 			if (ns_encloses("at::native", d->ns) && ot_map_get(ck->kernel_names, c->name)) {
 				out->ndefs = native_defs(&x, c->name, out->defs, OT_CK_MAX_DEFS);
-				if (out->ndefs > 1)
-					out->ndefs = fit_helpers(&x, out->defs, out->ndefs, out->args, out->nargs,
-						    explicit_targs(&x, code, hi, c));
-				if (out->ndefs) {
-					out->kind = OT_CK_NATIVE;
+				if (bind_defs(&x, out, explicit_targs(&x, code, hi, c), OT_CK_NATIVE))
 					return;
-				}
 			}
 			if (ns_encloses("at", d->ns) && !ni->stub) {
 				op = op_of_name(ck->reg, arena, c->name, &out_call);

@@ -71,6 +71,33 @@ void ot_callkinds_free(ot_callkinds *ck);
 void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *d,
 		    const ot_ix_call *c, ot_arena *arena);
 
+#define OT_CK_MAX_SUBST 8
+
+/** What the template parameters of a class or function template stand for
+ * where it is called: GRUCell<CellParams>{}(...) makes GRUCell's
+ * `cell_params` CellParams, so `params.linear_ih(input)` on a `const
+ * cell_params&` is CellParams::linear_ih. */
+typedef struct {
+	const char *name[OT_CK_MAX_SUBST];
+	const char *type[OT_CK_MAX_SUBST];
+	size_t n;
+} ot_ck_subst;
+
+/** ot_callkind_of where `subst` holds (NULL: nothing known), not kept. */
+void ot_callkind_of_in(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *d,
+		       const ot_ix_call *c, ot_arena *arena, const ot_ck_subst *subst);
+
+/**
+ * What the template parameters of definition `to` stand for when call `c`
+ * of `from` (where `outer` holds, or NULL) reaches it: the template
+ * arguments the call writes (Foo<T>{}(...), f<T>(...)) or its receiver's
+ * type has (a Foo<T> object's method), or, for a method of the class
+ * `from` is a method of, `outer` itself. Each argument is read where
+ * `outer` holds. Returns out->n.
+ */
+size_t ot_callkind_subst(const ot_callkinds *ck, const ot_ix_cdef *from, const ot_ix_call *c,
+			 const ot_ix_cdef *to, const ot_ck_subst *outer, ot_ck_subst *out, ot_arena *arena);
+
 /**
  * Every call of `d` classified, d->ncalls of them in order: what
  * ot_callkind_of answers, worked out once per thread and kept for the

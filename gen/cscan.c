@@ -159,6 +159,44 @@ static bool is_trailing_qualifier(const char *code, const struct tok *t)
 	return tok_punct(code, t, '&') || tok_punct(code, t, '(') || tok_punct(code, t, ')');
 }
 
+/* The names of the parameters of a head's `template <...>` prefixes,
+ * joined by ',' ("nonlinearity,cell_params"), or NULL when it has none. */
+static const char *head_tparams(ot_arena *a, const char *code, const struct head *h)
+{
+	char buf[512];
+	size_t first = 0, len = 0;
+	buf[0] = '\0';
+	while (first + 1 < h->n && tok_is(code, &h->toks[first], "template") &&
+	       tok_punct(code, &h->toks[first + 1], '<')) {
+		size_t close = match_group(code, h, first + 1), last = SIZE_MAX;
+		int depth = 0;
+		bool deflt = false;
+		if (close >= h->n)
+			break;
+		for (size_t k = first + 2; k <= close; k++) {
+			const struct tok *t = &h->toks[k];
+			if (k == close || (depth == 0 && tok_punct(code, t, ','))) {
+				if (last != SIZE_MAX && len + (h->toks[last].end - h->toks[last].start) + 2 < sizeof(buf))
+					len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%.*s", len ? "," : "",
+								(int)(h->toks[last].end - h->toks[last].start),
+								code + h->toks[last].start);
+				last = SIZE_MAX;
+				deflt = false;
+			} else if (tok_punct(code, t, '<') || tok_punct(code, t, '(') || tok_punct(code, t, '[')) {
+				depth++;
+			} else if (tok_punct(code, t, '>') || tok_punct(code, t, ')') || tok_punct(code, t, ']')) {
+				depth--;
+			} else if (depth == 0 && tok_punct(code, t, '=')) {
+				deflt = true;
+			} else if (depth == 0 && !deflt && t->kind == 'i') {
+				last = k;
+			}
+		}
+		first = close + 1;
+	}
+	return len ? ot_arena_strndup(a, buf, len) : NULL;
+}
+
 static void analyze_head(struct head_info *info, const char *code, const struct head *h)
 {
 	size_t k, first = 0;
@@ -265,8 +303,15 @@ static void analyze_head(struct head_info *info, const char *code, const struct 
 					return;
 				prev = &h->toks[j - 1];
 			} else if (tok_punct(code, prev, ')')) {
-				k = close; /* operator()(...): the second group */
-				continue;
+				/* operator()(...): named by its first group, its
+				 * parameters the second */
+				if (k >= first + 3 && tok_punct(code, &h->toks[k - 2], '(') &&
+				    tok_is(code, &h->toks[k - 3], "operator")) {
+					prev = &h->toks[k - 3];
+				} else {
+					k = close;
+					continue;
+				}
 			} else {
 				/* operator overloads: operator==(...), operator()(...) */
 				size_t j = k - 1;
@@ -281,6 +326,11 @@ static void analyze_head(struct head_info *info, const char *code, const struct 
 				}
 				return;
 			}
+		}
+		if (tok_is(code, prev, "operator") && close == k + 1 && close + 1 < h->n &&
+		    tok_punct(code, &h->toks[close + 1], '(')) {
+			k = close; /* operator(): its parameters are the next group */
+			continue;
 		}
 		/* the macros that define structured kernels */
 		for (size_t m = 0; m < OT_ARRAY_LEN(impl_macros); m++) {
@@ -456,6 +506,8 @@ struct walker {
 				       initializer list): closing it continues the head */
 	size_t ns_len[MAX_DEPTH]; /* length of `ns` before each namespace opened */
 	const char *class_name[MAX_DEPTH]; /* each class scope's name, or "" */
+	const char *class_tparams[MAX_DEPTH]; /* a class template's parameters (head_tparams) */
+	bool class_special[MAX_DEPTH]; /* a specialization of a class template */
 	struct pp_frame *pp;      /* open #if chains of unknown condition */
 	int pp_depth;
 	char ns[512];             /* the enclosing namespaces: "at::native" */
@@ -526,6 +578,14 @@ static void open_brace(struct walker *w, size_t head_start, size_t brace)
 							  ? ot_arena_strndup(w->arena, w->code + info.name_start,
 									     info.name_end - info.name_start)
 							  : "";
+			w->class_tparams[w->depth] = head_tparams(w->arena, w->code, &w->head);
+			{
+				/* struct Foo<Args>: a specialization */
+				size_t j = info.name_end;
+				while (j < brace && (w->code[j] == ' ' || w->code[j] == '\t' || w->code[j] == '\n'))
+					j++;
+				w->class_special[w->depth] = info.name_end > info.name_start && w->code[j] == '<';
+			}
 		} else if (info.kind == HEAD_FUNC && w->func < 0) {
 			ot_ix_cdef d = {0};
 			const char *c = w->code;
@@ -548,8 +608,12 @@ static void open_brace(struct walker *w, size_t head_start, size_t brace)
 			d.kind = (uint8_t)info.def_kind;
 			d.global = info.global;
 			d.in_class = w->depth > 0 && w->stack[w->depth - 1] == SCOPE_CLASS;
-			if (d.in_class)
+			if (d.in_class) {
 				d.cls = w->class_name[w->depth - 1];
+				d.cls_tparams = w->class_tparams[w->depth - 1];
+				d.cls_special = w->class_special[w->depth - 1];
+			}
+			d.fn_tparams = head_tparams(w->arena, c, &w->head);
 			d.pp = w->arm;
 			d.body = (uint32_t)brace;
 			ot_vec_push(&w->out->cdefs, d);
@@ -632,8 +696,18 @@ static bool skip_space(const char *code, size_t len, size_t *i)
 	return *i < len;
 }
 
+/* At the '{' at `i`: `{}(`, a temporary made and called? */
+static bool functor_call(const char *code, size_t len, size_t i)
+{
+	i++;
+	if (!skip_space(code, len, &i) || code[i] != '}')
+		return false;
+	i++;
+	return skip_space(code, len, &i) && code[i] == '(';
+}
+
 /* After an identifier ending at `end`: is this a call? Sets *kind. Handles
- * name<T, U>(...) and name<<<...>>>(...). */
+ * name<T, U>(...), name<<<...>>>(...) and Name{}(...). */
 static bool call_follows(const char *code, size_t len, size_t end, uint8_t *kind)
 {
 	size_t i = end;
@@ -641,6 +715,10 @@ static bool call_follows(const char *code, size_t len, size_t end, uint8_t *kind
 		return false;
 	if (code[i] == '(') {
 		*kind = OT_CALL_PLAIN;
+		return true;
+	}
+	if (code[i] == '{' && functor_call(code, len, i)) {
+		*kind = OT_CALL_FUNCTOR; /* tanh_f{}(...) */
 		return true;
 	}
 	if (code[i] != '<')
@@ -669,6 +747,10 @@ static bool call_follows(const char *code, size_t len, size_t end, uint8_t *kind
 			return false;
 		if (j + 2 < len && code[j] == '<' && code[j + 1] == '<' && code[j + 2] == '<') {
 			*kind = OT_CALL_LAUNCH; /* kernel<float><<<grid, block>>>(...) */
+			return true;
+		}
+		if (code[j] == '{' && functor_call(code, len, j)) {
+			*kind = OT_CALL_FUNCTOR; /* GRUCell<CellParams>{}(...) */
 			return true;
 		}
 		if (code[j] != '(')
@@ -1759,6 +1841,101 @@ static size_t body_comparison(struct walker *w, size_t i)
 	return i + len - 1;
 }
 
+static size_t skip_spaces(const char *c, size_t i, size_t e)
+{
+	skip_space(c, e, &i);
+	return i;
+}
+
+/* The end of the identifier starting at `i`. */
+static size_t ident_end(const char *c, size_t i, size_t e)
+{
+	while (i < e && ot_is_ident_char(c[i]))
+		i++;
+	return i;
+}
+
+/*
+ * A declaration ending at the ';' at `e` at class or namespace scope that
+ * gives a name a type: `using X = T;` and `typedef T X;` anywhere, a data
+ * member `T x;` (`T x = v;`, `T x{v};`, `T x, y;`: the first) in a class.
+ * Function declarations, friends, static_asserts and nested types are not.
+ */
+static void record_decl(struct walker *w, size_t s, size_t e)
+{
+	static const char *const not_members[] = {
+		"friend", "static_assert", "template", "enum", "class", "struct", "union", "namespace",
+		"public", "private", "protected", "operator", "return", "using", "typedef", "extern"};
+	const char *c = w->code;
+	bool in_class = w->depth > 0 && w->stack[w->depth - 1] == SCOPE_CLASS;
+	ot_ix_decl d = {0};
+	size_t i = s, we, ns, ne, cut = e;
+	int depth = 0;
+	/* a head that went on over braces (a constructor's `: w_(w) {}`
+	 * taken for an initializer list): what follows the last of them */
+	for (size_t k = s; k < e; k++) {
+		depth += c[k] == '{' ? 1 : c[k] == '}' ? -1 : 0;
+		if (c[k] == '}' && depth == 0)
+			i = k + 1;
+	}
+	depth = 0;
+	i = skip_spaces(c, i, e);
+	we = ident_end(c, i, e);
+	if (we == i)
+		return;
+	if (word_eq(c + i, we - i, "using")) {
+		/* using X = T */
+		ns = skip_spaces(c, we, e);
+		ne = ident_end(c, ns, e);
+		i = skip_spaces(c, ne, e);
+		if (ne == ns || i >= e || c[i] != '=')
+			return; /* using namespace x; using a::b; */
+		d.kind = OT_DECL_ALIAS;
+		d.type = copy_collapsed(w->arena, c, skip_spaces(c, i + 1, e), e);
+	} else {
+		bool alias = word_eq(c + i, we - i, "typedef");
+		if (alias)
+			i = skip_spaces(c, we, e);
+		else if (!in_class)
+			return;
+		for (size_t k = 0; k < OT_ARRAY_LEN(not_members) && !alias; k++)
+			if (word_eq(c + i, we - i, not_members[k]))
+				return;
+		/* the first declarator ends at a top-level = { : [ or , */
+		for (size_t k = i; k < e; k++) {
+			char ch = c[k];
+			if (ch == '(' && depth == 0)
+				return; /* a function, or a macro */
+			if (ch == '<' || ch == '(' || ch == '[')
+				depth++;
+			else if (ch == '>' || ch == ')' || ch == ']')
+				depth--;
+			else if (depth == 0 && (ch == '=' || ch == '{' || ch == ',' || ch == '[' ||
+						(ch == ':' && c[k + 1] != ':' && c[k - 1] != ':'))) {
+				cut = k;
+				break;
+			}
+		}
+		ne = cut;
+		while (ne > i && (c[ne - 1] == ' ' || c[ne - 1] == '\t' || c[ne - 1] == '\n' || c[ne - 1] == '\r'))
+			ne--;
+		ns = ne;
+		while (ns > i && ot_is_ident_char(c[ns - 1]))
+			ns--;
+		if (ns == ne || ns == i || !ot_is_ident_start(c[ns]) || word_eq(c + ns, ne - ns, "override") ||
+		    word_eq(c + ns, ne - ns, "const") || word_eq(c + ns, ne - ns, "default") || word_eq(c + ns, ne - ns, "delete"))
+			return;
+		d.kind = alias ? OT_DECL_ALIAS : OT_DECL_MEMBER;
+		d.type = copy_collapsed(w->arena, c, i, ns);
+	}
+	d.name = ot_arena_strndup(w->arena, c + ns, ne - ns);
+	d.cls = in_class ? w->class_name[w->depth - 1] : NULL;
+	d.file = w->file;
+	d.line = line_of(w, ns);
+	if (*d.type)
+		ot_vec_push(&w->out->decls, d);
+}
+
 static void walk(struct walker *w)
 {
 	const char *c = w->code;
@@ -1882,6 +2059,8 @@ static void walk(struct walker *w)
 			break;
 		case ';':
 			if (decl_scope(w)) {
+				if (paren == 0)
+					record_decl(w, head_start, i);
 				head_start = i + 1;
 				paren = 0;
 			} else if (w->func >= 0) {

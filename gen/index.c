@@ -21,7 +21,7 @@ struct ot_index {
 	ot_arena **arenas;       /* one per worker thread */
 	int narenas;
 	ot_arena *arena;         /* merge-time data */
-	ot_map *cdefs, *stubs, *pydefs, *decomps, *docs;
+	ot_map *cdefs, *stubs, *decls, *classes, *pydefs, *decomps, *docs;
 	ot_map *macros; /* name -> first ot_ix_macro */
 	const char **pynames;
 	size_t npynames;
@@ -58,7 +58,8 @@ static const char *const aten_dirs[] = {"aten/src/ATen/native/", "aten/src/ATen/
  * no derivatives.yaml entry). */
 static const char *const text_files[] = {OT_REGISTRY_NATIVE_PATH, OT_REGISTRY_DERIV_PATH,
 					 OT_INDEX_AUTOGRAD_CODEGEN_PATH, OT_INDEX_TRACE_CODEGEN_PATH,
-					 OT_INDEX_FOREACH_CODEGEN_PATH, OT_INDEX_VIEW_COPY_CODEGEN_PATH};
+					 OT_INDEX_FOREACH_CODEGEN_PATH, OT_INDEX_VIEW_COPY_CODEGEN_PATH,
+					 OT_INDEX_PYBIND_CODEGEN_PATH};
 
 static bool text_only(const char *path)
 {
@@ -110,7 +111,7 @@ static const char *const prefixes[] = {"aten/src/ATen/", "torch/", OT_REGISTRY_D
 				       OT_TESTSCAN_PREFIXES,
 				       OT_INDEX_AUTOGRAD_CODEGEN_PATH, OT_INDEX_TRACE_CODEGEN_PATH,
 				       OT_INDEX_FOREACH_CODEGEN_PATH, OT_INDEX_VIEW_COPY_CODEGEN_PATH,
-				       SCALAR_TYPE_LISTS, NULL};
+				       OT_INDEX_PYBIND_CODEGEN_PATH, SCALAR_TYPE_LISTS, NULL};
 
 /* ---- parallel read + scan ----------------------------------------------------- */
 
@@ -531,7 +532,7 @@ static void expand_invocations(ot_index *ix, ot_map *tails, ot_map *stub_tails)
 static void merge(ot_index *ix)
 {
 	ot_map *t_c = ot_map_new(), *t_s = ot_map_new(), *t_p = ot_map_new(), *t_d = ot_map_new(),
-	       *t_doc = ot_map_new();
+	       *t_doc = ot_map_new(), *t_decl = ot_map_new();
 	OT_VEC(const char *) names = {0};
 
 	for (uint32_t i = 0; i < ix->nfiles; i++) {
@@ -540,12 +541,24 @@ static void merge(ot_index *ix)
 		for (size_t k = 0; k < r->cdefs.len; k++) {
 			const ot_ix_cdef *d = &r->cdefs.items[k];
 			LINK(ix->cdefs, t_c, d->name, &r->cdefs.items[k], ot_ix_cdef);
+			if (d->in_class && d->cls && *d->cls)
+				ot_map_put(ix->classes, d->cls, (void *)1);
+			else if (*d->qual && !d->in_class) {
+				const char *q = strrchr(d->qual, ':');
+				ot_map_put(ix->classes, q ? q + 1 : d->qual, (void *)1);
+			}
 			for (uint32_t m = 0; m < d->ncalls; m++)
 				if (!ot_map_get(ix->call_names, d->calls[m].name))
 					ot_map_put(ix->call_names, d->calls[m].name, (void *)1);
 		}
 		for (size_t k = 0; k < r->stubs.len; k++)
 			LINK(ix->stubs, t_s, r->stubs.items[k].stub, &r->stubs.items[k], ot_ix_stub);
+		for (size_t k = 0; k < r->decls.len; k++) {
+			const ot_ix_decl *d = &r->decls.items[k];
+			LINK(ix->decls, t_decl, d->name, &r->decls.items[k], ot_ix_decl);
+			if (d->kind == OT_DECL_MEMBER && d->cls && *d->cls)
+				ot_map_put(ix->classes, d->cls, (void *)1);
+		}
 		for (size_t k = 0; k < r->pydefs.len; k++) {
 			ot_ix_pydef *p = &r->pydefs.items[k];
 			if (!ot_map_get(t_p, p->name) && !p->parent)
@@ -578,6 +591,7 @@ static void merge(ot_index *ix)
 	ot_map_free(t_p);
 	ot_map_free(t_d);
 	ot_map_free(t_doc);
+	ot_map_free(t_decl);
 }
 
 /* ---- public API --------------------------------------------------------------------- */
@@ -598,6 +612,8 @@ int ot_index_build(ot_index **out, ot_source *src, int threads)
 	ix->file_ids = ot_map_new();
 	ix->cdefs = ot_map_new();
 	ix->stubs = ot_map_new();
+	ix->decls = ot_map_new();
+	ix->classes = ot_map_new();
 	ix->pydefs = ot_map_new();
 	ix->decomps = ot_map_new();
 	ix->docs = ot_map_new();
@@ -680,6 +696,8 @@ void ot_index_free(ot_index *ix)
 	ot_map_free(ix->file_ids);
 	ot_map_free(ix->cdefs);
 	ot_map_free(ix->stubs);
+	ot_map_free(ix->decls);
+	ot_map_free(ix->classes);
 	ot_map_free(ix->pydefs);
 	ot_map_free(ix->decomps);
 	ot_map_free(ix->docs);
@@ -741,6 +759,16 @@ uint32_t ot_index_find_line(const ot_index *ix, int64_t id, const char *needle)
 const ot_ix_cdef *ot_index_cdefs(const ot_index *ix, const char *name)
 {
 	return ot_map_get(ix->cdefs, name);
+}
+
+bool ot_index_is_class(const ot_index *ix, const char *name)
+{
+	return ot_map_get(ix->classes, name) != NULL;
+}
+
+const ot_ix_decl *ot_index_decls(const ot_index *ix, const char *name)
+{
+	return ot_map_get(ix->decls, name);
 }
 
 const ot_ix_stub *ot_index_stubs(const ot_index *ix, const char *stub)

@@ -34,6 +34,9 @@
 /** Where torchgen writes the kernels of view_copy ops at build time
  * (CompositeViewCopyKernels.cpp, a build output). */
 #define OT_INDEX_VIEW_COPY_CODEGEN_PATH "torchgen/gen.py"
+/** The Python bindings' generator: its SKIP_PYTHON_BINDINGS_SIGNATURES are
+ * the overloads Python never calls (x / 2 is div.Tensor, not div.Scalar). */
+#define OT_INDEX_PYBIND_CODEGEN_PATH "tools/autograd/gen_python_functions.py"
 
 struct ot_source;
 
@@ -81,6 +84,12 @@ uint32_t ot_index_find_line(const ot_index *ix, int64_t id, const char *needle);
 /* Lookups by name: the first record of a linked list (file order), or NULL. */
 const ot_ix_cdef *ot_index_cdefs(const ot_index *ix, const char *name);
 const ot_ix_stub *ot_index_stubs(const ot_index *ix, const char *stub);
+/** The data members and type aliases named `name`, in file order. */
+const ot_ix_decl *ot_index_decls(const ot_index *ix, const char *name);
+/** Does some class of the tree named `name` have a method defined (in its
+ * body, or out of it as name::f) or a data member? Qualified names are
+ * not seen through: the name as a class's own. */
+bool ot_index_is_class(const ot_index *ix, const char *name);
 const ot_ix_pydef *ot_index_pydefs(const ot_index *ix, const char *name);
 const ot_ix_decomp *ot_index_decomps(const ot_index *ix, const char *base_op);
 const ot_ix_doc *ot_index_docs(const ot_index *ix, const char *name);

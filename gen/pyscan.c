@@ -498,6 +498,7 @@ void ot_scan_result_free(ot_scan_result *r)
 	ot_vec_free(&r->defines);
 	ot_vec_free(&r->cdefs);
 	ot_vec_free(&r->stubs);
+	ot_vec_free(&r->decls);
 	ot_vec_free(&r->pydefs);
 	ot_vec_free(&r->decomps);
 	ot_vec_free(&r->docs);

@@ -65,6 +65,7 @@ typedef enum {
 	OT_CALL_RETURN, /**< not a call: a `return expr;` of the body itself (not
 			     of a lambda or a loop in it); `qual` is expr, blanks
 			     collapsed ("" for a bare return) */
+	OT_CALL_FUNCTOR, /**< Foo{}(...), Foo<T>{}(...): a temporary's operator() */
 	OT_CALL_OPERATOR /**< a binary arithmetic operator or a comparison (a * b,
 			      a -= b, a <= b), at `off`: `name` is the aten op it
 			      calls when an operand is a Tensor ("mul", "sub_",
@@ -233,6 +234,13 @@ typedef struct ot_ix_cdef {
 	bool in_class;     /**< defined inside a class/struct body */
 	const char *cls;   /**< in_class: that class's name ("" when it has
 			        none), else NULL */
+	const char *cls_tparams; /**< in_class, of a class template: its template
+				      parameters' names ("nonlinearity,cell_params"),
+				      else NULL */
+	const char *fn_tparams;  /**< a function template's own template
+				      parameters' names, else NULL */
+	bool cls_special;  /**< in_class, of a specialization of a class
+			        template (struct sum_functor<c10::complex<Half>>) */
 	const ot_ix_call *calls; /**< calls in the body, in order */
 	uint32_t ncalls;
 	const ot_ix_guard *guards; /**< the conditions parts of the body run under */
@@ -246,6 +254,24 @@ typedef struct ot_ix_cdef {
 			           the name is not on the line: show gen->site->text */
 	const struct ot_ix_cdef *next; /**< next definition of the same name */
 } ot_ix_cdef;
+
+typedef enum {
+	OT_DECL_MEMBER, /**< a data member of a class: `SmallVector<OperandInfo, 4> operands_;` */
+	OT_DECL_ALIAS   /**< a type alias: `using DimMask = TensorIterator::DimMask;`, `typedef T U;` */
+} ot_ix_decl_kind;
+
+/** A declaration that gives a name a type, at class or namespace scope:
+ * what C++ knows of `op` in `for (auto& op : operands_)`, or of a
+ * parameter declared `const hidden_type&`. */
+typedef struct ot_ix_decl {
+	const char *name;
+	const char *type;  /**< as written, blanks collapsed ("SmallVector<OperandInfo,4>") */
+	const char *cls;   /**< the class it is declared in ("" when it has no name),
+			        or NULL at namespace scope */
+	uint32_t file, line;
+	uint8_t kind;      /**< ot_ix_decl_kind */
+	const struct ot_ix_decl *next; /**< next declaration of the same name */
+} ot_ix_decl;
 
 typedef enum { OT_STUB_DECLARE, OT_STUB_DEFINE, OT_STUB_REGISTER } ot_ix_stub_kind;
 
@@ -319,6 +345,7 @@ typedef struct {
 	OT_VEC(ot_ix_pparm) pparms; /**< C: the file's preprocessor arms */
 	OT_VEC(ot_ix_cdef) cdefs;
 	OT_VEC(ot_ix_stub) stubs;
+	OT_VEC(ot_ix_decl) decls;   /**< C: data members and type aliases */
 	OT_VEC(ot_ix_pydef) pydefs;
 	OT_VEC(ot_ix_decomp) decomps;
 	OT_VEC(ot_ix_doc) docs;

@@ -658,8 +658,15 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 		}
 	}
 	/* the calls a default call can make first (pass 0), then the others:
-	 * a function both reach takes the arguments of the first */
+	 * a function both reach takes the arguments of the first; where its
+	 * template parameters are known, its calls are read with them */
 	const ot_callkind *kinds = ot_callkinds_body(c->t->ck, d);
+	if (b && b->subst.n) {
+		ot_callkind *in = ot_arena_alloc(c->a, (d->ncalls ? d->ncalls : 1) * sizeof(*in));
+		for (uint32_t i = 0; i < d->ncalls; i++)
+			ot_callkind_of_in(&in[i], c->t->ck, d, &d->calls[i], c->a, &b->subst);
+		kinds = in;
+	}
 	for (int pass = 0; pass < 2; pass++)
 	for (uint32_t i = 0; i < d->ncalls; i++) {
 		const ot_ix_call *call = &d->calls[i];
@@ -726,6 +733,7 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 				if (hn < 0 || (uint32_t)hn == node)
 					continue;
 				call_binding(&be, &ck, &hb, call->off);
+				ot_callkind_subst(c->t->ck, d, call, h, b ? &b->subst : NULL, &hb.subst, c->a);
 				sub = explore_body(c, (uint32_t)hn, h, op, depth, level + 1, &hb);
 				/* host code calling into a file only nvcc compiles: that
 				 * function is where the CUDA work starts, kept even when

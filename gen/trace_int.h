@@ -22,6 +22,8 @@ struct ot_tracer {
 	ot_callkinds *ck;
 	ot_autograd *autograd;
 	ot_bodies *bodies; /* the fingerprints of main-path definitions, made once */
+	ot_map *py_hidden; /* overloads Python never binds ("div.Scalar": the
+			      generator's SKIP_PYTHON_BINDINGS_SIGNATURES) */
 };
 
 /* What a caller passes for each parameter of a function it reaches: a
@@ -32,6 +34,7 @@ typedef struct {
 	const char *value[TB_MAX_PARAMS];
 	size_t n;
 	bool known; /* the caller's arguments were read */
+	ot_ck_subst subst; /* what its template parameters stand for there */
 } tb_binding;
 
 /* An entry to expand: its node, its registry entry, its depth. */

@@ -629,6 +629,8 @@ static const ot_reg_func *py_overload(struct pyvisit *v, const char *op, const o
 			continue;
 		if (method ? !ov[i]->variant_method : !ov[i]->variant_function && !ov[i]->python_module)
 			continue;
+		if (ot_map_get(v->c->t->py_hidden, s->full))
+			continue; /* no Python binding: x / 2 is div.Tensor with 2 wrapped */
 		for (size_t k = 0; k < s->nargs; k++) {
 			if (s->args[k].kwarg_only)
 				continue;

@@ -503,6 +503,27 @@ static void suggest(struct tb_ctx *c)
 
 /* ---- the tracer ---------------------------------------------------------------------------- */
 
+/* The overloads the Python bindings' generator leaves out: the quoted
+ * signatures of its SKIP_PYTHON_BINDINGS_SIGNATURES list, by full name. */
+static ot_map *python_hidden(const ot_index *ix, ot_arena *a)
+{
+	ot_map *m = ot_map_new();
+	int64_t id = ot_index_file_id(ix, OT_INDEX_PYBIND_CODEGEN_PATH);
+	const ot_ix_file *f = id >= 0 ? ot_index_file(ix, (uint32_t)id) : NULL;
+	const char *p = f ? strstr(f->text, "SKIP_PYTHON_BINDINGS_SIGNATURES = [") : NULL;
+	const char *end = p ? strchr(p, ']') : NULL;
+	for (; p && end && (p = strchr(p, '"')) && p < end; p++) {
+		const char *q = strchr(p + 1, '"');
+		size_t k;
+		if (!q || q > end)
+			break;
+		k = strcspn(p + 1, "(\"");
+		ot_map_put(m, ot_arena_strndup(a, p + 1, k), (void *)1);
+		p = q;
+	}
+	return m;
+}
+
 ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_wellknown *wk,
 			 const ot_tracer_opts *opts)
 {
@@ -525,6 +546,7 @@ ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_we
 	t->autograd = ot_autograd_new(ix, reg);
 	t->ck = ot_callkinds_new(ix, reg);
 	t->bodies = ot_bodies_new(ix);
+	t->py_hidden = python_hidden(ix, t->arena);
 	build_candidates(t);
 	return t;
 }
@@ -537,6 +559,7 @@ void ot_tracer_free(ot_tracer *t)
 		ot_vec_free(&t->cand[s]);
 	ot_callkinds_free(t->ck);
 	ot_bodies_free(t->bodies);
+	ot_map_free(t->py_hidden);
 	ot_autograd_free(t->autograd);
 	ot_arena_free(t->arena);
 	free(t);
