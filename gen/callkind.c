@@ -261,7 +261,8 @@ bool ot_callkind_is_selection(const char *n)
 
 static bool is_space(char c)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+	/* a backslash continues a line of a #define (read from the text) */
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == '\\';
 }
 
 static size_t skip_ws(const char *c, size_t i, size_t end)
@@ -518,9 +519,13 @@ size_t ot_callkind_params(const ot_index *ix, const ot_ix_cdef *d, const char **
 	const char *args[OT_CK_MAX_ARGS];
 	size_t open, k = 0;
 	int n;
-	if (!f || (open = params_open(f, d)) == (size_t)-1)
+	if (d->gen && d->gen->params && d->gen->params[0] == '(')
+		/* a definition a macro generated: its parameter list as the #define writes it */
+		n = split_args(args, OT_CK_MAX_ARGS, arena, d->gen->params, 0, strlen(d->gen->params));
+	else if (!f || (open = params_open(f, d)) == (size_t)-1)
 		return 0;
-	n = split_args(args, OT_CK_MAX_ARGS, arena, f->code, open, d->body ? d->body : f->len);
+	else
+		n = split_args(args, OT_CK_MAX_ARGS, arena, f->code, open, d->body ? d->body : f->len);
 	for (int i = 0; i < n && i < (int)OT_CK_MAX_ARGS && k < max; i++)
 		if (split_decl(arena, args[i], &names[k], &types[k]))
 			k++;
@@ -550,10 +555,10 @@ struct decls {
 
 /* Every declaration of local `name` in d's body before offset `at`, in
  * order (its type, initializer and range-for source as written). */
-static void scan_decls(struct decls *out, ot_arena *a, const char *c, const ot_ix_cdef *d, size_t at,
+static void scan_decls(struct decls *out, ot_arena *a, const char *c, size_t body, size_t at,
 		       const char *name)
 {
-	size_t n = strlen(name), lo = d->body + 1;
+	size_t n = strlen(name), lo = body + 1;
 	OT_VEC(struct decl) v = {0};
 	for (size_t i = lo; i + n <= at; i++) {
 		size_t after, tend, ts;
@@ -712,6 +717,24 @@ static void scan_decls(struct decls *out, ot_arena *a, const char *c, const ot_i
 /* The type of local `name` where offset `at` of d's body sees it (its
  * last declaration before `at`), with its initializer and range-for
  * source, or NULL. The declarations are read once per body and name. */
+/* The body of a definition macro invocation d generated, in its file:
+ * the text of the `#define` that writes it ([*body, *end) of f->text,
+ * from the #define's first line to the last of its continued lines).
+ * False for a macro of another file. */
+static bool generated_body(const ot_ix_file *f, const ot_ix_cdef *d, size_t *body, size_t *end)
+{
+	const ot_ix_macro *m = d->gen ? d->gen->paster : NULL;
+	size_t e;
+	if (!m || m->file != d->file || !m->line || m->line > f->nlines)
+		return false;
+	*body = f->line_off[m->line - 1];
+	for (e = *body; e < f->len; e++)
+		if (f->text[e] == '\n' && (e == 0 || f->text[e - 1] != '\\'))
+			break;
+	*end = e;
+	return true;
+}
+
 static const struct decl *local_decl(const ot_callkinds *ck, const char *c, const ot_ix_cdef *d,
 				     size_t at, const char *name)
 {
@@ -719,13 +742,20 @@ static const struct decl *local_decl(const ot_callkinds *ck, const char *c, cons
 	char key[200];
 	struct decls *ds;
 	const struct decl *best = NULL;
-	if (!d->body)
-		return NULL; /* a generated definition: no body of its own */
+	size_t body, end;
+	const ot_ix_file *f = ot_index_file(ck->ix, d->file);
+	if (!d->body && !generated_body(f, d, &body, &end))
+		return NULL; /* a generated definition of another file's macro */
+	if (d->body) {
+		body = d->body;
+		end = d->body_end ? d->body_end : f->len;
+	} else {
+		c = f->text; /* the #define's text: the code view blanks it */
+	}
 	snprintf(key, sizeof(key), "%p:%s", (const void *)d, name);
 	if (!(ds = ot_map_get(tc->locals, key))) {
-		const ot_ix_file *f = ot_index_file(ck->ix, d->file);
 		ds = ot_arena_alloc(tc->arena, sizeof(*ds));
-		scan_decls(ds, tc->arena, c, d, d->body_end ? d->body_end : f->len, name);
+		scan_decls(ds, tc->arena, c, body, end, name);
 		ot_map_put(tc->locals, ot_arena_strdup(tc->arena, key), ds);
 	}
 	for (size_t i = 0; i < ds->n && ds->v[i].pos + strlen(name) <= at; i++)
@@ -790,12 +820,67 @@ struct ck_ctx {
 static ot_ty expr_type(struct ck_ctx *x, const char *e);
 static const char *expr_class(struct ck_ctx *x, const char *e);
 
-/* What template parameter `name` stands for, or `name` itself. */
+/* What macro parameter `name` of the #define that generated definition d
+ * (ONE_HIDDEN_RNN(NAME, CELL)) stands for at its invocation
+ * (ONE_HIDDEN_RNN(gru, GRUCell<CellParams>)), or NULL. */
+static const char *macro_argument(const struct ck_ctx *x, const ot_ix_cdef *d, const char *name)
+{
+	const ot_ix_gen *g = d->gen;
+	const ot_ix_file *f;
+	const char *p;
+	size_t n = strlen(name);
+	if (!g || g->paster != g->macro || !(f = ot_index_file(x->ck->ix, g->macro->file)) ||
+	    !g->macro->line || g->macro->line > f->nlines)
+		return NULL;
+	/* the parameter list of `#define NAME(a, b)` */
+	p = f->text + f->line_off[g->macro->line - 1];
+	if (!(p = strchr(p, '(')) || memchr(f->text + f->line_off[g->macro->line - 1], '\n',
+					     (size_t)(p - f->text) - f->line_off[g->macro->line - 1]))
+		return NULL;
+	for (uint16_t k = 0; *p && *p != ')' && *p != '\n'; k++) {
+		while (*p == '(' || *p == ',' || *p == ' ' || *p == '\t')
+			p++;
+		if (!strncmp(p, name, n) && !ot_is_ident_char(p[n]))
+			return k < g->site->nargs ? g->site->args[k] : NULL;
+		while (*p && *p != ',' && *p != ')' && *p != '\n')
+			p++;
+	}
+	return NULL;
+}
+
+/* The entry `key` of the substitution, or NULL. */
+static const char *subst_get(const struct ck_ctx *x, const char *key)
+{
+	for (size_t i = 0; x->subst && i < x->subst->n; i++)
+		if (!strcmp(x->subst->name[i], key))
+			return x->subst->type[i];
+	return NULL;
+}
+
+/* The class of the object named `name` where x is, as the caller handed it
+ * in: a parameter's argument ("@name"), or what a data member of this
+ * object refers to ("@this.name"); NULL when not known that way. */
+static const char *object_type(struct ck_ctx *x, const char *name)
+{
+	char key[160];
+	const char *t;
+	snprintf(key, sizeof(key), "@%s", name);
+	if ((t = subst_get(x, key)))
+		return t;
+	snprintf(key, sizeof(key), "@this.%s", name);
+	return subst_get(x, key);
+}
+
+/* What template parameter `name` stands for (or the macro parameter of a
+ * definition a macro generated), or `name` itself. */
 static const char *substituted(const struct ck_ctx *x, const char *name)
 {
+	const char *m;
 	for (size_t i = 0; x->subst && i < x->subst->n; i++)
 		if (!strcmp(x->subst->name[i], name))
 			return x->subst->type[i];
+	if (x->d->gen && (m = macro_argument(x, x->d, name)))
+		return m;
 	return name;
 }
 
@@ -870,6 +955,31 @@ static const ot_ix_decl *class_decl(struct ck_ctx *x, const char *cls, const cha
 	return NULL;
 }
 
+/* The type a `using name = T;` in the body of x's function, before the
+ * call, gives name, or NULL. */
+static const char *local_alias(struct ck_ctx *x, const char *name)
+{
+	const char *c = x->f->code, *best = NULL;
+	size_t n = strlen(name), end = x->at && x->at < x->f->len ? x->at : x->d->body_end;
+	if (!x->d->body || x->d->gen)
+		return NULL;
+	for (const char *u = c + x->d->body; (u = memmem(u, end - (size_t)(u - c), "using", 5)); u += 5) {
+		size_t i = (size_t)(u - c), k, e;
+		if (ot_is_ident_char(c[i - 1]) || i + 6 + n >= end)
+			continue;
+		k = skip_ws(c, i + 5, end);
+		if (k == i + 5 || strncmp(c + k, name, n) || ot_is_ident_char(c[k + n]))
+			continue;
+		k = skip_ws(c, k + n, end);
+		if (k >= end || c[k] != '=')
+			continue;
+		for (e = k + 1; e < end && c[e] != ';'; e++)
+			;
+		best = span(x->a, c, skip_ws(c, k + 1, e), e);
+	}
+	return best;
+}
+
 /* `type` as written, without cv-qualifiers, references, pointers,
  * `typename` and the namespaces at::, c10::, std:: (normalize_type), its
  * aliases followed: those of class `cls` first, then those at namespace
@@ -896,12 +1006,22 @@ static const char *resolve_type(struct ck_ctx *x, const char *cls, const char *t
 		colon = strrchr(t, ':');
 		name = colon ? colon + 1 : t;
 		if (colon && colon - t >= 2) {
-			/* Outer::Name: Outer's alias */
+			/* Outer::Name: Outer's alias (CellType::hidden_type where
+			 * CellType is GRUCell<CellParams>: GRUCell's) */
 			char outer[128];
 			const char *os;
-			snprintf(outer, sizeof(outer), "%.*s", (int)(colon - 1 - t), t);
+			snprintf(outer, sizeof(outer), "%s",
+				 substituted(x, ot_arena_strndup(x->a, t, (size_t)(colon - 1 - t))));
+			outer[strcspn(outer, "<")] = '\0';
 			os = strrchr(outer, ':');
 			a = class_decl(x, os ? os + 1 : outer, name, OT_DECL_ALIAS);
+		} else if (!cls || !(a = class_decl(x, cls, name, OT_DECL_ALIAS))) {
+			/* a `using hidden_type = ...;` of the function's own body */
+			const char *la = local_alias(x, name);
+			if (la) {
+				type = la;
+				continue;
+			}
 		}
 		if (!a && cls)
 			a = class_decl(x, cls, name, OT_DECL_ALIAS);
@@ -1054,6 +1174,38 @@ static const char *member_type(struct ck_ctx *x, const char *cls, const char *na
 	return d ? resolve_type(x, cls, d->type) : NULL;
 }
 
+static int split_tparams(const char **out, size_t max, ot_arena *a, const char *c, size_t open, size_t hi);
+static const char *helper_type(struct ck_ctx *x, const char *qual, const char *name);
+
+/* `type` resolved through and through: its template's name and each of its
+ * template arguments (LayerT<hidden_type,cell_params> in _rnn_impl is
+ * FullLayer<Tensor,CellParams>). */
+static const char *resolve_deep(struct ck_ctx *x, const char *type)
+{
+	const char *lt = strchr(type, '<'), *args[OT_CK_MAX_SUBST];
+	char *out;
+	size_t len;
+	int n;
+	if (!lt)
+		return resolve_type(x, member_class(x, x->d), type);
+	n = split_tparams(args, OT_CK_MAX_SUBST, x->a, type, (size_t)(lt - type), strlen(type));
+	if (n < 0)
+		return type;
+	{
+		char name[160];
+		size_t k = (size_t)(lt - type);
+		while (k && type[k - 1] == ' ')
+			k--;
+		snprintf(name, sizeof(name), "%.*s", (int)k, type);
+		out = ot_arena_printf(x->a, "%s<", substituted(x, name));
+	}
+	for (int i = 0; i < n; i++)
+		out = ot_arena_printf(x->a, "%s%s%s", out, i ? "," : "", resolve_deep(x, args[i]));
+	len = strlen(out);
+	(void)len;
+	return ot_arena_printf(x->a, "%s>", out);
+}
+
 /* Is `name` (a callee as written, template arguments left out) a class:
  * one with a constructor, members or methods of its own, or a type no
  * function has (type_named)? */
@@ -1119,8 +1271,12 @@ static const char *expr_typestr(struct ck_ctx *x, const char *e)
 			} else if (ns >= 2 && e[ns - 1] == '>' && e[ns - 2] == '-' && e[n - 1] == ')') {
 				const char *bc = expr_class(x, ot_arena_strndup(x->a, e, ns - 2));
 				t = bc ? method_type(x, bc, ot_arena_strndup(x->a, e + ns, ms - ns)) : NULL;
-			} else if (is_class(x, ot_arena_strndup(x->a, e + ns, ms - ns))) {
-				t = callee; /* Foo(a, b), Foo<T>{}: a Foo made */
+			} else if (is_class(x, substituted(x, ot_arena_strndup(x->a, e + ns, ms - ns)))) {
+				t = resolve_deep(x, callee); /* Foo(a, b), Foo<T>{}: a Foo made */
+			} else if (e[n - 1] == ')') {
+				/* a helper: what it returns (gather_params gives a
+				 * std::vector<CellParams>) */
+				t = helper_type(x, ot_arena_strndup(x->a, e, ns), ot_arena_strndup(x->a, e + ns, ms - ns));
 			}
 		}
 	} else {
@@ -1132,7 +1288,9 @@ static const char *expr_typestr(struct ck_ctx *x, const char *e)
 			goto out;
 		} else if (s == 0) {
 			const char *init, *range, *type = local_type(x->ck, x->f->code, x->d, x->at, e, &init, &range);
-			if (type && ot_callkind_type(type) == OT_TY_AUTO) {
+			if (!type && (t = object_type(x, e)))
+				; /* handed in by the caller: its argument's class */
+			else if (type && ot_callkind_type(type) == OT_TY_AUTO) {
 				if (range) {
 					const char *rt = expr_typestr(x, range);
 					t = rt ? element_type(x, rt) : NULL;
@@ -1170,6 +1328,32 @@ static const char *expr_class(struct ck_ctx *x, const char *e)
 {
 	const char *t = expr_typestr(x, e);
 	return t ? class_of_type(x, t) : NULL;
+}
+
+static size_t find_helpers(struct ck_ctx *x, const char *qual, const char *name,
+			   const ot_ix_cdef **out, size_t max);
+
+/* What free function `qual::name` (qual as written before the name, "::"
+ * included, or "") returns where x is, when the helpers of that name it
+ * binds agree; NULL when not known. */
+static const char *helper_type(struct ck_ctx *x, const char *qual, const char *name)
+{
+	const ot_ix_cdef *defs[4];
+	const char *t = NULL;
+	char q[256];
+	size_t n, k;
+	snprintf(q, sizeof(q), "%s", qual);
+	k = strlen(q);
+	if (k >= 2 && q[k - 1] == ':' && q[k - 2] == ':')
+		q[k - 2] = '\0'; /* at::native:: is the qualifier at::native */
+	n = find_helpers(x, q, name, defs, OT_ARRAY_LEN(defs));
+	for (size_t i = 0; i < n; i++) {
+		const char *r = return_type(x, defs[i]);
+		if (!r || (t && strcmp(t, r)))
+			return NULL;
+		t = r;
+	}
+	return t ? resolve_type(x, member_class(x, x->d), t) : NULL;
 }
 
 /* The return type of method `name` of class `cls`, resolved, or NULL. */
@@ -1486,7 +1670,13 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 					    strncmp(callee + qs, "Tensor", 6) && strncmp(callee + qs, "MaybeOwned", 10))
 						return OT_TY_OTHER;
 				}
-				return OT_TY_UNKNOWN;
+				{
+					/* a helper of the tree: what it returns
+					 * (wrapped_scalar_tensor(s) is a Tensor) */
+					const char *rt = helper_type(x, q, method);
+					ot_ty t = rt ? ot_callkind_type(rt) : OT_TY_UNKNOWN;
+					return t == OT_TY_AUTO ? OT_TY_UNKNOWN : t;
+				}
 			}
 			(void)arrow;
 			if (!strcmp(method, "expect_contiguous") || !strcmp(method, "expect_resolved_conj"))
@@ -2720,9 +2910,9 @@ static void bind_targs(struct ck_ctx *x, const char *params, const char *code, s
 	for (int i = 0; i < n && p && *p && out->n < OT_CK_MAX_SUBST; i++) {
 		size_t k = strcspn(p, ",");
 		const char *t = resolve_type(x, member_class(x, x->d), args[i]);
-		/* only what names a class of the tree says anything (scalar_t,
-		 * float: nothing a call resolves by) */
-		if (class_of_type(x, t)) {
+		/* only what names a class of the tree, or a Tensor, says anything
+		 * (scalar_t, float: nothing a call resolves by) */
+		if (class_of_type(x, t) || ot_callkind_type(t) == OT_TY_TENSOR) {
 			out->name[out->n] = ot_arena_strndup(x->a, p, k);
 			out->type[out->n] = t;
 			out->n++;
@@ -2731,35 +2921,209 @@ static void bind_targs(struct ck_ctx *x, const char *params, const char *code, s
 	}
 }
 
+/* Add (name, type) to a substitution, unless it is full or has it. */
+static void subst_add(ot_ck_subst *out, const char *name, const char *type)
+{
+	for (size_t i = 0; i < out->n; i++)
+		if (!strcmp(out->name[i], name))
+			return;
+	if (out->n < OT_CK_MAX_SUBST) {
+		out->name[out->n] = name;
+		out->type[out->n++] = type;
+	}
+}
+
+/* The data members constructor h initializes from its parameters
+ * (`FullLayer(Cell<...>& cell) : cell_(cell) {}` gives cell_ <- 0):
+ * member names into `members`, parameter indexes into `from`. */
+static size_t ctor_inits(struct ck_ctx *x, const ot_ix_cdef *h, const char **members, size_t *from,
+			 size_t max)
+{
+	const ot_ix_file *f = ot_index_file(x->ck->ix, h->file);
+	const char *c, *pn[OT_CK_MAX_ARGS], *pt[OT_CK_MAX_ARGS], *items[OT_CK_MAX_ARGS];
+	size_t open, close, np, n = 0;
+	int ni;
+	if (!f || !h->body || (open = params_open(f, h)) == (size_t)-1)
+		return 0;
+	c = f->code;
+	close = match_bracket(c, open, h->body, open);
+	if (close == (size_t)-1 || (close = skip_ws(c, close + 1, h->body)) >= h->body || c[close] != ':')
+		return 0;
+	np = ot_callkind_params(x->ck->ix, h, pn, pt, OT_CK_MAX_ARGS, x->a);
+	/* the initializer list, as one argument list: ( a(b), c{d} ) */
+	{
+		char *list = ot_arena_printf(x->a, "(%.*s)", (int)(h->body - close - 1), c + close + 1);
+		ni = split_args(items, OT_CK_MAX_ARGS, x->a, list, 0, strlen(list));
+	}
+	for (int i = 0; i < ni && n < max; i++) {
+		const char *it = items[i], *o = strpbrk(it, "({");
+		size_t k;
+		if (!o)
+			continue;
+		for (k = 0; k < np; k++) {
+			size_t pl = strlen(pn[k]);
+			const char *a = o + 1;
+			while (*a == ' ')
+				a++;
+			if (!strncmp(a, pn[k], pl) && !ot_is_ident_char(a[pl]) && strspn(a + pl, " )}") == strlen(a + pl))
+				break;
+		}
+		if (k < np) {
+			members[n] = ot_arena_strndup(x->a, it, strcspn(it, " ({"));
+			from[n++] = k;
+		}
+	}
+	return n;
+}
+
+/* The object argument `arg` makes for a parameter `param` of the callee
+ * that calls it: "@param" its class, and for a construction with
+ * arguments (LayerT<...>{cell}) "@param.m" what each data member its
+ * constructor initializes from an argument refers to. */
+static void object_argument(struct ck_ctx *x, const char *param, const char *arg, ot_ck_subst *out)
+{
+	const char *t = expr_typestr(x, arg), *cls, *brace;
+	const ot_ix_cdef *ctors[OT_CK_MAX_DEFS];
+	const char *cargs[OT_CK_MAX_ARGS];
+	size_t n, al = strlen(arg);
+	int nc;
+	if (!t || !(cls = class_of_type(x, t)))
+		return;
+	t = resolve_deep(x, t);
+	subst_add(out, ot_arena_printf(x->a, "@%s", param), t);
+	/* T{a, b} or T(a, b): its constructor's member initializers */
+	if (!al || (arg[al - 1] != '}' && arg[al - 1] != ')'))
+		return;
+	brace = arg + match_bracket(arg, 0, al, al - 1);
+	if (brace <= arg)
+		return;
+	nc = split_args(cargs, OT_CK_MAX_ARGS, x->a, arg, (size_t)(brace - arg), al);
+	n = class_methods(x, cls, cls, ctors, OT_CK_MAX_DEFS);
+	for (size_t i = 0; i < n && nc > 0; i++) {
+		const char *members[8];
+		size_t from[8], nm;
+		size_t req, tot;
+		param_range(x, ctors[i], &req, &tot);
+		if ((size_t)nc < req || (size_t)nc > tot)
+			continue;
+		nm = ctor_inits(x, ctors[i], members, from, 8);
+		for (size_t m = 0; m < nm; m++) {
+			const char *mt = (int)from[m] < nc ? expr_typestr(x, cargs[from[m]]) : NULL;
+			if (mt && class_of_type(x, mt))
+				subst_add(out, ot_arena_printf(x->a, "@%s.%s", param, members[m]), resolve_deep(x, mt));
+		}
+		break;
+	}
+}
+
+/* Deduce the template parameters `to` has in `params` ("CellType,...,
+ * cell_params") from the types of the arguments: a parameter declared
+ * `const std::vector<cell_params>&` given a std::vector<CellParams> makes
+ * cell_params CellParams. */
+static void deduce_targs(struct ck_ctx *x, const ot_ix_cdef *to, const char *const *args, size_t nargs,
+			 ot_ck_subst *out)
+{
+	const char *pn[OT_CK_MAX_ARGS], *pt[OT_CK_MAX_ARGS];
+	size_t np = ot_callkind_params(x->ck->ix, to, pn, pt, OT_CK_MAX_ARGS, x->a);
+	for (size_t k = 0; k < np && k < nargs; k++) {
+		char pat[256], name[128];
+		const char *lt, *at, *alt;
+		size_t plen;
+		normalize_type(pat, sizeof(pat), pt[k]);
+		if (ot_starts_with(pat, "typename"))
+			continue;
+		lt = strchr(pat, '<');
+		plen = strlen(pat);
+		for (const char *p = to->fn_tparams; p && *p;) {
+			size_t l = strcspn(p, ",");
+			snprintf(name, sizeof(name), "%.*s", (int)l, p);
+			p += l + (p[l] == ',');
+			if (subst_get(&(struct ck_ctx){.subst = out}, name))
+				continue;
+			if (!lt) {
+				if (strcmp(pat, name) || !(at = expr_typestr(x, args[k])) || !class_of_type(x, at))
+					continue;
+				subst_add(out, ot_arena_strdup(x->a, name), resolve_deep(x, at));
+				continue;
+			}
+			/* Tmpl<name>: the argument's Tmpl<A> */
+			if (pat[plen - 1] != '>' || strncmp(lt + 1, name, strlen(name)) ||
+			    lt + 1 + strlen(name) != pat + plen - 1 || !(at = expr_typestr(x, args[k])))
+				continue;
+			at = resolve_deep(x, at);
+			{
+				char an[256];
+				normalize_type(an, sizeof(an), at);
+				alt = strchr(an, '<');
+				if (!alt || (size_t)(alt - an) != (size_t)(lt - pat) || strncmp(an, pat, (size_t)(lt - pat)))
+					continue;
+				an[strlen(an) - 1] = '\0';
+				if (class_of_type(x, alt + 1))
+					subst_add(out, ot_arena_strdup(x->a, name), ot_arena_strdup(x->a, alt + 1));
+			}
+		}
+	}
+}
+
 size_t ot_callkind_subst(const ot_callkinds *ck, const ot_ix_cdef *from, const ot_ix_call *c,
-			 const ot_ix_cdef *to, const ot_ck_subst *outer, ot_ck_subst *out, ot_arena *arena)
+			 const ot_callkind *kind, const ot_ix_cdef *to, const ot_ck_subst *outer, ot_ck_subst *out,
+			 ot_arena *arena)
 {
 	struct ck_ctx x = {ck, from, ot_index_file(ck->ix, from->file), arena, c->off, from->pp, outer, 0,
 			   false, {0}, {0}, 0};
-	const char *code = from->gen ? x.f->text : x.f->code;
+	const char *code = from->gen ? x.f->text : x.f->code, *objt = NULL, *objname = NULL;
 	size_t hi = from->body_end ? from->body_end : x.f->len, open;
 	const char *fc = member_class(&x, from);
 	memset(out, 0, sizeof(*out));
 	if (c->off == OT_IX_CALL_NO_TEXT)
 		return 0;
 	open = skip_ws(code, c->off + strlen(c->name), hi);
-	if (to->cls_tparams) {
-		if (c->kind == OT_CALL_FUNCTOR && code[open] == '<') {
+	/* the object whose method it is: its class template's arguments, and
+	 * what its data members refer to */
+	if (c->kind == OT_CALL_FUNCTOR && code[open] == '<') {
+		if (to->cls_tparams)
 			bind_targs(&x, to->cls_tparams, code, open, hi, out);
-		} else if (c->kind == OT_CALL_MEMBER) {
-			/* a Foo<A, B> object's method */
-			size_t rs, re;
-			bool arrow;
-			const char *t;
-			if (receiver(code, from->body, c->off, &rs, &re, &arrow) &&
-			    (t = expr_typestr(&x, span(arena, code, rs, re))) && strchr(t, '<'))
-				bind_targs(&x, to->cls_tparams, t, strchr(t, '<') - t, strlen(t), out);
-		} else if (outer && fc && to->in_class && to->cls && !strcmp(fc, to->cls)) {
-			*out = *outer; /* a method of the same class template */
+	} else if (c->kind == OT_CALL_MEMBER) {
+		size_t rs, re;
+		bool arrow;
+		if (receiver(code, from->body, c->off, &rs, &re, &arrow)) {
+			objname = span(arena, code, rs, re);
+			objt = expr_typestr(&x, objname);
 		}
+	} else if (c->kind == OT_CALL_PLAIN && !*c->qual && (objt = object_type(&x, c->name))) {
+		objname = c->name; /* layer(...), cell_(...): an object handed in */
+	} else if (outer && fc && to->in_class && to->cls && !strcmp(fc, to->cls)) {
+		*out = *outer; /* a method of the same class: (*this)(...), f(...) */
 	}
-	if (to->fn_tparams && c->kind == OT_CALL_PLAIN && code[open] == '<')
-		bind_targs(&x, to->fn_tparams, code, open, hi, out);
+	if (objt && to->cls_tparams && strchr(objt, '<')) {
+		objt = resolve_deep(&x, objt);
+		bind_targs(&x, to->cls_tparams, objt, (size_t)(strchr(objt, '<') - objt), strlen(objt), out);
+	}
+	if (objname && outer) {
+		size_t k = strlen(objname);
+		for (size_t i = 0; i < outer->n; i++)
+			if (outer->name[i][0] == '@' && !strncmp(outer->name[i] + 1, objname, k) &&
+			    outer->name[i][k + 1] == '.')
+				subst_add(out, ot_arena_printf(arena, "@this%s", outer->name[i] + k + 1), outer->type[i]);
+	}
+	/* a function template's arguments: written, or deduced */
+	if (to->fn_tparams) {
+		if (c->kind == OT_CALL_PLAIN && code[open] == '<')
+			bind_targs(&x, to->fn_tparams, code, open, hi, out);
+		deduce_targs(&x, to, kind->args, kind->nargs, out);
+	}
+	/* objects handed to parameters the callee calls (layer(...)) */
+	{
+		const char *pn[OT_CK_MAX_ARGS], *pt[OT_CK_MAX_ARGS];
+		size_t np = ot_callkind_params(ck->ix, to, pn, pt, OT_CK_MAX_ARGS, arena);
+		for (size_t k = 0; k < np && k < kind->nargs; k++)
+			for (uint32_t i = 0; i < to->ncalls; i++)
+				if (to->calls[i].kind == OT_CALL_PLAIN && !*to->calls[i].qual &&
+				    !strcmp(to->calls[i].name, pn[k])) {
+					object_argument(&x, pn[k], kind->args[k], out);
+					break;
+				}
+	}
 	return out->n;
 }
 
@@ -2809,9 +3173,9 @@ void ot_callkind_of_in(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cde
 			size_t m = match_bracket(code, open, hi, open);
 			open = m == (size_t)-1 ? hi : skip_ws(code, m + 1, hi);
 		}
-		if (c->kind == OT_CALL_FUNCTOR && open < hi && code[open] == '{') {
-			/* Foo{}(args): the arguments of operator() */
-			size_t m = match_bracket(code, open, hi, open);
+		if (c->kind == OT_CALL_FUNCTOR && open < hi && (code[open] == '{' || code[open] == ')')) {
+			/* Foo{}(args), (*this)(args): the arguments of operator() */
+			size_t m = code[open] == ')' ? open : match_bracket(code, open, hi, open);
 			open = m == (size_t)-1 ? hi : skip_ws(code, m + 1, hi);
 		}
 		nargs = open < hi && code[open] == '(' ? split_args(out->args, OT_CK_MAX_ARGS, arena, code, open, hi) : 0;
@@ -2830,7 +3194,8 @@ void ot_callkind_of_in(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cde
 	}
 	if (c->kind == OT_CALL_FUNCTOR) {
 		/* GRUCell<CellParams>{}(...): the class's operator() */
-		out->ndefs = class_methods(&x, substituted(&x, c->name), "operator", out->defs, OT_CK_MAX_DEFS);
+		const char *cls = !strcmp(c->name, "this") ? member_class(&x, d) : substituted(&x, c->name);
+		out->ndefs = cls ? class_methods(&x, cls, "operator", out->defs, OT_CK_MAX_DEFS) : 0;
 		bind_defs(&x, out, SIZE_MAX, OT_CK_HELPER);
 		return;
 	}
@@ -2898,8 +3263,24 @@ void ot_callkind_of_in(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cde
 			x.params_read = true;
 		}
 		for (size_t k = 0; k < x.nparams; k++)
-			if (!strcmp(x.pnames[k], c->name))
+			if (!strcmp(x.pnames[k], c->name)) {
+				/* an object the caller handed in: its operator() */
+				const char *o = object_type(&x, c->name), *oc = o ? class_of_type(&x, o) : NULL;
+				out->ndefs = oc ? class_methods(&x, oc, "operator", out->defs, OT_CK_MAX_DEFS) : 0;
+				bind_defs(&x, out, SIZE_MAX, OT_CK_HELPER);
 				return;
+			}
+	}
+	if (!*c->qual && member_class(&x, d)) {
+		/* a data member called (cell_(...)): the operator() of what it
+		 * refers to; C++ finds the member before any function */
+		const char *cls = member_class(&x, d), *mt = object_type(&x, c->name);
+		if (mt || (mt = member_type(&x, cls, c->name))) {
+			const char *oc = class_of_type(&x, mt);
+			out->ndefs = oc ? class_methods(&x, oc, "operator", out->defs, OT_CK_MAX_DEFS) : 0;
+			bind_defs(&x, out, SIZE_MAX, OT_CK_HELPER);
+			return;
+		}
 	}
 	if (is_ti_loop(c->name)) {
 		out->kind = OT_CK_LAUNCH;

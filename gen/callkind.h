@@ -71,12 +71,16 @@ void ot_callkinds_free(ot_callkinds *ck);
 void ot_callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *d,
 		    const ot_ix_call *c, ot_arena *arena);
 
-#define OT_CK_MAX_SUBST 8
+#define OT_CK_MAX_SUBST 12
 
 /** What the template parameters of a class or function template stand for
  * where it is called: GRUCell<CellParams>{}(...) makes GRUCell's
  * `cell_params` CellParams, so `params.linear_ih(input)` on a `const
- * cell_params&` is CellParams::linear_ih. */
+ * cell_params&` is CellParams::linear_ih. Also what objects handed in are:
+ * "@layer" the class of the argument passed for parameter `layer` (a
+ * FullLayer<Tensor,CellParams> the callee calls), "@layer.cell_" what that
+ * object's data member refers to (the GRUCell its constructor was given),
+ * "@this.cell_" the same seen from the object's own methods. */
 typedef struct {
 	const char *name[OT_CK_MAX_SUBST];
 	const char *type[OT_CK_MAX_SUBST];
@@ -92,11 +96,14 @@ void ot_callkind_of_in(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cde
  * of `from` (where `outer` holds, or NULL) reaches it: the template
  * arguments the call writes (Foo<T>{}(...), f<T>(...)) or its receiver's
  * type has (a Foo<T> object's method), or, for a method of the class
- * `from` is a method of, `outer` itself. Each argument is read where
- * `outer` holds. Returns out->n.
+ * `from` is a method of, `outer` itself; template parameters deduced from
+ * the arguments `kind` (the call classified) read; the objects handed to
+ * parameters the callee calls. Each argument is read where `outer` holds.
+ * Returns out->n.
  */
 size_t ot_callkind_subst(const ot_callkinds *ck, const ot_ix_cdef *from, const ot_ix_call *c,
-			 const ot_ix_cdef *to, const ot_ck_subst *outer, ot_ck_subst *out, ot_arena *arena);
+			 const ot_callkind *kind, const ot_ix_cdef *to, const ot_ck_subst *outer, ot_ck_subst *out,
+			 ot_arena *arena);
 
 /**
  * Every call of `d` classified, d->ncalls of them in order: what

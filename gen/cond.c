@@ -1592,8 +1592,16 @@ static ot_verdict guard_own(const struct gchain *ch, const ot_ix_guard *g)
 		 * that raises is never taken by a call that works */
 		v = ot_verdict_true();
 		for (const ot_ix_guard *e = guard_at(ch, g->prev); e; e = guard_at(ch, e->prev)) {
-			if (e->exits && !e->raises)
+			if (e->exits && !e->raises) {
 				v = ot_verdict_and(v, negated(arm_taken(ch, e)));
+			} else if (e->may_exit && !e->raises) {
+				/* a return nested in the arm: taken or not, what follows
+				 * may still run */
+				ot_verdict m = negated(arm_taken(ch, e));
+				if (m.value == OT_TRI_FALSE)
+					m.value = OT_TRI_UNKNOWN;
+				v = ot_verdict_and(v, m);
+			}
 			if (e->kind == OT_GUARD_IF)
 				break;
 		}

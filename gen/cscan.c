@@ -696,6 +696,25 @@ static bool skip_space(const char *code, size_t len, size_t *i)
 	return *i < len;
 }
 
+/* Is the word [s, e) the `this` of `(*this)(...)`? */
+static bool this_called(const char *code, size_t len, size_t s, size_t e)
+{
+	size_t b = s, i = e;
+	if (e - s != 4 || memcmp(code + s, "this", 4))
+		return false;
+	while (b > 0 && (code[b - 1] == ' ' || code[b - 1] == '\t'))
+		b--;
+	if (b < 2 || code[b - 1] != '*')
+		return false;
+	b--;
+	while (b > 0 && (code[b - 1] == ' ' || code[b - 1] == '\t'))
+		b--;
+	if (!b || code[b - 1] != '(' || !skip_space(code, len, &i) || code[i] != ')')
+		return false;
+	i++;
+	return skip_space(code, len, &i) && code[i] == '(';
+}
+
 /* At the '{' at `i`: `{}(`, a temporary made and called? */
 static bool functor_call(const char *code, size_t len, size_t i)
 {
@@ -795,7 +814,7 @@ static uint16_t add_guard(struct walker *w, uint8_t kind, const char *text, size
 {
 	/* the code after a chain that leaves runs on past the arm the chain is in */
 	ot_ix_guard g = {text, line_of(w, at), cur_guard(w), prev, kind, false, false,
-			 kind == OT_GUARD_AFTER ? 0 : w->arm, NULL};
+			 kind == OT_GUARD_AFTER ? 0 : w->arm, NULL, false};
 	if (w->guards.len >= UINT16_MAX - 1)
 		return cur_guard(w);
 	ot_vec_push(&w->guards, g);
@@ -907,6 +926,13 @@ static void mark_arm(struct walker *w, bool raises)
 		else
 			g->exits = true;
 	}
+	/* a return inside an inner arm: the arms around it may leave too */
+	for (int k = w->nscopes - 1; !raises && k >= 0; k--) {
+		const struct scope_guard *o = &w->scopes[k];
+		if (o != sc && (o->kind == SC_ARM || o->kind == SC_CASE) && o->guard &&
+		    o->guard <= w->guards.len)
+			w->guards.items[o->guard - 1].may_exit = true;
+	}
 }
 
 /* An if chain has ended with arm `last`: when one of its arms leaves the
@@ -920,7 +946,7 @@ static void finish_chain(struct walker *w, uint16_t last, size_t at, int paren)
 	const struct scope_guard *outer = w->nscopes ? &w->scopes[w->nscopes - 1] : NULL;
 	for (uint16_t g = last; g && g <= w->guards.len; g = w->guards.items[g - 1].prev) {
 		const ot_ix_guard *a = &w->guards.items[g - 1];
-		leaves = leaves || a->exits || a->raises;
+		leaves = leaves || a->exits || a->raises || a->may_exit;
 		all_leave = all_leave && (a->exits || a->raises);
 		all_raise = all_raise && a->raises;
 		if (a->kind == OT_GUARD_IF)
@@ -1622,6 +1648,16 @@ static bool in_ctor_initializer(const char *c, size_t start, size_t at)
 	return false;
 }
 
+/* Is the '{' at `at` a member's brace initializer (`b_{x}`, `Base<T>{x}`),
+ * not the constructor's body (after `b_(x)` or `b_{x}`)? */
+static bool brace_init(const char *c, size_t start, size_t at)
+{
+	size_t i = at;
+	while (i > start && (c[i - 1] == ' ' || c[i - 1] == '\t' || c[i - 1] == '\n' || c[i - 1] == '\r'))
+		i--;
+	return i > start && (ot_is_ident_char(c[i - 1]) || c[i - 1] == '>');
+}
+
 /* An argument of a call or macro invocation: [start, end) of the code view. */
 struct arg {
 	size_t start, end;
@@ -1959,7 +1995,9 @@ static void walk(struct walker *w)
 				i++;
 			if (w->func >= 0 && body_keyword(w, s, i, paren))
 				continue;
-			if (w->func >= 0 && call_follows(c, w->len, i, &kind))
+			if (w->func >= 0 && this_called(c, w->len, s, i))
+				record_call(w, s, i, OT_CALL_FUNCTOR); /* (*this)(...): its own operator() */
+			else if (w->func >= 0 && call_follows(c, w->len, i, &kind))
 				record_call(w, s, i, kind);
 			else if (w->func >= 0 && i - s > 5 && !memcmp(c + i - 5, "_stub", 5) &&
 				 ends_argument(c, w->len, i))
@@ -2019,7 +2057,7 @@ static void walk(struct walker *w)
 				i = body_comparison(w, i);
 			break;
 		case '{':
-			if (decl_scope(w) && (paren > 0 || in_ctor_initializer(c, head_start, i))) {
+			if (decl_scope(w) && (paren > 0 || (in_ctor_initializer(c, head_start, i) && brace_init(c, head_start, i)))) {
 				/* a brace inside a head: jiterator_stringify(...), or b_{x}
 				 * in a constructor's initializer list */
 				if (w->depth < MAX_DEPTH) {

@@ -61,7 +61,7 @@ static ot_ix_guard *guard_at(struct reader *r, uint16_t id)
 static uint16_t add_guard(struct reader *r, uint8_t kind, const char *text, uint32_t line,
 			  uint16_t prev)
 {
-	ot_ix_guard g = {text, line, cur_guard(r), prev, kind, false, false, 0, NULL};
+	ot_ix_guard g = {text, line, cur_guard(r), prev, kind, false, false, 0, NULL, false};
 	if (r->out->guards.len >= UINT16_MAX - 1)
 		return cur_guard(r);
 	ot_vec_push(&r->out->guards, g);
@@ -668,8 +668,8 @@ static uint16_t ternary_guard(struct reader *r, struct ternaries *t, size_t ss, 
 	if (t->n >= OT_ARRAY_LEN(t->at) || r->out->guards.len + 2 >= UINT16_MAX)
 		return guard;
 	{
-		ot_ix_guard then = {quote(r, pi + 2, pe), line, guard, 0, OT_GUARD_THEN, false, false, 0, NULL};
-		ot_ix_guard other = {NULL, line, guard, 0, OT_GUARD_OTHERWISE, false, false, 0, NULL};
+		ot_ix_guard then = {quote(r, pi + 2, pe), line, guard, 0, OT_GUARD_THEN, false, false, 0, NULL, false};
+		ot_ix_guard other = {NULL, line, guard, 0, OT_GUARD_OTHERWISE, false, false, 0, NULL, false};
 		ot_vec_push(&r->out->guards, then);
 		other.prev = (uint16_t)r->out->guards.len;
 		ot_vec_push(&r->out->guards, other);

@@ -121,6 +121,8 @@ typedef struct {
 	uint32_t pp;      /**< C++: the preprocessor arm the guard is written in, or 0 */
 	const char *subject; /**< CASE: what the switch tests ("backend"); `text` is the
 			          label as written ("case ConvBackend::Cudnn", "default") */
+	bool may_exit;    /**< an arm with a return nested in an inner arm: what
+			       follows its chain runs only when that return was not */
 } ot_ix_guard;
 
 /* ---- function-like macros that define functions ------------------------------ */

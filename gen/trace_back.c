@@ -166,7 +166,7 @@ static void formula_helpers(struct tb_ctx *c, const ot_reg_schema *schema, const
 				continue;
 			ot_map_put(seen, ot_arena_strdup(c->a, name), (void *)1);
 			for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, name); d && hn < 0 && !member; d = d->next)
-				if (d->kind == OT_CDEF_FUNC && !d->in_class &&
+				if (d->kind == OT_CDEF_FUNC && !d->in_class && !*d->qual &&
 				    ot_starts_with(fpath(c, d->file), "torch/csrc/autograd/"))
 					hn = deriv_node(c, d->file, d->line, d->gen ? d->gen->site->text : d->name,
 							"backward helper (torch/csrc/autograd)", op, depth, d);

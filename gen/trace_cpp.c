@@ -709,7 +709,8 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 			 * float one */
 			bool has_f32 = false;
 			char dt[OT_CK_MAX_DEFS];
-			if (ck.kind == OT_CK_HELPER && level >= c->t->opts.helper_depth)
+			if (ck.kind == OT_CK_HELPER &&
+			    level >= c->t->opts.helper_depth + (b && b->subst.n ? TB_SUBST_EXTRA_DEPTH : 0))
 				break;
 			if (ck.kind == OT_CK_HELPER && ck.ndefs == 1 && def_dtype(c, ck.defs[0]) == 'O')
 				ck.defs[0] = float_twin(c, ck.defs[0]);
@@ -733,7 +734,7 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 				if (hn < 0 || (uint32_t)hn == node)
 					continue;
 				call_binding(&be, &ck, &hb, call->off);
-				ot_callkind_subst(c->t->ck, d, call, h, b ? &b->subst : NULL, &hb.subst, c->a);
+				ot_callkind_subst(c->t->ck, d, call, &ck, h, b ? &b->subst : NULL, &hb.subst, c->a);
 				sub = explore_body(c, (uint32_t)hn, h, op, depth, level + 1, &hb);
 				/* host code calling into a file only nvcc compiles: that
 				 * function is where the CUDA work starts, kept even when

@@ -65,6 +65,12 @@ struct tb_state {
  * branches stop at --depth). */
 #define TB_SURE_EXTRA_DEPTH 2
 
+/* How much deeper than --helper-depth the helpers of a template read with
+ * its arguments are followed (_rnn_impl -> apply_layer_stack ->
+ * FullLayer::operator() -> GRUCell::operator() -> CellParams::linear_ih:
+ * the plumbing of class templates is deep, and rare). */
+#define TB_SUBST_EXTRA_DEPTH 4
+
 struct tb_ctx {
 	const ot_tracer *t;
 	const ot_index *ix;
