@@ -2537,6 +2537,10 @@ static void body_calls(ot_arena *arena, const struct mdef *m, size_t close, ot_i
 		}
 		k = g - 1;
 	}
+	if (open < m->n && end < m->n) {
+		it->body = (uint32_t)m->toks[open].s;
+		it->body_end = (uint32_t)m->toks[end].s;
+	}
 	it->calls = OT_ARENA_VEC(arena, &v);
 	it->ncalls = (uint32_t)v.len;
 	it->pcalls = OT_ARENA_VEC(arena, &pv);
@@ -2679,6 +2683,112 @@ static size_t define_name(const char *text, size_t len, size_t at, size_t *line_
 	return ns;
 }
 
+static void walk(struct walker *w);
+
+/* What a walk allocated beside its arena. */
+static void walker_free(struct walker *w)
+{
+	for (int k = 0; k < PP_MAX; k++) {
+		struct pp_state *s[2] = {&w->pp[k].at_if, &w->pp[k].first_end};
+		for (int j = 0; j < 2; j++) {
+			free(s[j]->stack);
+			free(s[j]->keeps_head);
+			free(s[j]->ns_len);
+			free(s[j]->ns);
+		}
+	}
+	free(w->pp);
+	free(w->launch_macros);
+	ot_vec_free(&w->guards);
+	ot_vec_free(&w->sites);
+	ot_vec_free(&w->invokes);
+	ot_vec_free(&w->calls);
+}
+
+/* The ot_ix_call of `d` at offset `off`, or the first after it within
+ * `span` bytes (NULL when none). */
+static const ot_ix_call *call_near(const ot_ix_cdef *d, uint32_t off, uint32_t span)
+{
+	const ot_ix_call *best = NULL;
+	for (uint32_t k = 0; k < d->ncalls; k++)
+		if (d->calls[k].off >= off && d->calls[k].off < off + span &&
+		    (!best || d->calls[k].off < best->off))
+			best = &d->calls[k];
+	return best;
+}
+
+/*
+ * The conditions of the functions a macro's body writes (ONE_HIDDEN_RNN's
+ * `if (at::cudnn_is_acceptable(_input)) { ...; return; }`): the walker run
+ * over those bodies alone, their text made code (line continuations blank,
+ * a name before each body's '{' so that it reads as a definition), at the
+ * offsets of the file. Each item gets its body's guards, each of its calls
+ * the guard it runs under.
+ */
+static void macro_guards(struct walker *w, const char *text, size_t len, mitem_vec *items)
+{
+	struct walker b = {0};
+	ot_scan_result tmp = {0};
+	char *buf, *cv;
+	bool any = false;
+	for (size_t i = 0; i < items->len; i++)
+		any = any || (items->items[i].body >= 3 && items->items[i].body_end > items->items[i].body);
+	if (!any)
+		return;
+	buf = ot_malloc(len + 1);
+	cv = ot_malloc(len + 1);
+	for (size_t k = 0; k < len; k++)
+		buf[k] = text[k] == '\n' ? '\n' : ' ';
+	buf[len] = '\0';
+	for (size_t i = 0; i < items->len; i++) {
+		const ot_ix_mitem *it = &items->items[i];
+		if (it->body < 3 || it->body_end <= it->body)
+			continue;
+		for (size_t k = it->body; k <= it->body_end && k < len; k++)
+			buf[k] = text[k] == '\\' && k + 1 < len && (text[k + 1] == '\n' || text[k + 1] == '\r') ? ' ' : text[k];
+		memcpy(buf + it->body - 3, "f()", 3);
+	}
+	ot_lex_code_view(cv, buf, len, OT_LANG_C);
+	cv[len] = '\0';
+	b.out = &tmp;
+	b.arena = w->arena;
+	b.code = cv;
+	b.len = len;
+	b.file = w->file;
+	b.func = -1;
+	b.head.toks = w->head.toks;
+	b.pp = ot_calloc(PP_MAX, sizeof(*b.pp));
+	b.line_off = w->line_off;
+	b.nlines = w->nlines;
+	b.text = buf;
+	walk(&b);
+	for (size_t i = 0; i < items->len; i++) {
+		ot_ix_mitem *it = &items->items[i];
+		const ot_ix_cdef *d = NULL;
+		for (size_t k = 0; k < tmp.cdefs.len && !d; k++)
+			if (tmp.cdefs.items[k].body == it->body)
+				d = &tmp.cdefs.items[k];
+		if (!d || !d->nguards)
+			continue;
+		it->guards = d->guards;
+		it->nguards = d->nguards;
+		for (uint32_t c = 0; c < it->ncalls; c++) {
+			const ot_ix_call *bc = call_near(d, it->calls[c].off, 1);
+			((ot_ix_call *)&it->calls[c])->guard = bc ? bc->guard : 0;
+		}
+		/* a name the macro's parameters make (NAME##_cudnn_stub): the
+		 * walker saw its last part called */
+		for (uint32_t c = 0; c < it->npcalls; c++) {
+			const ot_ix_call *bc = call_near(d, it->pcalls[c].off, 128);
+			((ot_ix_call *)&it->pcalls[c])->guard = bc ? bc->guard : 0;
+		}
+	}
+	walker_free(&b);
+	ot_scan_result_free(&tmp);
+	free(buf);
+	free(cv);
+}
+
 /* Every function-like #define of the raw text whose body has items. */
 static void find_pasting_macros(struct walker *w, const char *text, size_t len)
 {
@@ -2727,6 +2837,7 @@ static void find_pasting_macros(struct walker *w, const char *text, size_t len)
 		macro_items(&items, w->arena, &m);
 		if (!items.len || in_block_comment(text, ls))
 			continue;
+		macro_guards(w, text, len, &items);
 		for (size_t i = 0; i < items.len; i++) {
 			for (uint32_t c = 0; c < items.items[i].ncalls; c++) {
 				ot_ix_call *call = (ot_ix_call *)&items.items[i].calls[c];
@@ -2952,22 +3063,8 @@ void ot_scan_c(ot_scan_result *out, ot_arena *arena, const char *code, const cha
 		if (!out->cdefs.items[i].end_line)
 			out->cdefs.items[i].end_line = w.nlines;
 	scan_stubs(out, arena, code, len, &w);
-	for (int k = 0; k < PP_MAX; k++) {
-		struct pp_state *s[2] = {&w.pp[k].at_if, &w.pp[k].first_end};
-		for (int j = 0; j < 2; j++) {
-			free(s[j]->stack);
-			free(s[j]->keeps_head);
-			free(s[j]->ns_len);
-			free(s[j]->ns);
-		}
-	}
-	free(w.pp);
-	free(w.launch_macros);
-	ot_vec_free(&w.guards);
-	ot_vec_free(&w.sites);
 	out->invokes = OT_ARENA_VEC(arena, &w.invokes);
 	out->ninvokes = w.invokes.len;
-	ot_vec_free(&w.invokes);
-	ot_vec_free(&w.calls);
+	walker_free(&w);
 	free(toks);
 }

@@ -356,6 +356,8 @@ static void add_generated(struct expand *e, const ot_ix_macro *paster, const ot_
 	d->in_class = site->in_class;
 	d->pp = site->pp;
 	d->gen = g;
+	d->guards = it->guards; /* the walker's reading of the #define's body */
+	d->nguards = it->nguards;
 	for (uint32_t i = 0; i < it->npcalls; i++) {
 		ot_ix_call call = it->pcalls[i];
 		const char *n = instantiate(e, &it->pnames[i], paster, args, nargs);

@@ -170,6 +170,12 @@ typedef struct {
 					      the argument is one) */
 	const ot_ix_template *pnames;
 	uint32_t npcalls;
+	uint32_t body, body_end; /**< FUNC/IMPL: offsets of its body's '{' and '}' in
+				      the file's text */
+	const ot_ix_guard *guards; /**< FUNC/IMPL: the conditions parts of its
+					      body run under (the calls' `guard`
+					      index them), or NULL */
+	uint16_t nguards;
 } ot_ix_mitem;
 
 /** A `#define NAME(params) body` whose body defines functions with names
