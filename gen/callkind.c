@@ -34,14 +34,17 @@ struct ot_callkinds {
 	ot_arena *arena;
 	pthread_key_t cache;  /* -> struct thread_cache of the calling thread */
 	OT_VEC(void *) caches; /* every thread's (freed with the tracer) */
-};
-
-/* What one thread worked out: bodies classified, parameters read. */
-struct thread_cache {
-	ot_arena *arena;
-	ot_map *bodies; /* "%p" of a cdef -> ot_callkind[ncalls] */
+	/* What every thread worked out, shared (each answer lives in the
+	 * arena of the thread that worked it out; the maps are shared_lock's) */
+	pthread_rwlock_t shared_lock;
+	ot_map *bodies; /* "%p" of a cdef (and a substitution) -> ot_callkind[ncalls] */
 	ot_map *params; /* "%p" of a cdef -> struct params */
 	ot_map *locals; /* "%p:name" of a cdef and a local -> struct decls */
+};
+
+/* The memory one thread works in. */
+struct thread_cache {
+	ot_arena *arena;
 };
 
 struct params {
@@ -139,6 +142,10 @@ ot_callkinds *ot_callkinds_new(const ot_index *ix, const ot_registry *reg)
 	ck->names = ot_map_new();
 	ck->kernel_names = ot_map_new();
 	pthread_key_create(&ck->cache, NULL);
+	pthread_rwlock_init(&ck->shared_lock, NULL);
+	ck->bodies = ot_map_new();
+	ck->params = ot_map_new();
+	ck->locals = ot_map_new();
 	infos = ot_arena_alloc(ck->arena, (n ? n : 1) * sizeof(*infos));
 	for (size_t i = 0; i < n; i++) {
 		const char *name = ot_index_call_name_at(ix, i);
@@ -174,9 +181,6 @@ static void free_cache(struct thread_cache *tc)
 {
 	if (!tc)
 		return;
-	ot_map_free(tc->bodies);
-	ot_map_free(tc->params);
-	ot_map_free(tc->locals);
 	ot_arena_free(tc->arena);
 	free(tc);
 }
@@ -191,6 +195,10 @@ void ot_callkinds_free(ot_callkinds *ck)
 	ot_vec_free(&ck->caches);
 	pthread_mutex_unlock(&caches_lock);
 	pthread_key_delete(ck->cache);
+	pthread_rwlock_destroy(&ck->shared_lock);
+	ot_map_free(ck->bodies);
+	ot_map_free(ck->params);
+	ot_map_free(ck->locals);
 	ot_map_free(ck->names);
 	ot_map_free(ck->kernel_names);
 	ot_arena_free(ck->arena);
@@ -204,9 +212,6 @@ static struct thread_cache *thread_cache(const ot_callkinds *ck)
 		return tc;
 	tc = ot_calloc(1, sizeof(*tc));
 	tc->arena = ot_arena_new();
-	tc->bodies = ot_map_new();
-	tc->params = ot_map_new();
-	tc->locals = ot_map_new();
 	pthread_setspecific(ck->cache, tc);
 	pthread_mutex_lock(&caches_lock);
 	ot_vec_push(&((ot_callkinds *)ck)->caches, tc);
@@ -214,18 +219,62 @@ static struct thread_cache *thread_cache(const ot_callkinds *ck)
 	return tc;
 }
 
+/* What some thread worked out for `key` in the shared map `m`, or NULL. */
+static void *shared_get(const ot_callkinds *ck, ot_map *m, const char *key)
+{
+	void *v;
+	pthread_rwlock_rdlock((pthread_rwlock_t *)&ck->shared_lock);
+	v = ot_map_get(m, key);
+	pthread_rwlock_unlock((pthread_rwlock_t *)&ck->shared_lock);
+	return v;
+}
+
+/* Share `v`, worked out by the calling thread for `key` (both in its
+ * arena); when another thread shared an answer first, that one. */
+static void *shared_put(const ot_callkinds *ck, ot_map *m, const char *key, void *v)
+{
+	void *have;
+	pthread_rwlock_wrlock((pthread_rwlock_t *)&ck->shared_lock);
+	if (!(have = ot_map_get(m, key)))
+		ot_map_put(m, key, v);
+	pthread_rwlock_unlock((pthread_rwlock_t *)&ck->shared_lock);
+	return have ? have : v;
+}
+
 const ot_callkind *ot_callkinds_body(const ot_callkinds *ck, const ot_ix_cdef *d)
 {
-	struct thread_cache *tc = thread_cache(ck);
+	struct thread_cache *tc;
 	char key[32];
 	ot_callkind *out;
 	snprintf(key, sizeof(key), "%p", (const void *)d);
-	if ((out = ot_map_get(tc->bodies, key)))
+	if ((out = shared_get(ck, ck->bodies, key)))
 		return out;
+	tc = thread_cache(ck);
 	out = ot_arena_alloc(tc->arena, (d->ncalls ? d->ncalls : 1) * sizeof(*out));
 	for (uint32_t i = 0; i < d->ncalls; i++)
 		ot_callkind_of(&out[i], ck, d, &d->calls[i], tc->arena);
-	ot_map_put(tc->bodies, ot_arena_strdup(tc->arena, key), out);
+	return shared_put(ck, ck->bodies, ot_arena_strdup(tc->arena, key), out);
+}
+
+const ot_callkind *ot_callkinds_body_in(const ot_callkinds *ck, const ot_ix_cdef *d,
+					const ot_ck_subst *subst)
+{
+	struct thread_cache *tc;
+	ot_buf key = OT_BUF_INIT;
+	ot_callkind *out;
+	if (!subst || !subst->n)
+		return ot_callkinds_body(ck, d);
+	tc = thread_cache(ck);
+	ot_buf_printf(&key, "%p", (const void *)d);
+	for (size_t i = 0; i < subst->n; i++)
+		ot_buf_printf(&key, "|%s=%s", subst->name[i], subst->type[i]);
+	if (!(out = shared_get(ck, ck->bodies, key.ptr))) {
+		out = ot_arena_alloc(tc->arena, (d->ncalls ? d->ncalls : 1) * sizeof(*out));
+		for (uint32_t i = 0; i < d->ncalls; i++)
+			ot_callkind_of_in(&out[i], ck, d, &d->calls[i], tc->arena, subst);
+		out = shared_put(ck, ck->bodies, ot_arena_strdup(tc->arena, key.ptr), out);
+	}
+	ot_buf_free(&key);
 	return out;
 }
 
@@ -236,12 +285,12 @@ size_t ot_callkinds_params(const ot_callkinds *ck, const ot_ix_cdef *d, const ch
 	char key[32];
 	struct params *p;
 	snprintf(key, sizeof(key), "%p", (const void *)d);
-	if (!(p = ot_map_get(tc->params, key))) {
+	if (!(p = shared_get(ck, ck->params, key))) {
 		p = ot_arena_alloc(tc->arena, sizeof(*p));
 		p->names = ot_arena_alloc(tc->arena, OT_CK_MAX_ARGS * sizeof(*p->names));
 		p->types = ot_arena_alloc(tc->arena, OT_CK_MAX_ARGS * sizeof(*p->types));
 		p->n = ot_callkind_params(ck->ix, d, p->names, p->types, OT_CK_MAX_ARGS, tc->arena);
-		ot_map_put(tc->params, ot_arena_strdup(tc->arena, key), p);
+		p = shared_put(ck, ck->params, ot_arena_strdup(tc->arena, key), p);
 	}
 	*names = p->names;
 	*types = p->types;
@@ -753,10 +802,10 @@ static const struct decl *local_decl(const ot_callkinds *ck, const char *c, cons
 		c = f->text; /* the #define's text: the code view blanks it */
 	}
 	snprintf(key, sizeof(key), "%p:%s", (const void *)d, name);
-	if (!(ds = ot_map_get(tc->locals, key))) {
+	if (!(ds = shared_get(ck, ck->locals, key))) {
 		ds = ot_arena_alloc(tc->arena, sizeof(*ds));
 		scan_decls(ds, tc->arena, c, body, end, name);
-		ot_map_put(tc->locals, ot_arena_strdup(tc->arena, key), ds);
+		ds = shared_put(ck, ck->locals, ot_arena_strdup(tc->arena, key), ds);
 	}
 	for (size_t i = 0; i < ds->n && ds->v[i].pos + strlen(name) <= at; i++)
 		best = &ds->v[i];

@@ -113,6 +113,11 @@ size_t ot_callkind_subst(const ot_callkinds *ck, const ot_ix_cdef *from, const o
  */
 const ot_callkind *ot_callkinds_body(const ot_callkinds *ck, const ot_ix_cdef *d);
 
+/** The same where `subst` holds (NULL or empty: ot_callkinds_body), kept
+ * per thread for each distinct substitution. */
+const ot_callkind *ot_callkinds_body_in(const ot_callkinds *ck, const ot_ix_cdef *d,
+					const ot_ck_subst *subst);
+
 /** The parameters of `d` (as ot_callkind_params), kept per thread: *names
  * and *types point into the thread's cache. */
 size_t ot_callkinds_params(const ot_callkinds *ck, const ot_ix_cdef *d, const char *const **names,

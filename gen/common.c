@@ -146,6 +146,7 @@ struct ot_arena {
 };
 
 #define ARENA_CHUNK (256 * 1024)
+#define ARENA_FIRST (8 * 1024)
 
 ot_arena *ot_arena_new(void)
 {
@@ -173,7 +174,15 @@ static void *arena_alloc_raw(ot_arena *arena, size_t n)
 
 	n = (n + align - 1) / align * align;
 	if (!c || c->size - c->used < n) {
-		size_t size = n > ARENA_CHUNK / 4 ? n : ARENA_CHUNK;
+		/* Chunks double from ARENA_FIRST up to ARENA_CHUNK: a small
+		 * arena (one op's trace) does not hold a quarter megabyte. */
+		size_t size = c ? 2 * c->size : ARENA_FIRST;
+		if (size > ARENA_CHUNK)
+			size = ARENA_CHUNK;
+		while (size < n)
+			size *= 2;
+		if (n > ARENA_CHUNK / 4)
+			size = n;
 		c = ot_malloc(sizeof(*c) + size);
 		c->size = size;
 		c->used = 0;

@@ -177,7 +177,7 @@ static ot_verdict helper_call_value(const ot_cenv *env, const char *qual, const 
 	const char *const *names, *const *types;
 	size_t np;
 	const ot_ix_cdef *h;
-	if (!ot_callkind_helpers(c->t->ck, be->d, qual, name, nargs, defs, 1, c->a))
+	if (!ot_callkind_helpers(c->t->ck, be->d, qual, name, nargs, defs, 1, c->scratch))
 		return unknown;
 	h = defs[0];
 	if (h == be->d || !h->ncalls)
@@ -343,7 +343,7 @@ static const char *local_value(const struct body_env *be, const char *a, uint32_
 		    ot_starts_with(init, "borrow_from_optional_tensor(")) {
 			const char *p = strchr(init, '(') + 1;
 			size_t n = strcspn(p, ")");
-			a = ot_arena_strndup(be->c->a, p, n);
+			a = ot_arena_strndup(be->c->scratch, p, n);
 		} else if (ot_is_identifier(init)) {
 			a = init;
 		} else {
@@ -660,13 +660,7 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 	/* the calls a default call can make first (pass 0), then the others:
 	 * a function both reach takes the arguments of the first; where its
 	 * template parameters are known, its calls are read with them */
-	const ot_callkind *kinds = ot_callkinds_body(c->t->ck, d);
-	if (b && b->subst.n) {
-		ot_callkind *in = ot_arena_alloc(c->a, (d->ncalls ? d->ncalls : 1) * sizeof(*in));
-		for (uint32_t i = 0; i < d->ncalls; i++)
-			ot_callkind_of_in(&in[i], c->t->ck, d, &d->calls[i], c->a, &b->subst);
-		kinds = in;
-	}
+	const ot_callkind *kinds = ot_callkinds_body_in(c->t->ck, d, b ? &b->subst : NULL);
 	for (int pass = 0; pass < 2; pass++)
 	for (uint32_t i = 0; i < d->ncalls; i++) {
 		const ot_ix_call *call = &d->calls[i];
@@ -734,7 +728,7 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 				if (hn < 0 || (uint32_t)hn == node)
 					continue;
 				call_binding(&be, &ck, &hb, call->off);
-				ot_callkind_subst(c->t->ck, d, call, &ck, h, b ? &b->subst : NULL, &hb.subst, c->a);
+				ot_callkind_subst(c->t->ck, d, call, &ck, h, b ? &b->subst : NULL, &hb.subst, c->scratch);
 				sub = explore_body(c, (uint32_t)hn, h, op, depth, level + 1, &hb);
 				/* host code calling into a file only nvcc compiles: that
 				 * function is where the CUDA work starts, kept even when

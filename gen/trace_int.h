@@ -75,7 +75,8 @@ struct tb_ctx {
 	const ot_tracer *t;
 	const ot_index *ix;
 	ot_trace *tr;
-	ot_arena *a;
+	ot_arena *a;       /* the trace's: what the model keeps */
+	ot_arena *scratch; /* freed when the op is traced: bindings, classifications, keys */
 	ot_map *keys;   /* node identity -> index + 1 */
 	ot_map *edges;  /* edge identity -> 1 */
 	ot_map *paths;  /* file path -> the trace's copy */

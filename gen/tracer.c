@@ -102,7 +102,7 @@ long tb_node(struct tb_ctx *c, const ot_node *proto, uint32_t file, const void *
 	n.src = src;
 	ot_vec_push(&c->tr->nodes, n);
 	ot_vec_push(&c->state, st);
-	ot_map_put(c->keys, ot_arena_strdup(c->a, key), (void *)(uintptr_t)c->tr->nodes.len);
+	ot_map_put(c->keys, ot_arena_strdup(c->scratch, key), (void *)(uintptr_t)c->tr->nodes.len);
 	if (is_new)
 		*is_new = true;
 	return (long)c->tr->nodes.len - 1;
@@ -200,7 +200,7 @@ void tb_edge(struct tb_ctx *c, const ot_edge *e)
 		 e->key ? e->key : "");
 	if (ot_map_get(c->edges, key))
 		return;
-	ot_map_put(c->edges, ot_arena_strdup(c->a, key), (void *)1);
+	ot_map_put(c->edges, ot_arena_strdup(c->scratch, key), (void *)1);
 	/* a site shown as a step must hold what it shows (a call a macro's body
 	 * makes is filed at the invocation's line, which does not) */
 	if (copy.site_step && e->site_file && e->site_symbol) {
@@ -683,6 +683,7 @@ ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full, int max_
 	c.ix = t->ix;
 	c.tr = tr;
 	c.a = tr->arena;
+	c.scratch = ot_arena_new();
 	c.keys = ot_map_new();
 	c.edges = ot_map_new();
 	c.paths = ot_map_new();
@@ -733,6 +734,7 @@ passes:
 	ot_trace_summarize(tr);
 	ot_trace_make_steps(tr);
 done:
+	ot_arena_free(c.scratch);
 	ot_vec_free(&c.queue);
 	ot_vec_free(&c.state);
 	ot_map_free(c.keys);
