@@ -278,9 +278,6 @@ static void statement(struct reader *r, size_t s, size_t e, uint32_t line, uint3
 	uint16_t g = 0;
 	uint8_t kind = B_OTHER;
 
-	if (r->last_arm && r->last_indent == indent && !word_at(c, s, e, "elif") &&
-	    !word_at(c, s, e, "else"))
-		finish_chain(r, line);
 	if (word_at(c, s, e, "if") || word_at(c, s, e, "elif")) {
 		bool elif = c[s + 1] == 'l';
 		size_t cs = s + (elif ? 4 : 2);
@@ -770,6 +767,11 @@ void ot_pyflow_read(ot_pyflow *out, const ot_index *ix, const ot_ix_pydef *def, 
 		dedent(&r, indent);
 		if (r.blocks.len && r.blocks.items[r.blocks.len - 1].kind == B_DEF)
 			continue; /* inside a nested def */
+		/* a statement after an if chain that left the block runs
+		 * under AFTER (itself included) */
+		if (r.last_arm && r.last_indent == indent && !word_at(r.c, i, stmt_end, "elif") &&
+		    !word_at(r.c, i, stmt_end, "else"))
+			finish_chain(&r, ln);
 		line_guard[ln - first] = cur_guard(&r);
 		statement(&r, i, stmt_end, ln, indent);
 		/* a compound header's body starts on the next line; a one-line
