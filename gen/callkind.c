@@ -297,6 +297,26 @@ size_t ot_callkinds_params(const ot_callkinds *ck, const ot_ix_cdef *d, const ch
 	return p->n;
 }
 
+const ot_reg_func *ot_callkind_function_ref(const ot_callkinds *ck, const char *text, ot_arena *arena)
+{
+	const ot_reg_func *const *ov, *found = NULL;
+	const char *name = ot_starts_with(text, "at::") ? text + 4 : NULL, *op;
+	bool out = false;
+	size_t n;
+	if (!name || !ot_is_identifier(name) || !(op = op_of_name(ck->reg, arena, name, &out)) ||
+	    !(ov = ot_registry_overloads(ck->reg, op, &n)))
+		return NULL;
+	if (!out)
+		return n == 1 ? ov[0] : NULL;
+	for (size_t i = 0; i < n; i++)
+		if (ov[i]->schema.is_out) {
+			if (found)
+				return NULL; /* several out= overloads: which one is not known */
+			found = ov[i];
+		}
+	return found;
+}
+
 bool ot_callkind_is_selection(const char *n)
 {
 	return !strcmp(n, "cudnn_is_acceptable") || ot_starts_with(n, "use_") ||
@@ -602,6 +622,37 @@ struct decls {
 	struct decl *v;
 };
 
+/* A structured binding naming the local at [i, i+n): `auto [a, b] = f(x);`
+ * gives b the type "auto" and the initializer "std::get<1>(f(x))". */
+static bool structured_binding(struct decl *out, ot_arena *a, const char *c, size_t lo, size_t i, size_t n,
+			       size_t at)
+{
+	size_t open = i, close = i + n, k, e, ws;
+	unsigned index = 0;
+	int depth = 0;
+	while (open > lo && (ot_is_ident_char(c[open - 1]) || c[open - 1] == ',' || is_space(c[open - 1])))
+		index += c[--open] == ',';
+	if (open <= lo || c[open - 1] != '[')
+		return false;
+	ws = back_ws(c, lo, open - 1);
+	while (ws > lo && (c[ws - 1] == '&' || is_space(c[ws - 1])))
+		ws--;
+	if (ws < lo + 4 || memcmp(c + ws - 4, "auto", 4) || (ws > lo + 4 && ot_is_ident_char(c[ws - 5])))
+		return false;
+	while (close < at && (ot_is_ident_char(c[close]) || c[close] == ',' || is_space(c[close])))
+		close++;
+	if (close >= at || c[close] != ']' || (k = skip_ws(c, close + 1, at)) >= at || c[k] != '=' ||
+	    c[k + 1] == '=')
+		return false;
+	for (e = k + 1; e < at && (depth || c[e] != ';'); e++)
+		depth += c[e] == '(' || c[e] == '[' || c[e] == '{' ? 1 : c[e] == ')' || c[e] == ']' || c[e] == '}' ? -1 : 0;
+	out->pos = i;
+	out->type = "auto";
+	out->init = ot_arena_printf(a, "std::get<%u>(%s)", index, span(a, c, skip_ws(c, k + 1, e), e));
+	out->range = NULL;
+	return true;
+}
+
 /* Every declaration of local `name` in d's body before offset `at`, in
  * order (its type, initializer and range-for source as written). */
 static void scan_decls(struct decls *out, ot_arena *a, const char *c, size_t body, size_t at,
@@ -623,6 +674,13 @@ static void scan_decls(struct decls *out, ot_arena *a, const char *c, size_t bod
 			continue;
 		if (nx == '=' && c[after + 1] == '=')
 			continue;
+		{
+			struct decl sb;
+			if (structured_binding(&sb, a, c, lo, i, n, at)) {
+				ot_vec_push(&v, sb);
+				continue;
+			}
+		}
 		/* the type: back over '&', '*', '>' groups and names to the statement start */
 		tend = back_ws(c, lo, i);
 		if (tend == lo)
@@ -847,6 +905,23 @@ bool ot_callkind_local_unset(const ot_callkinds *ck, const ot_ix_cdef *d, uint32
 		if (!ot_is_ident_char(p[-1]) && !ot_is_ident_char(p[n]))
 			return false;
 	return true;
+}
+
+/* Functions outside the indexed tree (ATen/ScalarOps.h) that return a
+ * Tensor: a Scalar made a 0-dim tensor. */
+static bool outside_tensor_function(const char *qual, const char *name)
+{
+	return (!*qual || !strcmp(qual, "at::") || !strcmp(qual, "at::native::") || !strcmp(qual, "native::") ||
+		!strcmp(qual, "c10::")) &&
+	       (!strcmp(name, "scalar_to_tensor") || !strcmp(name, "wrapped_scalar_tensor"));
+}
+
+/* maybe_get_output(i): the output of a structured kernel, a const Tensor&
+ * (at::impl::MetaBase, which a meta function's `*this` and the Meta& its
+ * helpers take are; TensorMeta.h, outside the indexed tree). */
+static bool structured_output(const char *method)
+{
+	return !strcmp(method, "maybe_get_output");
 }
 
 /* ---- types of expressions ----------------------------------------------------------------- */
@@ -1393,8 +1468,8 @@ static const char *helper_type(struct ck_ctx *x, const char *qual, const char *n
 	size_t n, k;
 	snprintf(q, sizeof(q), "%s", qual);
 	k = strlen(q);
-	if (k >= 2 && q[k - 1] == ':' && q[k - 2] == ':')
-		q[k - 2] = '\0'; /* at::native:: is the qualifier at::native */
+	if (k > 2 && q[k - 1] == ':' && q[k - 2] == ':')
+		q[k - 2] = '\0'; /* at::native:: is the qualifier at::native; :: stays the global namespace */
 	n = find_helpers(x, q, name, defs, OT_ARRAY_LEN(defs));
 	for (size_t i = 0; i < n; i++) {
 		const char *r = return_type(x, defs[i]);
@@ -1435,6 +1510,39 @@ static ot_ty op_result(const ot_registry *reg, const char *name)
 		return !t[6] || t[6] == '(' ? OT_TY_TENSOR : OT_TY_OTHER;
 	}
 	return OT_TY_OTHER;
+}
+
+/* The type of an element of the tuple call `e` returns: a Tensor for an
+ * op returning several Tensors (at::max(x, 1), x.sort()), a
+ * MaybeOwned<Tensor> for expand_outplace (ExpandUtils.h, outside the
+ * indexed tree); UNKNOWN otherwise. */
+static ot_ty tuple_element_type(struct ck_ctx *x, const char *e)
+{
+	size_t n = strlen(e), open, s;
+	const char *name, *op;
+	const ot_reg_func *const *ov;
+	bool out;
+	size_t nov;
+	if (!n || e[n - 1] != ')' || (open = match_bracket(e, 0, n, n - 1)) == (size_t)-1 || !open)
+		return OT_TY_UNKNOWN;
+	for (s = open; s && ot_is_ident_char(e[s - 1]); s--)
+		;
+	name = ot_arena_strndup(x->a, e + s, open - s);
+	if (!strcmp(name, "expand_outplace"))
+		return OT_TY_TENSOR_PTR;
+	if (!(op = op_of_name(x->ck->reg, x->a, name, &out)) || out ||
+	    !(ov = ot_registry_overloads(x->ck->reg, op, &nov)))
+		return OT_TY_UNKNOWN;
+	/* std::get compiles only on an overload returning a tuple */
+	for (size_t i = 0; i < nov; i++) {
+		const ot_reg_schema *sc = &ov[i]->schema;
+		bool all = sc->nreturns > 1 && !sc->is_out;
+		for (size_t r = 0; r < sc->nreturns && all; r++)
+			all = ot_starts_with(sc->returns[r].type, "Tensor") && !strstr(sc->returns[r].type, "[]");
+		if (all)
+			return OT_TY_TENSOR;
+	}
+	return OT_TY_UNKNOWN;
 }
 
 static ot_ty name_type(struct ck_ctx *x, const char *name)
@@ -1652,10 +1760,16 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 			return OT_TY_UNKNOWN;
 		ce = back_ws(e, 0, open);
 		if (ce && e[ce - 1] == '>') { /* templated: f<T>(...) */
-			size_t t = match_bracket(e, 0, ce, ce - 1);
+			size_t close = ce - 1, t = match_bracket(e, 0, ce, close);
 			if (t == (size_t)-1)
 				return OT_TY_UNKNOWN;
 			ce = back_ws(e, 0, t);
+			if ((ce == 10 && !strncmp(e, "const_cast", 10)) || (ce == 11 && !strncmp(e, "static_cast", 11)))
+				/* const_cast<Tensor&>(out): the type it names */
+				return ot_callkind_type(ot_arena_strndup(x->a, e + t + 1, close - t - 1));
+			if ((ce == 8 && !strncmp(e, "std::get", 8)) || (ce == 3 && !strncmp(e, "get", 3)))
+				/* std::get<1>(at::max(x, 1)): an element of what a call returns */
+				return tuple_element_type(x, ot_arena_strndup(x->a, e + open + 1, n - open - 2));
 		}
 		callee = ot_arena_strndup(x->a, e, ce);
 		if (e[n - 1] == ']')
@@ -1677,6 +1791,8 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 					return OT_TY_TENSOR;
 				if (bt == OT_TY_TENSOR_ITER)
 					return iter_tensor_method(method) ? OT_TY_TENSOR : OT_TY_OTHER;
+				if (structured_output(method))
+					return OT_TY_TENSOR;
 				if (bt != OT_TY_TENSOR) {
 					/* a method of a class of the tree: what it returns */
 					const char *bc = expr_class(x, ot_arena_strndup(x->a, callee, ms - 1));
@@ -1704,6 +1820,8 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 				}
 				if (!strcmp(method, "expect_contiguous") || !strcmp(method, "borrow_from_optional_tensor"))
 					return OT_TY_TENSOR_PTR;
+				if ((!*q && structured_output(method)) || outside_tensor_function(q, method))
+					return OT_TY_TENSOR;
 				if (type_named(x, method))
 					/* IntArrayRef(x.sizes()), DimMask(): a value of that type made */
 					return !strcmp(method, "Tensor") || !strcmp(method, "TensorBase") ? OT_TY_TENSOR
@@ -1961,6 +2079,21 @@ static enum cat call_cat(const char *a)
 	name = a + open;
 	while (name > a && ot_is_ident_char(name[-1]))
 		name--;
+	{
+		/* c10::make_optional<int64_t>(...), std::optional<double>(...):
+		 * an optional of that type */
+		const char *o = strstr(a, "optional<");
+		const char *t = o && o < a + open ? o + 9 : NULL;
+		if (t && open && a[open - 1] == '>' && t < a + open) {
+			size_t tn = (size_t)(a + open - 1 - t);
+			if (tn == 7 && !strncmp(t, "int64_t", 7))
+				return C_INT;
+			if (tn == 6 && !strncmp(t, "double", 6))
+				return C_FLOAT;
+			if (tn == 4 && !strncmp(t, "bool", 4))
+				return C_BOOL;
+		}
+	}
 	if (ot_starts_with(a, "TensorOptions(") || ot_starts_with(a, "at::TensorOptions(") ||
 	    ot_starts_with(a, "at::device(") || ot_starts_with(a, "at::dtype(") ||
 	    ot_starts_with(a, "device(") || ot_starts_with(a, "dtype(") || strstr(a, "options()"))
@@ -2019,6 +2152,20 @@ static bool scalar_type_constant(const char *a)
 /* An arithmetic expression of numbers and scalar names: 1 - p, alpha * a. */
 static enum cat arithmetic_cat(struct ck_ctx *x, const char *arg);
 
+/* Does expression `e` call something (a '(' right after a name)? Grouping
+ * parentheses, as in 1.0 / (n * d), are no call. */
+static bool has_call(const char *e)
+{
+	for (const char *p = strchr(e, '('); p; p = strchr(p + 1, '(')) {
+		const char *q = p;
+		while (q > e && (q[-1] == ' ' || q[-1] == '\t'))
+			q--;
+		if (q > e && (ot_is_ident_char(q[-1]) || q[-1] == '>' || q[-1] == ')' || q[-1] == ']'))
+			return true;
+	}
+	return false;
+}
+
 static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 {
 	char t[128];
@@ -2046,8 +2193,13 @@ static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 		if (c != C_UNKNOWN)
 			return c;
 	}
-	if (strpbrk(arg, "+-*/") && !strpbrk(arg, "(["))
-		return arithmetic_cat(x, arg);
+	if (strpbrk(arg, "+-*/") && !strchr(arg, '[') && !has_call(arg)) {
+		/* numbers and scalars: an int or a float; else (a Tensor in it)
+		 * what its type says */
+		enum cat ac = arithmetic_cat(x, arg);
+		if (ac != C_UNKNOWN)
+			return ac;
+	}
 	switch (expr_type(x, arg)) {
 	case OT_TY_TENSOR:
 		return C_TENSOR;
@@ -2104,6 +2256,16 @@ static enum cat arithmetic_cat(struct ck_ctx *x, const char *arg)
 	char name[96];
 	for (const char *p = arg; *p;) {
 		size_t n = 0;
+		if (isdigit((unsigned char)*p)) {
+			/* a number: 2, 1.0, 1e-5, 0.5f */
+			while (isalnum((unsigned char)p[n]) || p[n] == '.' ||
+			       ((p[n] == '-' || p[n] == '+') && n && (p[n - 1] == 'e' || p[n - 1] == 'E')))
+				n++;
+			if (memchr(p, '.', n) || ((memchr(p, 'e', n) || memchr(p, 'E', n)) && !memchr(p, 'x', n)))
+				out = C_FLOAT;
+			p += n;
+			continue;
+		}
 		if (!ot_is_ident_char(*p)) {
 			p++;
 			continue;
@@ -2624,6 +2786,76 @@ static size_t explicit_targs(struct ck_ctx *x, const char *code, size_t hi, cons
 	return n < 0 ? SIZE_MAX : (size_t)n;
 }
 
+/* The class a type names, without qualifiers, cv, references or template
+ * arguments ("std::array<scalar_t, 4>&" is "array"), into out; "" for
+ * none. */
+static void type_head(char *out, size_t n, const char *type)
+{
+	char t[160];
+	const char *h, *e;
+	size_t k;
+	normalize_type(t, sizeof(t), type);
+	e = t + strcspn(t, "<*");
+	for (h = e; h > t && (ot_is_ident_char(h[-1]) || h[-1] == ':'); h--)
+		;
+	while (strstr(h, "::") && strstr(h, "::") < e)
+		h = strstr(h, "::") + 2;
+	k = (size_t)(e - h) < n ? (size_t)(e - h) : n - 1;
+	memcpy(out, h, k);
+	out[k] = '\0';
+}
+
+/* Is `name` one of the comma-separated template parameters `list`? */
+static bool is_tparam(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == '\0' || p[n] == ' '))
+			return true;
+	}
+	return false;
+}
+
+/* A class of the standard library or c10 that values have (never a
+ * Tensor): its name tells two overloads apart. */
+static bool value_class(const char *head)
+{
+	static const char *const names[] = {"array", "vector", "Vectorized", "VectorizedN", "ArrayRef",
+					    "IntArrayRef", "optional", "tuple", "pair", "complex",
+					    "SmallVector", "DimVector", "string", "string_view"};
+	for (size_t i = 0; i < OT_ARRAY_LEN(names); i++)
+		if (!strcmp(head, names[i]))
+			return true;
+	return false;
+}
+
+/* How a local or parameter `arg` of x's function fits a parameter of
+ * helper h declared `ptype`, by the class their types name (a
+ * std::array does not bind a scalar_t's Vectorized overload): 3 the same
+ * class, -5 another class, 0 not known (or a template parameter of h). */
+static int class_fit(struct ck_ctx *x, const ot_ix_cdef *h, const char *arg, const char *ptype)
+{
+	const char *init, *range, *atype = NULL;
+	char ah[96], ph[96];
+	if (!ot_is_identifier(arg) || !ptype)
+		return 0;
+	atype = local_type(x->ck, x->f->code, x->d, x->at, arg, &init, &range);
+	if (!atype || !strcmp(atype, "auto"))
+		return 0;
+	type_head(ah, sizeof(ah), atype);
+	type_head(ph, sizeof(ph), ptype);
+	if (!*ah || !*ph || is_tparam(h->fn_tparams, ph) || is_tparam(h->cls_tparams, ph) ||
+	    is_tparam(x->d->fn_tparams, ah) || is_tparam(x->d->cls_tparams, ah) || !strcmp(ph, "auto"))
+		return 0;
+	if (!strcmp(ah, ph))
+		return 3;
+	/* two different classes of the standard library or c10: not the same
+	 * (an alias such as vacc_t is not known here, so no verdict) */
+	return value_class(ah) && value_class(ph) ? -5 : 0;
+}
+
 /* The helper overloads a call with `nargs` arguments binds: those whose
  * parameter count fits, then the best fit of the arguments' kinds. */
 static size_t fit_helpers(struct ck_ctx *x, const ot_ix_cdef **cand, size_t n, const char *const *args,
@@ -2651,7 +2883,8 @@ static size_t fit_helpers(struct ck_ctx *x, const ot_ix_cdef **cand, size_t n, c
 				cats_done = true;
 			}
 			for (size_t k = 0; k < nargs && k < np && k < OT_CK_MAX_ARGS; k++)
-				score[kept] += cat_score(cats[k], param_cat(types[k]));
+				score[kept] += cat_score(cats[k], param_cat(types[k])) +
+					       class_fit(x, cand[i], args[k], types[k]);
 		}
 		if (score[kept] > best)
 			best = score[kept];

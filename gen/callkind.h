@@ -118,6 +118,14 @@ const ot_callkind *ot_callkinds_body(const ot_callkinds *ck, const ot_ix_cdef *d
 const ot_callkind *ot_callkinds_body_in(const ot_callkinds *ck, const ot_ix_cdef *d,
 					const ot_ck_subst *subst);
 
+/**
+ * The overload an op's C++ function named as a value means (`at::abs_out`
+ * handed to a helper that calls it): for NAME_out / NAME_outf the out=
+ * overload of NAME when there is one, for NAME the op's only overload;
+ * NULL otherwise. `text` is the argument as written; at:: names only.
+ */
+const ot_reg_func *ot_callkind_function_ref(const ot_callkinds *ck, const char *text, ot_arena *arena);
+
 /** The parameters of `d` (as ot_callkind_params), kept per thread: *names
  * and *types point into the thread's cache. */
 size_t ot_callkinds_params(const ot_callkinds *ck, const ot_ix_cdef *d, const char *const **names,

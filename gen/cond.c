@@ -908,7 +908,7 @@ static value local_bool(struct ectx *c, const char *s, size_t n)
 			c->depth++;
 			v = tk.overflow ? v_unknown() : expr(c, &tk, 0);
 			c->depth--;
-			return v;
+			return tk.at < tk.n ? v_unknown() : v; /* what the grammar did not take */
 		}
 	}
 	return v_unknown();
@@ -1094,6 +1094,14 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 		return v_truth(OT_TRI_TRUE);
 	if (word_in(s, n, (const char *const[]){"is_cuda"}, 1))
 		return v_truth(c->dev == OT_DEV_CUDA ? OT_TRI_TRUE : OT_TRI_FALSE);
+	/* a default dense tensor is contiguous in the default memory format,
+	 * not channels-last */
+	if (ch->called && name_is(ch->last, "suggest_memory_format"))
+		return v_sym("Contiguous");
+	if (ch->called && name_is(ch->last, "is_contiguous"))
+		for (size_t i = ch->start; i < ch->end; i++)
+			if (name_is(&tk->t[i], "ChannelsLast") || name_is(&tk->t[i], "ChannelsLast3d"))
+				return v_truth(OT_TRI_FALSE);
 	if (word_in(s, n, (const char *const[]){"is_cpu"}, 1))
 		return v_truth(c->dev == OT_DEV_CPU ? OT_TRI_TRUE : OT_TRI_FALSE);
 	if (ch->called && (name_is(ch->last, "toAccumulateType") || name_is(ch->last, "toRealValueType") ||
@@ -1108,7 +1116,12 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 	     (chain_has(tk, ch, "device") || name_is(ch->last, "device_type"))) ||
 	    (c->pyenv && name_is(ch->last, "type") && chain_has(tk, ch, "device")))
 		return v_sym(ot_device_name(c->dev));
-	if (WORD_IN(s, n, ((const char *const[]){"numel", "sym_numel", "nelement"})) && ch->called) {
+	if ((WORD_IN(s, n, ((const char *const[]){"numel", "sym_numel", "nelement"})) ||
+	     ((name_is(ch->last, "dim") || name_is(ch->last, "ndimension")) &&
+	      (name_is(ch->first, "self") || name_is(ch->first, "input")))) &&
+	    ch->called) {
+		/* a default tensor has elements, and dimensions: self.dim() is
+		 * not 0 (the op's own input; a wrapped Scalar operand is 0-dim) */
 		value v = v_sym("nonzero");
 		v.truth = OT_TRI_TRUE;
 		return v;
@@ -1292,11 +1305,18 @@ static value primary(struct ectx *c, struct toks *tk)
 	}
 	if (op_is(t, "(")) {
 		value v;
+		int depth = 1;
 		tk->at++;
 		v = expr(c, tk, 0);
-		if (op_is(peek(tk), ")"))
+		if (op_is(peek(tk), ")")) {
 			tk->at++;
-		return v;
+			return v;
+		}
+		/* (a - 1 == b): what the grammar does not take inside is not
+		 * known; skip to the closing parenthesis */
+		for (; tk->at < tk->n && depth; tk->at++)
+			depth += op_is(&tk->t[tk->at], "(") ? 1 : op_is(&tk->t[tk->at], ")") ? -1 : 0;
+		return v_unknown();
 	}
 	if (t->kind == TK_NUM) {
 		tk->at++;

@@ -222,6 +222,12 @@ static void analyze_head(struct head_info *info, const char *code, const struct 
 		const struct tok *t = &h->toks[k];
 		if (tok_is(code, t, "namespace")) {
 			info->kind = HEAD_NAMESPACE;
+			if (k > first && tok_is(code, &h->toks[k - 1], "inline")) {
+				/* inline namespace CPU_CAPABILITY: its names are the
+				 * enclosing namespace's; it adds none */
+				info->ns_start = info->ns_end = 1;
+				return;
+			}
 			if (k + 1 < h->n) {
 				info->ns_start = h->toks[k + 1].start;
 				info->ns_end = h->toks[h->n - 1].end;

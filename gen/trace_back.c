@@ -146,7 +146,7 @@ static bool numbers_fit(const ot_reg_schema *s, const char *open, bool member)
  * method of a non-Tensor argument of `schema` is neither. */
 static void formula_helpers(struct tb_ctx *c, const ot_reg_schema *schema, const char *formula,
 			    const char *op, int depth, uint32_t parent, ot_map *seen,
-			    const struct forward_args *fw)
+			    const struct forward_args *fw, const ot_verdict v[OT_DEV_COUNT])
 {
 	const char *s = formula;
 	while (*s) {
@@ -195,13 +195,86 @@ static void formula_helpers(struct tb_ctx *c, const ot_reg_schema *schema, const
 						      depth + 1 <= c->max_depth);
 				}
 			}
-			if (hn >= 0)
-				tb_edge(c, &(ot_edge){.kind = OT_EDGE_DERIVATIVE, .from = parent, .to = (uint32_t)hn,
-						      .exact = true, .reach = {OT_REACH_YES, OT_REACH_YES}});
+			if (hn >= 0) {
+				ot_edge e = {.kind = OT_EDGE_DERIVATIVE, .from = parent, .to = (uint32_t)hn,
+					     .exact = true};
+				tb_reach(c, &e, v, OT_WHEN_GUARD, NULL); /* the condition is in the formula shown */
+				tb_edge(c, &e);
+			}
 			continue;
 		}
 		s++;
 	}
+}
+
+/* The top-level `cond ? a : b` of a formula: the offsets of its '?' and
+ * ':' (a `::` is no arm separator). */
+static bool top_ternary(const char *f, size_t *q, size_t *colon)
+{
+	int depth = 0, nested = 0;
+	*q = 0;
+	for (size_t i = 0; f[i]; i++) {
+		char ch = f[i];
+		if (ch == '(' || ch == '[' || ch == '{')
+			depth++;
+		else if (ch == ')' || ch == ']' || ch == '}')
+			depth--;
+		else if (depth == 0 && ch == '?') {
+			if (*q)
+				nested++;
+			else
+				*q = i;
+		} else if (depth == 0 && ch == ':' && *q) {
+			if (f[i + 1] == ':' || (i && f[i - 1] == ':'))
+				continue;
+			if (nested) {
+				nested--;
+				continue;
+			}
+			*colon = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The calls of formula `f` from `parent`, each arm of a top-level
+ * `cond ? a : b` with cond as the guard a dense float32 input decides
+ * (acosh's `self.is_complex() ? ... .conj() : ...` takes the second). */
+static void formula_calls(struct tb_ctx *c, const ot_reg_schema *schema, const char *f, const char *op,
+			  int depth, uint32_t parent, ot_map *seen, const struct forward_args *fw)
+{
+	size_t q, colon;
+	ot_verdict yes[OT_DEV_COUNT], then_v[OT_DEV_COUNT], else_v[OT_DEV_COUNT];
+	const char *cond, *neg;
+	for (int d = 0; d < OT_DEV_COUNT; d++)
+		yes[d] = ot_verdict_true();
+	if (!top_ternary(f, &q, &colon)) {
+		formula_helpers(c, schema, f, op, depth, parent, seen, fw, yes);
+		return;
+	}
+	/* in the trace's arena: the edges' conditions quote them */
+	cond = ot_arena_strndup(c->a, f, q);
+	while (*cond == ' ')
+		cond++;
+	neg = ot_arena_printf(c->a, "not (%s)", cond);
+	for (int d = 0; d < OT_DEV_COUNT; d++) {
+		ot_cenv env = {.dev = (ot_device)d};
+		then_v[d] = ot_cond_cexpr(&env, cond);
+		else_v[d] = then_v[d];
+		else_v[d].value = then_v[d].value == OT_TRI_TRUE	   ? OT_TRI_FALSE
+				  : then_v[d].value == OT_TRI_FALSE ? OT_TRI_TRUE
+								    : OT_TRI_UNKNOWN;
+		else_v[d].text = neg;
+	}
+	/* the arm a default call takes first: a function both arms call is
+	 * shown once, as that arm calls it */
+	if (then_v[OT_DEV_CPU].value == OT_TRI_FALSE)
+		formula_helpers(c, schema, f + colon + 1, op, depth, parent, seen, fw, else_v);
+	formula_helpers(c, schema, ot_arena_strndup(c->a, f + q + 1, colon - q - 1), op, depth, parent,
+			seen, fw, then_v);
+	if (then_v[OT_DEV_CPU].value != OT_TRI_FALSE)
+		formula_helpers(c, schema, f + colon + 1, op, depth, parent, seen, fw, else_v);
 }
 
 static long formula_node(struct tb_ctx *c, const ot_reg_deriv *dv, const char *op, const char *how,
@@ -223,14 +296,13 @@ static long formula_node(struct tb_ctx *c, const ot_reg_deriv *dv, const char *o
 	seen = ot_map_new();
 	for (size_t i = 0; i < dv->nformulas; i++)
 		if (!dv->formulas[i].forward)
-			formula_helpers(c, &dv->schema, dv->formulas[i].formula, op, depth, (uint32_t)at, seen,
-					fw);
+			formula_calls(c, &dv->schema, dv->formulas[i].formula, op, depth, (uint32_t)at, seen, fw);
 	for (size_t k = 0; k < dv->ndispatch; k++)
 		if (!strcmp(dv->dispatch[k].key, "Default"))
 			for (size_t i = 0; i < dv->dispatch[k].nformulas; i++)
 				if (!dv->dispatch[k].formulas[i].forward)
-					formula_helpers(c, &dv->schema, dv->dispatch[k].formulas[i].formula, op,
-							depth, (uint32_t)at, seen, fw);
+					formula_calls(c, &dv->schema, dv->dispatch[k].formulas[i].formula, op,
+						      depth, (uint32_t)at, seen, fw);
 	ot_map_free(seen);
 	return at;
 }

@@ -633,6 +633,119 @@ static bool body_op(struct tb_ctx *c, uint32_t node, const struct body_env *be, 
 	return e.exact;
 }
 
+/* What call `call` of d hands on to be called (into hb): DispatchStubs
+ * (allany_impl(self, result, {}, false, or_stub): the stub a reference of
+ * the same name on the call's line names) and ops' functions
+ * (unary_op_impl(self, at::abs_out)); or what d's own parameter of that
+ * name was given (`db`, d's binding, or NULL). */
+static void bind_callables(struct tb_ctx *c, const ot_ix_cdef *d, const ot_callkind *kinds,
+			   const ot_ix_call *call, const ot_callkind *ck, const tb_binding *db, tb_binding *hb)
+{
+	size_t first = ck->receiver_tensor ? 1 : 0;
+	const char *const *names = NULL, *const *types;
+	size_t np = db ? ot_callkinds_params(c->t->ck, d, &names, &types) : 0;
+	for (size_t a = 0; a < ck->nargs && a + first < TB_MAX_PARAMS; a++) {
+		size_t p = a + first;
+		for (uint32_t j = 0; j < d->ncalls; j++)
+			if (d->calls[j].kind == OT_CALL_REF && d->calls[j].line == call->line &&
+			    kinds[j].kind == OT_CK_STUB && !strcmp(d->calls[j].name, ck->args[a]))
+				hb->stub[p] = kinds[j].stub;
+		if (!hb->stub[p])
+			hb->fn[p] = ot_callkind_function_ref(c->t->ck, ck->args[a], c->scratch);
+		for (size_t i = 0; i < np && i < db->n && i < TB_MAX_PARAMS && !hb->stub[p] && !hb->fn[p]; i++)
+			if (names[i] && !strcmp(names[i], ck->args[a])) {
+				hb->stub[p] = db->stub[i];
+				hb->fn[p] = db->fn[i];
+			}
+	}
+}
+
+/* The parameter of d a call calls that was bound to a stub or an op's
+ * function (`stub(iter.device_type(), iter)` with `Stub& stub` given
+ * or_stub), or -1. */
+static long called_param(struct tb_ctx *c, const ot_ix_cdef *d, const ot_ix_call *call,
+			 const tb_binding *b)
+{
+	const char *const *names, *const *types;
+	size_t n;
+	if (!b || call->kind != OT_CALL_PLAIN || *call->qual)
+		return -1;
+	n = ot_callkinds_params(c->t->ck, d, &names, &types);
+	for (size_t i = 0; i < n && i < b->n && i < TB_MAX_PARAMS; i++)
+		if ((b->stub[i] || b->fn[i]) && names[i] && !strcmp(names[i], call->name))
+			return (long)i;
+	return -1;
+}
+
+/* The edge from `node` (running d) to the DispatchStub its call `call`
+ * calls, with the call's verdicts; the stub's kernels explored. */
+static bool stub_edge(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, const ot_ix_call *call,
+		      const ot_ix_stub *stub, const char *note, const ot_verdict v[OT_DEV_COUNT],
+		      uint8_t kind, const char *op, int depth, int level)
+{
+	long sn = expand_stub(c, stub, op, depth, level);
+	ot_edge e;
+	if (sn < 0)
+		return false;
+	e = tb_always(OT_EDGE_STUB, node, (uint32_t)sn);
+	set_site(&e, c, d, call, call->name, note, true);
+	tb_reach(c, &e, v, kind, fpath(c, d->file));
+	tb_edge(c, &e);
+	return true;
+}
+
+static const char *param_stub_note(struct tb_ctx *c, const ot_ix_stub *stub, const char *param)
+{
+	return ot_arena_printf(c->a, "calls DispatchStub %s, given as parameter `%s` (picks the kernel by device)",
+			       stub->stub, param);
+}
+
+/* After helper h (node hn) was reached from call `call` of d with binding
+ * hb: the stubs hb hands it that h calls through a parameter get their
+ * edge from h (made here when h's body was read before, with another
+ * binding), and d's references to them are marked in handed[] (d makes no
+ * edge of its own for them). Returns whether h calls one. */
+static bool hand_on_stubs(struct tb_ctx *c, const ot_ix_cdef *d, const ot_callkind *kinds,
+			  const ot_ix_call *call, const tb_binding *hb, const ot_ix_cdef *h, uint32_t hn,
+			  const char *op, int depth, int level, bool *handed)
+{
+	const char *const *names, *const *types;
+	size_t np = ot_callkinds_params(c->t->ck, h, &names, &types);
+	bool any = false;
+	for (size_t a = 0; a < hb->n && a < np && a < TB_MAX_PARAMS; a++) {
+		bool made = false;
+		if (!hb->stub[a] || !names[a])
+			continue;
+		for (uint32_t j = 0; j < h->ncalls; j++) {
+			const ot_ix_call *hc = &h->calls[j];
+			struct body_env he;
+			ot_verdict v[OT_DEV_COUNT];
+			uint8_t kind;
+			bool have = false;
+			if (hc->kind != OT_CALL_PLAIN || *hc->qual || strcmp(hc->name, names[a]))
+				continue;
+			for (size_t k = 0; k < c->tr->edges.len && !have; k++) {
+				const ot_edge *e = &c->tr->edges.items[k];
+				have = e->from == hn && e->kind == OT_EDGE_STUB && e->site_line == hc->line &&
+				       !strcmp(c->tr->nodes.items[e->to].symbol, hb->stub[a]->stub);
+			}
+			if (!have) {
+				body_env(c, &he, h, hb);
+				call_verdicts(c, &he, hc, v, &kind);
+				have = stub_edge(c, hn, h, hc, hb->stub[a], param_stub_note(c, hb->stub[a], names[a]),
+						 v, kind, op, depth, level);
+			}
+			made = made || have;
+		}
+		for (uint32_t j = 0; made && j < d->ncalls; j++)
+			if (d->calls[j].kind == OT_CALL_REF && d->calls[j].line == call->line &&
+			    kinds[j].kind == OT_CK_STUB && kinds[j].stub == hb->stub[a])
+				handed[j] = true;
+		any = any || made;
+	}
+	return any;
+}
+
 /*
  * Explore the body of d (node `node`): what it calls, with conditions.
  * Helpers are followed up to helper_depth levels and kept only when
@@ -661,13 +774,28 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 	 * a function both reach takes the arguments of the first; where its
 	 * template parameters are known, its calls are read with them */
 	const ot_callkind *kinds = ot_callkinds_body_in(c->t->ck, d, b ? &b->subst : NULL);
+	/* stubs handed to a helper that calls them: the helper's call is the edge */
+	bool *handed = ot_arena_alloc(c->scratch, d->ncalls ? d->ncalls : 1);
 	for (int pass = 0; pass < 2; pass++)
 	for (uint32_t i = 0; i < d->ncalls; i++) {
 		const ot_ix_call *call = &d->calls[i];
 		ot_callkind ck = kinds[i];
 		ot_verdict v[OT_DEV_COUNT];
 		uint8_t kind;
-		if (ck.kind == OT_CK_NONE)
+		long param = ck.kind == OT_CK_NONE ? called_param(c, d, call, b) : -1;
+		const ot_ix_stub *through_param = param >= 0 ? b->stub[param] : NULL;
+		if (through_param) {
+			ck.kind = OT_CK_STUB;
+			ck.stub = through_param;
+		} else if (param >= 0) {
+			/* out_impl(result, self) with out_impl = at::abs_out */
+			ck.kind = OT_CK_OP;
+			ck.overload = b->fn[param];
+			ck.op = ck.overload->schema.name;
+			ck.exact = true;
+			ck.text = call->name;
+		}
+		if (ck.kind == OT_CK_NONE || (ck.kind == OT_CK_STUB && handed[i]))
 			continue;
 		call_verdicts(c, &be, call, v, &kind);
 		if (((v[0].value != OT_TRI_FALSE && !v[0].validation) ||
@@ -679,24 +807,19 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 		case OT_CK_OP:
 			interesting |= body_op(c, node, &be, d, call, &ck, v, kind, depth);
 			break;
-		case OT_CK_STUB: {
-			long sn = expand_stub(c, ck.stub, op, depth, level);
-			ot_edge e;
-			if (sn < 0)
-				break;
-			e = tb_always(OT_EDGE_STUB, node, (uint32_t)sn);
-			set_site(&e, c, d, call, call->name,
-				 call->kind == OT_CALL_REF
-					 ? ot_arena_printf(c->a, "%s hands DispatchStub %s as an argument to a helper that calls it",
-							   d->name, call->name)
-					 : ot_arena_printf(c->a, "calls DispatchStub %s (picks the kernel by device)",
-							   call->name),
-				 true);
-			tb_reach(c, &e, v, kind, fpath(c, d->file));
-			tb_edge(c, &e);
-			interesting = true;
+		case OT_CK_STUB:
+			/* a stub handed to a helper is the caller's: its kernels
+			 * count helpers from there */
+			interesting |= stub_edge(
+				c, node, d, call, ck.stub,
+				call->kind == OT_CALL_REF
+					? ot_arena_printf(c->a, "%s hands DispatchStub %s as an argument to a helper that calls it",
+							  d->name, call->name)
+				: through_param ? param_stub_note(c, through_param, call->name)
+						: ot_arena_printf(c->a, "calls DispatchStub %s (picks the kernel by device)",
+								  call->name),
+				v, kind, op, depth, through_param && level > 0 ? level - 1 : level);
 			break;
-		}
 		case OT_CK_NATIVE:
 		case OT_CK_HELPER: {
 			/* overloads for several scalar types: a float32 call takes the
@@ -728,8 +851,12 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 				if (hn < 0 || (uint32_t)hn == node)
 					continue;
 				call_binding(&be, &ck, &hb, call->off);
+				bind_callables(c, d, kinds, call, &ck, b, &hb);
 				ot_callkind_subst(c->t->ck, d, call, &ck, h, b ? &b->subst : NULL, &hb.subst, c->scratch);
-				sub = explore_body(c, (uint32_t)hn, h, op, depth, level + 1, &hb);
+				/* at::native::x(...) is a kernel called directly: like a
+				 * dispatch, it counts no helper level */
+				sub = explore_body(c, (uint32_t)hn, h, op, depth, native ? level : level + 1, &hb);
+				sub |= hand_on_stubs(c, d, kinds, call, &hb, h, (uint32_t)hn, op, depth, level, handed);
 				/* host code calling into a file only nvcc compiles: that
 				 * function is where the CUDA work starts, kept even when
 				 * what it launches was not followed */
@@ -1131,6 +1258,14 @@ void tb_expand_entry(struct tb_ctx *c, const struct tb_pending *p)
 		}
 	}
 
+	if (eff->has_dispatch && !eff->ndispatch && !eff->nufunc_inner_loop) {
+		/* `dispatch: {}`: no kernel for any key (a jagged nested tensor's
+		 * Python handler, for one) */
+		uint32_t m = tb_missing(c, OT_LAYER_CPP, "a kernel for any dispatch key (its entry says `dispatch: {}`)",
+					"aten/src/ATen/native/", op, depth);
+		ot_edge e = tb_always(OT_EDGE_DISPATCH, kparent, m);
+		tb_edge(c, &e);
+	}
 	/* group dispatch keys by kernel */
 	if (!eff->has_dispatch && !eff->nufunc_inner_loop) {
 		/* torchgen names the kernel after the C++ API: add_out for add.out */

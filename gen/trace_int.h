@@ -32,6 +32,8 @@ struct ot_tracer {
 #define TB_MAX_PARAMS 32
 typedef struct {
 	const char *value[TB_MAX_PARAMS];
+	const ot_ix_stub *stub[TB_MAX_PARAMS]; /* a DispatchStub passed (allany_impl(..., or_stub)) */
+	const ot_reg_func *fn[TB_MAX_PARAMS];  /* an op's function passed (unary_op_impl(self, at::abs_out)) */
 	size_t n;
 	bool known; /* the caller's arguments were read */
 	ot_ck_subst subst; /* what its template parameters stand for there */

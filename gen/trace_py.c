@@ -452,6 +452,12 @@ static enum pyty value_type(struct pyvisit *v, const char *value, uint32_t line,
 			return value_type(v, inner, line, depth + 1);
 		}
 	}
+	if ((value[0] == '-' || value[0] == '~') && value[1] && !isdigit((unsigned char)value[1]) &&
+	    value[1] != '.') {
+		/* -input: the negation of a Tensor is a Tensor */
+		enum pyty t = value_type(v, value + 1, line, depth + 1);
+		return t == PT_TENSOR ? PT_TENSOR : PT_UNKNOWN;
+	}
 	if (strchr("[({'\"0123456789", value[0]) || ot_starts_with(value, "set(") ||
 	    ot_starts_with(value, "dict(") || ot_starts_with(value, "list(") ||
 	    ot_starts_with(value, "tuple(") || ot_starts_with(value, "str(") ||
@@ -499,6 +505,8 @@ static enum pyty value_type(struct pyvisit *v, const char *value, uint32_t line,
 		}
 		return t == PT_TENSOR ? t : PT_UNKNOWN;
 	}
+	if (ot_is_identifier(value))
+		return name_type(v, value, line, depth + 1); /* y = x: what x is */
 	return PT_UNKNOWN;
 }
 

@@ -349,7 +349,10 @@ uint32_t tb_entry(struct tb_ctx *c, const ot_reg_func *f, int depth, const tb_bi
 	{
 		ot_buf note = OT_BUF_INIT;
 		ot_buf_printf(&note, "%s", f->func);
-		if (f->has_dispatch) {
+		if (f->has_dispatch && !f->ndispatch && !f->nufunc_inner_loop) {
+			/* `dispatch: {}`: torchgen registers no kernel for any key */
+			ot_buf_puts(&note, " | dispatch: {} (no ATen kernel for any backend; its implementation is registered elsewhere)");
+		} else if (f->has_dispatch) {
 			ot_buf_puts(&note, " | dispatch:");
 			for (size_t i = 0; i < f->ndispatch; i++)
 				ot_buf_printf(&note, "%s %s: %s", i ? "," : "", f->dispatch[i].key,
