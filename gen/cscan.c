@@ -3011,6 +3011,12 @@ static void scan_stubs(ot_scan_result *out, ot_arena *arena, const char *code, s
 					kqe--;
 			}
 		}
+		if (st.kind == OT_STUB_REGISTER && nargs == 3 && !strcmp(st.macro, "REGISTER_ARCH_DISPATCH")) {
+			/* REGISTER_ARCH_DISPATCH(stub, DEFAULT, fn): one slot */
+			size_t as, ae;
+			if (arg_name(code, args[1], &as, &ae))
+				st.arch = ot_arena_strndup(arena, code + as, ae - as);
+		}
 		st.stub = ot_arena_strndup(arena, code + ks, ke - ks);
 		st.file = w->file;
 		st.line = line_of(w, ks);

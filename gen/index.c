@@ -335,12 +335,16 @@ static void add_generated(struct expand *e, const ot_ix_macro *paster, const ot_
 	callvec calls = {0};
 	ot_ix_cdef *d;
 	ot_ix_gen *g;
-	/* once per name and invocation (overloads share both), and not again
-	 * when the macro site itself was recorded as that definition
-	 * (CREATE_UNARY_TORCH_IMPL_FUNC(name, stub) is a TORCH_IMPL_FUNC) */
+	/* once per function of the macro and invocation (the overloads a macro
+	 * writes under one name, as ONE_HIDDEN_RNN's NAME(input, ...) and
+	 * NAME(data, batch_sizes, ...), each with its own parameters and
+	 * calls), and not again when the macro site itself was recorded as
+	 * that definition (CREATE_UNARY_TORCH_IMPL_FUNC(name, stub) is a
+	 * TORCH_IMPL_FUNC) */
 	for (const ot_ix_cdef *o = ot_map_get(e->ix->cdefs, name); o; o = o->next)
 		if (o->file == site->file && o->line == site->line &&
-		    o->kind == (it->kind == OT_MITEM_IMPL ? OT_CDEF_IMPL : OT_CDEF_FUNC))
+		    o->kind == (it->kind == OT_MITEM_IMPL ? OT_CDEF_IMPL : OT_CDEF_FUNC) &&
+		    (!o->gen || o->gen->params == it->params))
 			return;
 	g = ot_arena_alloc(e->ix->arena, sizeof(*g));
 	*g = (ot_ix_gen){site, e->macro, paster, inner, it->params};

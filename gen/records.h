@@ -293,6 +293,8 @@ typedef struct ot_ix_stub {
 	const char *stub_qual;   /**< the stub's written qualifier ("cpublas" of
 				      REGISTER_DISPATCH(cpublas::copy_stub, ...)), or "" */
 	const char *ns;     /**< enclosing namespaces at the site, as for ot_ix_cdef */
+	const char *arch;   /**< the CPU capability slot REGISTER_ARCH_DISPATCH(stub,
+			         DEFAULT, fn) fills ("DEFAULT"), or NULL */
 	uint32_t pp;        /**< preprocessor arm of the site, or 0 */
 	uint32_t file, line;
 	const char *gen_text; /**< a site a macro invocation wrote (ONE_HIDDEN_RNN(gru,

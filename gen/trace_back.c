@@ -140,6 +140,31 @@ static bool numbers_fit(const ot_reg_schema *s, const char *open, bool member)
 	return true;
 }
 
+/* Does the number of arguments of the call whose '(' is at `open` fit
+ * `s` (every parameter without a default given, no more than it has)? In
+ * C++ a keyword-only parameter is positional too; a method's receiver is
+ * the schema's first parameter. */
+static bool count_fits(const ot_reg_schema *s, const char *open, bool member)
+{
+	size_t given = member ? 1 : 0, required = 0;
+	int level = 0;
+	bool any = false;
+	for (const char *q = open + 1; *q && level >= 0; q++) {
+		if (*q == '(' || *q == '[' || *q == '{')
+			level++;
+		else if (*q == ')' || *q == ']' || *q == '}')
+			level--;
+		else if (level == 0 && *q == ',')
+			given++;
+		else if (level == 0 && *q != ' ')
+			any = true;
+	}
+	given += any;
+	for (size_t k = 0; k < s->nargs; k++)
+		required += !s->args[k].def;
+	return given >= required && given <= s->nargs;
+}
+
 /* Names called in a derivatives.yaml formula that are backward helpers
  * (FunctionsManual.cpp) or ops: a backward op (_softmax_backward_data,
  * grad.bmm(...)) is an entry like any op, followed to its kernels; a
@@ -182,7 +207,7 @@ static void formula_helpers(struct tb_ctx *c, const ot_reg_schema *schema, const
 				}
 				for (size_t k = 0; ov && k < n && !pick; k++)
 					if (!ov[k]->schema.is_out && (!member || ov[k]->variant_method) &&
-					    numbers_fit(&ov[k]->schema, s, member))
+					    numbers_fit(&ov[k]->schema, s, member) && count_fits(&ov[k]->schema, s, member))
 						pick = ov[k];
 				if (!pick && ov && !member)
 					pick = ov[0];

@@ -453,8 +453,12 @@ static const ot_ix_cdef *registered_kernel(const struct tb_ctx *c, const char *n
 	return any;
 }
 
-static const char *stub_backend(const char *macro, const char *path)
+static const char *stub_backend(const char *macro, const char *arch, const char *path)
 {
+	static const char *const slots[][2] = {
+		{"DEFAULT", "CPU DEFAULT"}, {"AVX2", "CPU AVX2"},   {"AVX512", "CPU AVX512"},
+		{"VSX", "CPU VSX"},	    {"ZVECTOR", "CPU ZVECTOR"}, {"SVE256", "CPU SVE256"},
+	};
 	static const char *const map[][2] = {
 		{"REGISTER_CUDA_DISPATCH", "CUDA"},     {"REGISTER_HIP_DISPATCH", "HIP"},
 		{"REGISTER_MPS_DISPATCH", "MPS"},       {"REGISTER_NO_CPU_DISPATCH", "CPU (none)"},
@@ -474,6 +478,9 @@ static const char *stub_backend(const char *macro, const char *path)
 		return "CUDA";
 	if (ot_ends_with(path, ".mm") || strstr(path, "/mps/"))
 		return "MPS";
+	for (size_t i = 0; arch && i < OT_ARRAY_LEN(slots); i++)
+		if (!strcmp(slots[i][0], arch))
+			return slots[i][1];
 	for (size_t i = 0; i < OT_ARRAY_LEN(map); i++)
 		if (!strcmp(map[i][0], macro))
 			return map[i][1];
@@ -483,7 +490,8 @@ static const char *stub_backend(const char *macro, const char *path)
 /* How a default call on each device takes a registration for `backend`. */
 static void register_reach(ot_edge *e, const char *backend)
 {
-	bool cpu = !strcmp(backend, "CPU") || !strcmp(backend, "CPU AVX2") || !strcmp(backend, "CPU AVX512");
+	bool cpu = !strcmp(backend, "CPU") || !strcmp(backend, "CPU DEFAULT") || !strcmp(backend, "CPU AVX2") ||
+		   !strcmp(backend, "CPU AVX512");
 	bool cuda = !strcmp(backend, "CUDA");
 	const char *why = ot_starts_with(backend, "CPU ") && cpu == false && strcmp(backend, "CPU (none)")
 				  ? "another CPU architecture"
@@ -493,10 +501,17 @@ static void register_reach(ot_edge *e, const char *backend)
 	if (!cuda)
 		tb_never(e, OT_DEV_CUDA, OT_WHEN_KEY, cpu ? "the CPU backend" : why);
 	if (cpu && strcmp(backend, "CPU")) {
-		/* the same kernel compiled for one x86 capability, picked at run time */
+		/* one x86 capability's slot: DispatchStub takes the one slot the
+		 * machine's capability names (compute_cpu_capability in
+		 * DispatchStub.cpp), so none is sure */
+		e->reach[OT_DEV_CPU] = OT_REACH_MAYBE;
 		e->cond[OT_DEV_CPU].kind = OT_WHEN_SELECT;
 		e->cond[OT_DEV_CPU].text =
-			ot_starts_with(backend, "CPU AVX512") ? "the CPU has AVX512" : "the CPU has AVX2";
+			!strcmp(backend, "CPU AVX512")
+				? "the CPU has AVX512"
+			: !strcmp(backend, "CPU AVX2")
+				? "the CPU has AVX2 and no AVX512 (or the stub has no AVX512 kernel)"
+				: "the CPU has neither AVX2 nor AVX512";
 		ot_edge_headline(e);
 	}
 }
@@ -508,11 +523,45 @@ static bool stub_site_of(struct tb_ctx *c, const ot_ix_stub *s, const ot_ix_stub
 	return d && (d == decl || !strcmp(d->ns, decl->ns));
 }
 
+/* The x86 capability slot a registration fills: 0 DEFAULT, 1 AVX2,
+ * 2 AVX512, -1 none (a REGISTER_DISPATCH compiled once per capability
+ * fills them all with one line). */
+static int x86_slot(const char *backend)
+{
+	return !strcmp(backend, "CPU DEFAULT")	 ? 0
+	       : !strcmp(backend, "CPU AVX2")	 ? 1
+	       : !strcmp(backend, "CPU AVX512") ? 2
+						 : -1;
+}
+
+/* When the DEFAULT, AVX2 and AVX512 slots of the stub all register the
+ * same kernel in one file, the DEFAULT site (else NULL): whichever slot
+ * the machine's capability picks, that kernel runs, so the three are one
+ * CPU registration, shown at the DEFAULT line. */
+static const ot_ix_stub *x86_slots_agree(struct tb_ctx *c, const ot_ix_stub *first, const ot_ix_stub *decl)
+{
+	const ot_ix_stub *slot[3] = {NULL, NULL, NULL};
+	for (const ot_ix_stub *s = first; s; s = s->next) {
+		int k;
+		if (s->kind != OT_STUB_REGISTER || !stub_site_of(c, s, decl) ||
+		    (k = x86_slot(stub_backend(s->macro, s->arch, fpath(c, s->file)))) < 0)
+			continue;
+		if (slot[k] || !s->kernel)
+			return NULL; /* two sites for one slot, or an empty one */
+		slot[k] = s;
+	}
+	if (!slot[0] || !slot[1] || !slot[2] || strcmp(slot[0]->kernel, slot[1]->kernel) ||
+	    strcmp(slot[0]->kernel, slot[2]->kernel) || slot[0]->file != slot[1]->file ||
+	    slot[0]->file != slot[2]->file)
+		return NULL;
+	return slot[0];
+}
+
 /* A DispatchStub: its node, and every registered kernel. */
 static long expand_stub(struct tb_ctx *c, const ot_ix_stub *stub, const char *op, int depth,
 			int level)
 {
-	const ot_ix_stub *first = ot_index_stubs(c->ix, stub->stub), *decl = stub, *def = NULL;
+	const ot_ix_stub *first = ot_index_stubs(c->ix, stub->stub), *decl = stub, *def = NULL, *agree;
 	ot_node n = {0};
 	bool is_new;
 	long node;
@@ -539,6 +588,7 @@ static long expand_stub(struct tb_ctx *c, const ot_ix_stub *stub, const char *op
 	if (c->tr->nodes.items[node].def_file)
 		c->tr->nodes.items[node].def_file = tb_path(c, c->tr->nodes.items[node].def_file);
 	tb_state(c, (uint32_t)node)->expanded = true;
+	agree = x86_slots_agree(c, first, decl);
 	for (const ot_ix_stub *s = first; s; s = s->next) {
 		const char *backend;
 		const ot_ix_cdef *k;
@@ -547,7 +597,11 @@ static long expand_stub(struct tb_ctx *c, const ot_ix_stub *stub, const char *op
 		long kn;
 		if (s->kind != OT_STUB_REGISTER || !stub_site_of(c, s, decl))
 			continue;
-		backend = stub_backend(s->macro, fpath(c, s->file));
+		backend = stub_backend(s->macro, s->arch, fpath(c, s->file));
+		if (agree && x86_slot(backend) > 0)
+			continue; /* the DEFAULT site's edge stands for the three */
+		if (s == agree)
+			backend = "CPU";
 		e = tb_always(OT_EDGE_REGISTER, (uint32_t)node, (uint32_t)node);
 		e.site_file = fpath(c, s->file);
 		e.site_line = s->line;
@@ -570,6 +624,7 @@ static long expand_stub(struct tb_ctx *c, const ot_ix_stub *stub, const char *op
 			tb_edge(c, &e);
 			continue;
 		}
+		/* "MACRO: stub -> kernel" is what optrace diff reads back */
 		e.site_note = ot_arena_printf(c->a, "%s: %s -> %s", s->macro, s->stub, s->kernel);
 		k = registered_kernel(c, s->kernel, s->file, s->pp);
 		if (!k) {
