@@ -702,6 +702,13 @@ struct chain {
 	size_t nnames;
 };
 
+/* A variable template of a type trait (std::is_same_v<T, Tensor>): its
+ * <...> are template arguments, not comparisons. */
+static bool var_template(const struct tok *t)
+{
+	return t->n > 2 && t->s[t->n - 2] == '_' && t->s[t->n - 1] == 'v';
+}
+
 /* Read a chain at tk->at: [::] name (:: name)* ( (...) | [...] | . name | -> name )*,
  * with leading * and & dropped. */
 static bool read_chain(struct toks *tk, struct chain *ch)
@@ -739,8 +746,10 @@ static bool read_chain(struct toks *tk, struct chain *ch)
 					break;
 				}
 			}
-			if (depth == 0 && tk->at < tk->n && tk->at + 1 < tk->n &&
-			    (op_is(&tk->t[tk->at + 1], "(") || op_is(&tk->t[tk->at + 1], "::")))
+			if (depth == 0 && tk->at < tk->n &&
+			    ((tk->at + 1 < tk->n &&
+			      (op_is(&tk->t[tk->at + 1], "(") || op_is(&tk->t[tk->at + 1], "::"))) ||
+			     var_template(ch->last)))
 				tk->at++;
 			else
 				tk->at = save;
@@ -834,22 +843,44 @@ static value literal_value(const char *lit, size_t n)
 	return v_unknown();
 }
 
-/* Is the local `s` (n bytes, declared where `decl` points, past its name)
- * assigned again somewhere in [from, end): `s = ...`, `s |= ...`? */
-static bool assigned_again(const char *from, const char *end, const char *s, size_t n, const char *decl)
+/* How the local `s` (n bytes, declared where `decl` points, past its
+ * name) is assigned again in [from, end): not at all, only narrowed by a
+ * conjunction with itself (`s &= x`, `s = s && x`: a false value stays
+ * false), or otherwise (`s = ...`, `s |= ...`). */
+enum reassign { REASSIGN_NONE, REASSIGN_NARROWED, REASSIGN_OTHER };
+
+static enum reassign assigned_again(const char *from, const char *end, const char *s, size_t n,
+				    const char *decl)
 {
+	enum reassign r = REASSIGN_NONE;
 	for (const char *p = from; (p = memmem(p, (size_t)(end - p), s, n)); p += n) {
-		const char *q = p + n;
+		const char *q = p + n, *v;
 		if (p + n == decl || (p > from && ot_is_ident_char(p[-1])) || ot_is_ident_char(*q) ||
 		    (p > from && (p[-1] == '.' || p[-1] == '>')))
 			continue;
 		while (q < end && (*q == ' ' || *q == '\t'))
 			q++;
-		if (q + 1 < end && ((q[0] == '=' && q[1] != '=') ||
-				    (strchr("|&^+-", q[0]) && q[1] == '=')))
-			return true;
+		if (q + 1 < end && q[0] == '&' && q[1] == '=') {
+			r = REASSIGN_NARROWED;
+			continue;
+		}
+		if (q + 1 < end && strchr("|^+-", q[0]) && q[1] == '=')
+			return REASSIGN_OTHER;
+		if (!(q + 1 < end && q[0] == '=' && q[1] != '='))
+			continue;
+		for (v = q + 1; v < end && (*v == ' ' || *v == '\t'); v++)
+			;
+		if ((size_t)(end - v) > n + 2 && !memcmp(v, s, n) && !ot_is_ident_char(v[n])) {
+			for (v += n; v < end && (*v == ' ' || *v == '\t'); v++)
+				;
+			if (end - v > 2 && v[0] == '&' && v[1] == '&') {
+				r = REASSIGN_NARROWED; /* s = s && x */
+				continue;
+			}
+		}
+		return REASSIGN_OTHER;
 	}
-	return false;
+	return r;
 }
 
 /* Does the text before `b` (in `code`) end with the type name `type`
@@ -876,6 +907,7 @@ static value local_bool(struct ectx *c, const char *s, size_t n)
 {
 	const ot_cenv *e = c->cenv;
 	const char *p, *end;
+	enum reassign again;
 	if (!e || !e->code || c->depth > 3)
 		return v_unknown();
 	p = e->code + e->body;
@@ -894,7 +926,8 @@ static value local_bool(struct ectx *c, const char *s, size_t n)
 			q++;
 		if (*q != '=' || q[1] == '=')
 			continue;
-		if (assigned_again(e->code + e->body, end, s, n, p))
+		again = assigned_again(e->code + e->body, end, s, n, p);
+		if (again == REASSIGN_OTHER)
 			return v_unknown(); /* its value depends on where the condition is */
 		{
 			const char *semi = memchr(q, ';', (size_t)(end - q));
@@ -908,7 +941,10 @@ static value local_bool(struct ectx *c, const char *s, size_t n)
 			c->depth++;
 			v = tk.overflow ? v_unknown() : expr(c, &tk, 0);
 			c->depth--;
-			return tk.at < tk.n ? v_unknown() : v; /* what the grammar did not take */
+			if (tk.at < tk.n)
+				return v_unknown(); /* what the grammar did not take */
+			/* narrowed later: only a false start value is known */
+			return again == REASSIGN_NARROWED && v.truth != OT_TRI_FALSE ? v_unknown() : v;
 		}
 	}
 	return v_unknown();

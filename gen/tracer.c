@@ -321,7 +321,9 @@ static bool followed_in_full(const char *group)
 bool tb_wellknown_stop(const struct tb_ctx *c, const char *name)
 {
 	ot_wellknown_match m;
-	if (!c->t->wk || !ot_wellknown_lookup(&m, c->t->wk, name))
+	/* a pattern entry ("_": an in-place op) speaks of a kind of op; an
+	 * entry reached here has its own kernels, which are followed */
+	if (!c->t->wk || !ot_wellknown_lookup(&m, c->t->wk, name) || m.pattern)
 		return false;
 	/* asked for in full, the computing, shape and dtype ones are followed (matmul -> mm) */
 	return !c->tr->full || !followed_in_full(m.group);
@@ -674,6 +676,21 @@ static void fingerprint_main(struct tb_ctx *c)
 	}
 }
 
+/* Does the op `input` names (aten::addbmm_, Tensor.addbmm_, torch.relu_)
+ * have an entry of its own in native_functions.yaml? Then a pattern entry
+ * of the reference ("_": some in-place op) does not answer for it: its
+ * own kernels are traced. */
+static bool has_own_entry(const ot_tracer *t, const char *input)
+{
+	const char *name = strrchr(input, ':') ? strrchr(input, ':') + 1 : input, *dot;
+	char base[160];
+	size_t n;
+	if (name == input && (dot = strrchr(input, '.')))
+		name = dot + 1; /* Tensor.addbmm_, torch.relu_ */
+	snprintf(base, sizeof(base), "%.*s", (int)strcspn(name, "."), name); /* add_.Tensor */
+	return ot_registry_overloads(t->reg, base, &n) != NULL;
+}
+
 ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full, int max_depth)
 {
 	ot_trace *tr = ot_trace_new();
@@ -703,7 +720,8 @@ ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full, int max_
 		goto done;
 	}
 	if (!tr->full && t->wk && tr->target.strategy != OT_STRAT_MODULE &&
-	    ot_wellknown_lookup(&tr->wellknown, t->wk, input)) {
+	    ot_wellknown_lookup(&tr->wellknown, t->wk, input) &&
+	    !(tr->wellknown.pattern && has_own_entry(t, input))) {
 		wellknown_exit(&c);
 		goto passes;
 	}

@@ -527,6 +527,7 @@ static bool fill(ot_wellknown_match *out, const struct entry *e, bool twin)
 	out->data = twin ? e->twin_data : e->data;
 	out->aten = twin ? e->twin_aten : e->aten;
 	out->inplace = twin || e->inplace;
+	out->pattern = e->suffix_len > 0;
 	return true;
 }
 

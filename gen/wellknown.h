@@ -71,6 +71,9 @@ typedef struct {
 	bool inplace;          /**< an in-place op: matched through the in-place
 				    rule, or an entry of the in-place group
 				    ("fill_") */
+	bool pattern;          /**< matched by a pattern entry ("_like", "_"):
+				    what the reference says of a kind of op, not
+				    of this one */
 } ot_wellknown_match;
 
 /**
