@@ -687,8 +687,12 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, ot_arena *
 			const char *bar = d == ROWS_CPU ? "│" : " ";
 			bool head = true;
 			if (!rows[d].nrows) {
-				ot_buf_printf(&b, "          %s%s path: the steps above, nothing of its own\n", fork,
-					      dev_names[d]);
+				/* no step at all: the op has no kernel there (a CUDA-only op) */
+				ot_buf_printf(&b,
+					      rows[ROWS_COMMON].nrows
+						      ? "          %s%s path: the steps above, nothing of its own\n"
+						      : "          %s%s path: none, a default call runs no kernel there\n",
+					      fork, dev_names[d]);
 				continue;
 			}
 			int order[OT_LAYER_COUNT];

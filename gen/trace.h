@@ -94,6 +94,9 @@ typedef struct {
 				  edges taken whatever the arguments) */
 	uint8_t back;        /**< OT_MAIN_*: of `main`, the devices where only the
 				  backward reaches it (through a derivative edge) */
+	uint8_t idle;        /**< OT_MAIN_*: the devices it never runs on for
+				  dense tensors: an entry whose dispatch table has
+				  no kernel there (a CUDA-only op on the CPU) */
 	bool found;          /**< false for OT_NODE_MISSING */
 	const char *file;    /**< repository-relative; NULL when not found */
 	uint32_t line;       /**< 1-based; 0 when not found */

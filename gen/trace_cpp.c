@@ -1030,9 +1030,7 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 
 /* ---- entries ------------------------------------------------------------------------------- */
 
-/* The dispatch key whose kernel a dense float32 tensor on `dev` takes, of
- * entry f's table (NULL: none; the call would fail there). */
-static const char *resolved_key(const ot_reg_func *f, ot_device dev)
+const char *tb_resolved_key(const ot_reg_func *f, ot_device dev)
 {
 	static const char *const order[][2] = {{"CPU", "CUDA"},
 					       {"CompositeExplicitAutogradNonFunctional",
@@ -1352,7 +1350,7 @@ void tb_expand_entry(struct tb_ctx *c, const struct tb_pending *p)
 		char first_key[64];
 		size_t nd;
 		uint32_t vl;
-		const char *rk[OT_DEV_COUNT] = {resolved_key(eff, OT_DEV_CPU), resolved_key(eff, OT_DEV_CUDA)};
+		const char *rk[OT_DEV_COUNT] = {tb_resolved_key(eff, OT_DEV_CPU), tb_resolved_key(eff, OT_DEV_CUDA)};
 		bool main_key = false;
 		snprintf(first_key, sizeof(first_key), "%.*s", (int)strcspn(uses[u].keys, ","), uses[u].keys);
 		for (int dev = 0; dev < OT_DEV_COUNT; dev++)

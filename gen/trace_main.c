@@ -57,25 +57,45 @@ static bool stays_above(const ot_trace *tr, const ot_edge *e)
 #define ST_SURE 2u
 #define ST_BACK 4u /* below a derivative edge: the backward */
 
+/* Can node `i` run on `dev`: a file compiled for it, and not an entry
+ * without a kernel there? */
+static bool node_on(const ot_trace *tr, uint32_t i, ot_device dev)
+{
+	const ot_node *nd = &tr->nodes.items[i];
+	return file_on(nd->file, dev) && !(nd->idle & OT_MAIN_BIT(dev));
+}
+
 /*
  * An edge whose caller never runs on a device for this op (its callers
  * are reached only through another device's dispatch key, or from code
  * of a file compiled for another device) is never taken there, whatever
  * its own condition says: a walk per device over the edges that can be
- * taken there, from every root.
+ * taken there, from every root. An edge into an entry that has no kernel
+ * for the device is never taken there either (the call fails at dispatch).
  */
 static void mark_off_device(ot_trace *tr, uint32_t *stack, uint8_t *runs)
 {
 	static const char *const why[OT_DEV_COUNT] = {
 		"called only from code that never runs on the CPU for this op",
 		"called only from code that never runs on CUDA for this op"};
+	static const char *const no_kernel[OT_DEV_COUNT] = {
+		"its entry's dispatch table has no kernel for a dense CPU tensor",
+		"its entry's dispatch table has no kernel for a dense CUDA tensor"};
 	size_t n = tr->nodes.len;
 	for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
 		size_t top = 0;
 		memset(runs, 0, n);
+		for (size_t i = 0; i < tr->edges.len; i++) {
+			ot_edge *e = &tr->edges.items[i];
+			if (e->reach[dev] != OT_REACH_NEVER && (tr->nodes.items[e->to].idle & OT_MAIN_BIT(dev))) {
+				e->reach[dev] = OT_REACH_NEVER;
+				e->cond[dev] = (ot_cond){.kind = OT_WHEN_KEY, .text = no_kernel[dev]};
+				ot_edge_headline(e);
+			}
+		}
 		for (size_t r = 0; r < tr->roots.len; r++) {
 			uint32_t root = tr->roots.items[r];
-			if (!runs[root] && file_on(tr->nodes.items[root].file, (ot_device)dev)) {
+			if (!runs[root] && node_on(tr, root, (ot_device)dev)) {
 				runs[root] = 1;
 				stack[top++] = root;
 			}
@@ -86,7 +106,7 @@ static void mark_off_device(ot_trace *tr, uint32_t *stack, uint8_t *runs)
 			ot_trace_edges(&it, tr, stack[--top], 0, 0);
 			while (ot_trace_next(&e, &it) == 0)
 				if (e->exact && e->reach[dev] != OT_REACH_NEVER && !runs[e->to] &&
-				    file_on(tr->nodes.items[e->to].file, (ot_device)dev)) {
+				    node_on(tr, e->to, (ot_device)dev)) {
 					runs[e->to] = 1;
 					stack[top++] = e->to;
 				}
@@ -126,7 +146,7 @@ void ot_trace_mark(ot_trace *tr)
 		memset(seen, 0, n);
 		for (size_t r = 0; r < tr->main_roots && r < tr->roots.len; r++) {
 			uint32_t root = tr->roots.items[r], st = ST_ABOVE | ST_SURE;
-			if (file_on(tr->nodes.items[root].file, (ot_device)dev) && !(seen[root] & (1u << st))) {
+			if (node_on(tr, root, (ot_device)dev) && !(seen[root] & (1u << st))) {
 				tr->nodes.items[root].main |= bit;
 				tr->nodes.items[root].sure |= bit;
 				fwd[root] |= bit;
@@ -146,7 +166,7 @@ void ot_trace_mark(ot_trace *tr)
 				bool next_sure;
 				uint32_t st;
 				if (!e->exact || e->reach[dev] == OT_REACH_NEVER ||
-				    !file_on(to->file, (ot_device)dev))
+				    !node_on(tr, e->to, (ot_device)dev))
 					continue;
 				if (e->kind == OT_EDGE_DERIVATIVE &&
 				    tr->nodes.items[e->from].kind == OT_NODE_ENTRY && !above)

@@ -349,6 +349,16 @@ uint32_t tb_entry(struct tb_ctx *c, const ot_reg_func *f, int depth, const tb_bi
 	n.op = f->schema.full;
 	n.depth = (uint8_t)(depth > 255 ? 255 : depth);
 	{
+		/* a table without a kernel for a device (CUDA: only): a call
+		 * there fails at dispatch ("dispatch: {}" is handled apart; a
+		 * ufunc_inner_loop makes the CPU and CUDA kernels) */
+		const ot_reg_func *eff = f->delegate ? f->delegate : f;
+		for (int d = 0; d < OT_DEV_COUNT; d++)
+			if (eff->has_dispatch && eff->ndispatch && !eff->nufunc_inner_loop &&
+			    !tb_resolved_key(eff, (ot_device)d))
+				n.idle |= OT_MAIN_BIT(d);
+	}
+	{
 		ot_buf note = OT_BUF_INIT;
 		ot_buf_printf(&note, "%s", f->func);
 		if (f->has_dispatch && !f->ndispatch && !f->nufunc_inner_loop) {
@@ -676,19 +686,14 @@ static void fingerprint_main(struct tb_ctx *c)
 	}
 }
 
-/* Does the op `input` names (aten::addbmm_, Tensor.addbmm_, torch.relu_)
- * have an entry of its own in native_functions.yaml? Then a pattern entry
- * of the reference ("_": some in-place op) does not answer for it: its
- * own kernels are traced. */
-static bool has_own_entry(const ot_tracer *t, const char *input)
+/* Does the op `target` names (aten::addbmm_, Tensor.addbmm_,
+ * torch.ops.aten.addbmm_.default) have an entry of its own in
+ * native_functions.yaml? Then a pattern entry of the reference ("_": some
+ * in-place op) does not answer for it: its own kernels are traced. */
+static bool has_own_entry(const ot_tracer *t, const ot_target *target)
 {
-	const char *name = strrchr(input, ':') ? strrchr(input, ':') + 1 : input, *dot;
-	char base[160];
 	size_t n;
-	if (name == input && (dot = strrchr(input, '.')))
-		name = dot + 1; /* Tensor.addbmm_, torch.relu_ */
-	snprintf(base, sizeof(base), "%.*s", (int)strcspn(name, "."), name); /* add_.Tensor */
-	return ot_registry_overloads(t->reg, base, &n) != NULL;
+	return ot_registry_overloads(t->reg, target->name, &n) != NULL;
 }
 
 ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full, int max_depth)
@@ -721,7 +726,7 @@ ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full, int max_
 	}
 	if (!tr->full && t->wk && tr->target.strategy != OT_STRAT_MODULE &&
 	    ot_wellknown_lookup(&tr->wellknown, t->wk, input) &&
-	    !(tr->wellknown.pattern && has_own_entry(t, input))) {
+	    !(tr->wellknown.pattern && has_own_entry(t, &tr->target))) {
 		wellknown_exit(&c);
 		goto passes;
 	}
