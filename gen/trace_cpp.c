@@ -1030,6 +1030,11 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 
 /* ---- entries ------------------------------------------------------------------------------- */
 
+bool tb_dispatch_empty(const ot_reg_func *f)
+{
+	return f->has_dispatch && !f->ndispatch && !f->nufunc_inner_loop;
+}
+
 const char *tb_resolved_key(const ot_reg_func *f, ot_device dev)
 {
 	static const char *const order[][2] = {{"CPU", "CUDA"},
@@ -1311,7 +1316,7 @@ void tb_expand_entry(struct tb_ctx *c, const struct tb_pending *p)
 		}
 	}
 
-	if (eff->has_dispatch && !eff->ndispatch && !eff->nufunc_inner_loop) {
+	if (tb_dispatch_empty(eff)) {
 		/* `dispatch: {}`: no kernel for any key (a jagged nested tensor's
 		 * Python handler, for one) */
 		uint32_t m = tb_missing(c, OT_LAYER_CPP, "a kernel for any dispatch key (its entry says `dispatch: {}`)",

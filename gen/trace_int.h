@@ -158,6 +158,9 @@ bool tb_wellknown_stop(const struct tb_ctx *c, const char *name);
  * entry f's table (NULL: none; the call would fail there). */
 const char *tb_resolved_key(const ot_reg_func *f, ot_device dev);
 
+/* `dispatch: {}`: f's table registers no kernel for any key. */
+bool tb_dispatch_empty(const ot_reg_func *f);
+
 /* ---- the builders -------------------------------------------------------------------- */
 
 /* trace_py.c: the Python half, from the roots of each strategy. Returns

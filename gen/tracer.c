@@ -361,7 +361,7 @@ uint32_t tb_entry(struct tb_ctx *c, const ot_reg_func *f, int depth, const tb_bi
 	{
 		ot_buf note = OT_BUF_INIT;
 		ot_buf_printf(&note, "%s", f->func);
-		if (f->has_dispatch && !f->ndispatch && !f->nufunc_inner_loop) {
+		if (tb_dispatch_empty(f)) {
 			/* `dispatch: {}`: torchgen registers no kernel for any key */
 			ot_buf_puts(&note, " | dispatch: {} (no ATen kernel for any backend; its implementation is registered elsewhere)");
 		} else if (f->has_dispatch) {
