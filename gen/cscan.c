@@ -520,6 +520,7 @@ struct walker {
 	int depth, lost; /* lost: braces beyond MAX_DEPTH */
 	long func;       /* index of the open function in out->cdefs, or -1 */
 	int func_depth;  /* stack depth at which that function's body opened */
+	bool returned;   /* a return has been seen in that body (anywhere in it) */
 	OT_VEC(ot_ix_call) calls;
 	struct launch_macro *launch_macros; /* #define NAME(...) kernel<<<...>>> */
 	size_t nlaunch_macros;
@@ -625,6 +626,7 @@ static void open_brace(struct walker *w, size_t head_start, size_t brace)
 			ot_vec_push(&w->out->cdefs, d);
 			w->func = (long)w->out->cdefs.len - 1;
 			w->func_depth = w->depth + 1;
+			w->returned = false;
 			w->calls.len = 0;
 			w->guards.len = 0;
 			w->nscopes = 0;
@@ -918,9 +920,26 @@ static struct scope_guard *top_arm(struct walker *w)
 	return NULL;
 }
 
-static void mark_arm(struct walker *w, bool raises)
+/* Is the walk at the open body's own top level: no arm, check, loop or
+ * lambda around it, and in the body's own preprocessor arm? */
+static bool at_body_top(const struct walker *w)
+{
+	return w->func >= 0 && !w->nscopes && w->depth == w->func_depth &&
+	       w->arm == w->out->cdefs.items[w->func].pp;
+}
+
+static void mark_arm(struct walker *w, bool raises, size_t at)
 {
 	struct scope_guard *sc = top_arm(w);
+	if (raises && at_body_top(w)) {
+		/* a statement of the body's own that throws: every call that no
+		 * return before it (in a loop, a switch, an #if arm) has left
+		 * raises here */
+		ot_ix_cdef *d = &w->out->cdefs.items[w->func];
+		if (!w->returned && !d->fails)
+			d->fails = line_of(w, at);
+		return;
+	}
 	/* a return or a failed check in an #if alternative inside the arm
 	 * (the "compiled without X" branch) is not the arm's */
 	if (sc && sc->arm != w->arm)
@@ -959,9 +978,11 @@ static void finish_chain(struct walker *w, uint16_t last, size_t at, int paren)
 			break;
 	}
 	/* if (...) { return a; } else { return b; }: the arm the chain is in
-	 * leaves as surely as with a return of its own */
-	if (all_leave)
-		mark_arm(w, all_raise);
+	 * leaves as surely as with a return of its own (a chain at the body's
+	 * top level whose every arm raises is no one failing statement: the
+	 * body's `fails` stays unset) */
+	if (all_leave && !(all_raise && at_body_top(w)))
+		mark_arm(w, all_raise, at);
 	/* the chain is the single statement of an arm: nothing follows it there */
 	if (outer && outer->kind == SC_ARM && !outer->braced && outer->depth == w->depth)
 		return;
@@ -1108,19 +1129,20 @@ static bool body_keyword(struct walker *w, size_t s, size_t e, int paren)
 	case 'r':
 		if (!word_eq(c + s, n, "return"))
 			return false;
-		mark_arm(w, false);
+		w->returned = true;
+		mark_arm(w, false, s);
 		record_return(w, s, e);
 		return true;
 	case 't':
 		if (!word_eq(c + s, n, "throw"))
 			return false;
-		mark_arm(w, true);
+		mark_arm(w, true, s);
 		return true;
 	case 'A':
 	case 'C':
 	case 'T':
 		if (is_error_macro(c + s, n)) {
-			mark_arm(w, true);
+			mark_arm(w, true, s);
 			return true;
 		}
 		if (!is_check_macro(c + s, n))
@@ -1140,7 +1162,7 @@ static bool body_keyword(struct walker *w, size_t s, size_t e, int paren)
 			}
 			const char *first = cond_text(w, open + 1, a);
 			if (!strcmp(first, "false") && !ot_starts_with(c + s, "TORCH_WARN"))
-				mark_arm(w, true);
+				mark_arm(w, true, s);
 			push_scope(w, (struct scope_guard){0, SC_CHECK, false,
 							   add_guard(w, OT_GUARD_CHECK, first, s, 0),
 							   w->depth, paren, close, NULL});

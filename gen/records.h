@@ -256,6 +256,10 @@ typedef struct ot_ix_cdef {
 	uint32_t pp;       /**< the preprocessor arm of the definition, or 0 */
 	uint32_t body, body_end; /**< byte offsets of the body's '{' and '}' (0, 0
 				      for a macro-generated definition) */
+	uint32_t fails;    /**< line of a statement at the body's own top level,
+			        before any return there, that throws on every call
+			        (TORCH_CHECK(false, ...), AT_ERROR(...), throw): every
+			        call of it raises; 0 when none */
 	const ot_ix_gen *gen; /**< set when a macro invocation generated this
 			           definition (FUNC or IMPL): `file` and `line` are
 			           the invocation's, `macro` the invoked macro, and

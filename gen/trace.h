@@ -100,6 +100,11 @@ typedef struct {
 	bool found;          /**< false for OT_NODE_MISSING */
 	const char *file;    /**< repository-relative; NULL when not found */
 	uint32_t line;       /**< 1-based; 0 when not found */
+	uint32_t fails;      /**< CFUNC: the line (in `file`) of a statement its body
+				  runs on every call that throws (TORCH_CHECK(false,
+				  ...)): no call gets past it, so no default call is
+				  routed here; 0 */
+	const char *fails_text; /**< that statement as written (blanks collapsed), or NULL */
 	const char *symbol;  /**< text on that line (what was looked for, when missing) */
 	const char *note;    /**< what it is, in a few words; "not found: X in Y" */
 	const char *op;      /**< the aten overload it belongs to (first reached from), or "" */

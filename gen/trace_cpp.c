@@ -73,6 +73,36 @@ static const char *generated_note(const struct tb_ctx *c, const ot_ix_cdef *d)
 }
 
 /* The node of C++ definition d. */
+/* The statement that starts on line `line` of file `file`, up to its ';'
+ * (at most a few lines), blanks collapsed; NULL when the line is not there. */
+static const char *statement_at(struct tb_ctx *c, uint32_t file, uint32_t line)
+{
+	ot_buf b = OT_BUF_INIT;
+	const char *r;
+	bool blank = false, done = false;
+	for (uint32_t l = line; !done && l < line + 6; l++) {
+		size_t len;
+		const char *t = ot_index_line(c->ix, file, l, &len);
+		if (!t)
+			break;
+		for (size_t i = 0; i < len && !done && b.size < 240; i++) {
+			if (t[i] == ' ' || t[i] == '\t' || t[i] == '\r') {
+				blank = b.size > 0;
+				continue;
+			}
+			if (blank && t[i] != ')' && b.ptr[b.size - 1] != '(')
+				ot_buf_putc(&b, ' ');
+			blank = false;
+			ot_buf_putc(&b, t[i]);
+			done = t[i] == ';';
+		}
+		blank = b.size > 0;
+	}
+	r = b.size ? ot_arena_strndup(c->a, b.ptr, b.size) : NULL;
+	ot_buf_free(&b);
+	return r;
+}
+
 static long cfunc_node(struct tb_ctx *c, const ot_ix_cdef *d, const char *note, const char *op,
 		       const char *backend, int depth, uint8_t kind)
 {
@@ -91,6 +121,10 @@ static long cfunc_node(struct tb_ctx *c, const ot_ix_cdef *d, const char *note, 
 	n.op = op;
 	n.backend = backend && *backend ? backend : file_backend(p);
 	n.depth = (uint8_t)(depth > 255 ? 255 : depth);
+	if (d->fails && kind == OT_NODE_CFUNC) {
+		n.fails = d->fails;
+		n.fails_text = statement_at(c, d->file, d->fails);
+	}
 	return tb_node(c, &n, d->file, d, NULL, NULL);
 }
 
@@ -259,7 +293,8 @@ static void def_built(struct tb_ctx *c, const ot_ix_cdef *d, ot_edge *e)
 	if (pp.value == OT_TRI_TRUE)
 		return;
 	for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
-		tb_never(e, (ot_device)dev, OT_WHEN_BUILD, pp.text ? pp.text : "a build flag");
+		const char *text = tb_verdict_text(c, &pp);
+		tb_never(e, (ot_device)dev, OT_WHEN_BUILD, text ? text : "a build flag");
 		e->cond[dev].line = pp.line;
 	}
 	e->when_file = fpath(c, d->file);

@@ -154,6 +154,11 @@ uint32_t tb_entry(struct tb_ctx *c, const ot_reg_func *f, int depth, const tb_bi
 /* Is `name` a well-known op whose page is the reference's (not followed)? */
 bool tb_wellknown_stop(const struct tb_ctx *c, const char *name);
 
+/** The text shown for a verdict: its condition ("not (x)" when it decided
+ * by failing), and the second one it runs under when there is one ("a and
+ * b"); NULL when it has none. */
+const char *tb_verdict_text(struct tb_ctx *c, const ot_verdict *v);
+
 /* The dispatch key whose kernel a dense float32 tensor on `dev` takes, of
  * entry f's table (NULL: none; the call would fail there). */
 const char *tb_resolved_key(const ot_reg_func *f, ot_device dev);

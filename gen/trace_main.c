@@ -71,7 +71,9 @@ static bool node_on(const ot_trace *tr, uint32_t i, ot_device dev)
  * of a file compiled for another device) is never taken there, whatever
  * its own condition says: a walk per device over the edges that can be
  * taken there, from every root. An edge into an entry that has no kernel
- * for the device is never taken there either (the call fails at dispatch).
+ * for the device is never taken there either (the call fails at dispatch),
+ * nor one into a function that raises on every call (the kernel of a
+ * dense key that only says "sparse tensors only").
  */
 static void mark_off_device(ot_trace *tr, uint32_t *stack, uint8_t *runs)
 {
@@ -82,12 +84,32 @@ static void mark_off_device(ot_trace *tr, uint32_t *stack, uint8_t *runs)
 		"its entry's dispatch table has no kernel for a dense CPU tensor",
 		"its entry's dispatch table has no kernel for a dense CUDA tensor"};
 	size_t n = tr->nodes.len;
+	for (size_t i = 0; i < tr->edges.len; i++) {
+		/* a call that gets there raises: the error is why, where the edge
+		 * could be taken or needs only another dispatch key (the CUDA
+		 * kernel on the CPU); a build or argument condition stays first */
+		ot_edge *e = &tr->edges.items[i];
+		const ot_node *to = &tr->nodes.items[e->to];
+		const char *text;
+		if (!to->fails)
+			continue;
+		text = ot_arena_printf(tr->arena, "%s raises on every call (%s:%u%s%s)", to->symbol,
+				       to->file, to->fails, to->fails_text ? ": " : "",
+				       to->fails_text ? to->fails_text : "");
+		for (int dev = 0; dev < OT_DEV_COUNT; dev++)
+			if (e->reach[dev] != OT_REACH_NEVER || e->cond[dev].kind == OT_WHEN_KEY) {
+				e->reach[dev] = OT_REACH_NEVER;
+				e->cond[dev] = (ot_cond){.kind = OT_WHEN_VALIDATION, .text = text};
+			}
+		ot_edge_headline(e);
+	}
 	for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
 		size_t top = 0;
 		memset(runs, 0, n);
 		for (size_t i = 0; i < tr->edges.len; i++) {
 			ot_edge *e = &tr->edges.items[i];
-			if (e->reach[dev] != OT_REACH_NEVER && (tr->nodes.items[e->to].idle & OT_MAIN_BIT(dev))) {
+			const ot_node *to = &tr->nodes.items[e->to];
+			if (e->reach[dev] != OT_REACH_NEVER && (to->idle & OT_MAIN_BIT(dev))) {
 				e->reach[dev] = OT_REACH_NEVER;
 				e->cond[dev] = (ot_cond){.kind = OT_WHEN_KEY, .text = no_kernel[dev]};
 				ot_edge_headline(e);

@@ -174,6 +174,8 @@ static void node(ot_buf *b, const ot_node *n)
 	str(b, n->backend);
 	ikey(b, false, "lib");
 	str(b, n->lib);
+	ikey(b, false, "fails");
+	num_or_null(b, n->fails != 0, n->fails);
 	ikey(b, false, "main");
 	mains(b, n->main);
 	ikey(b, false, "sure");

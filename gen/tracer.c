@@ -254,9 +254,7 @@ static const char *cond_shown(struct tb_ctx *c, const char *text, bool negated)
 	return ot_arena_printf(c->a, "not (%s)", text);
 }
 
-/* The text shown for a verdict: its condition, and the second one it runs
- * under when there is one ("a and b"). */
-static const char *verdict_text(struct tb_ctx *c, const ot_verdict *v)
+const char *tb_verdict_text(struct tb_ctx *c, const ot_verdict *v)
 {
 	const char *t;
 	if (!v->text)
@@ -292,7 +290,7 @@ void tb_reach(struct tb_ctx *c, ot_edge *e, const ot_verdict v[OT_DEV_COUNT], ui
 			cd->written = NULL;
 			continue;
 		}
-		cd->text = verdict_text(c, x);
+		cd->text = tb_verdict_text(c, x);
 		cd->line = x->line;
 		cd->written = x->text;
 		/* taken or not, a guard is a selection when it picks a backend

@@ -119,6 +119,47 @@ START_TEST(scanner_literal_if_elif_else_chains)
 }
 END_TEST
 
+/* A body whose own top-level statement throws (TORCH_CHECK(false, ...),
+ * AT_ERROR, throw) fails on every call, unless a return may leave first:
+ * in an #if arm, a switch, a loop or an arm of an if. */
+START_TEST(scanner_bodies_that_always_raise)
+{
+	static const struct {
+		const char *text;
+		uint32_t fails;
+	} cases[] = {
+		{"Tensor f(const Tensor& s) {\n  TORCH_CHECK(false, \"sparse only\");\n}\n", 2},
+		{"Tensor f(const Tensor& s) {\n  check(s);\n  AT_ERROR(\"no\");\n  return s;\n}\n", 3},
+		{"Tensor f(const Tensor& s) {\n  TORCH_CHECK_NOT_IMPLEMENTED(\n    false, \"x\");\n}\n", 2},
+		{"void f() {\n  throw std::runtime_error(\"x\");\n}\n", 2},
+		{"Tensor f(const Tensor& s) {\n  TORCH_CHECK(s.dim() > 0, \"x\");\n  return s;\n}\n", 0},
+		{"Tensor f(const Tensor& s) {\n  TORCH_WARN(false, \"x\");\n  return s;\n}\n", 0},
+		{"Tensor f(const Tensor& s) {\n#if AT_MKLDNN_ENABLED()\n  return g(s);\n#endif\n"
+		 "  TORCH_CHECK(false, \"not compiled\");\n}\n", 0},
+		{"Tensor f(const Tensor& s) {\n#if AT_MKLDNN_ENABLED()\n  TORCH_CHECK(false, \"x\");\n#endif\n"
+		 "  return s;\n}\n", 0},
+		{"Tensor f(int k, const Tensor& s) {\n  switch (k) {\n  case 0:\n    return s;\n  }\n"
+		 "  TORCH_CHECK(false, \"unreachable\");\n}\n", 0},
+		{"Tensor f(const Tensor& s) {\n  for (int i = 0; i < 3; i++) {\n    if (i == s.dim()) return s;\n  }\n"
+		 "  TORCH_CHECK(false, \"x\");\n}\n", 0},
+		{"Tensor f(const Tensor& s) {\n  if (s.is_sparse()) {\n    return s;\n  }\n"
+		 "  TORCH_CHECK(false, \"x\");\n}\n", 0},
+		{"Tensor f(const Tensor& s) {\n  if (s.is_sparse())\n    TORCH_CHECK(false, \"x\");\n  return s;\n}\n", 0},
+		{"Tensor f(const Tensor& s) {\n  auto g = [&]() { TORCH_CHECK(false, \"x\"); };\n  return s;\n}\n", 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ot_arena *a = ot_arena_new();
+		ot_scan_result r;
+		scan(&r, a, cases[i].text);
+		ck_assert_msg(r.cdefs.len >= 1, "case %zu: no definition", i);
+		ck_assert_msg(r.cdefs.items[0].fails == cases[i].fails, "case %zu: fails %u, expected %u:\n%s", i,
+			      r.cdefs.items[0].fails, cases[i].fails, cases[i].text);
+		ot_scan_result_free(&r);
+		ot_arena_free(a);
+	}
+}
+END_TEST
+
 START_TEST(scanner_pasted_function_names)
 {
 	ot_arena *a = ot_arena_new();
@@ -1112,6 +1153,7 @@ int main(void)
 	TCase *release = tcase_create("release");
 
 	tcase_add_test(scanner, scanner_pasted_function_names);
+	tcase_add_test(scanner, scanner_bodies_that_always_raise);
 	tcase_add_test(scanner, scanner_literal_if_elif_else_chains);
 	tcase_add_test(scanner, scanner_macro_statement_before_namespace);
 	tcase_add_test(scanner, scanner_impl_func_and_nested_invocations);
