@@ -679,14 +679,15 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, ot_arena *
 		overview_step(&b, a, s, rows[ROWS_COMMON].count[layer]);
 		ot_buf_putc(&b, '\n');
 	}
-	if (rows[ROWS_CPU].nrows || rows[ROWS_CUDA].nrows) {
+	if (rows[ROWS_CPU].nrows || rows[ROWS_CUDA].nrows || tr->raises[OT_DEV_CPU] || tr->raises[OT_DEV_CUDA]) {
 		if (!first)
 			ot_buf_puts(&b, "          │\n");
 		for (int d = ROWS_CPU; d <= ROWS_CUDA; d++) {
 			const char *fork = d == ROWS_CPU ? "├── " : "└── ";
 			const char *bar = d == ROWS_CPU ? "│" : " ";
+			const uint32_t raises = tr->raises[d == ROWS_CPU ? OT_DEV_CPU : OT_DEV_CUDA];
 			bool head = true;
-			if (!rows[d].nrows) {
+			if (!rows[d].nrows && !raises) {
 				/* no step at all: the op has no kernel there (a CUDA-only op) */
 				ot_buf_printf(&b,
 					      rows[ROWS_COMMON].nrows
@@ -709,6 +710,15 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, ot_arena *
 					ot_buf_printf(&b, "  [%s]", short_names[layer]);
 				ot_buf_putc(&b, '\n');
 				head = false;
+			}
+			if (raises) {
+				/* where a default call there ends: a function that raises */
+				const ot_node *n = &tr->nodes.items[raises - 1];
+				if (head)
+					ot_buf_printf(&b, "          %s%s path: raises in ", fork, dev_names[d]);
+				else
+					ot_buf_printf(&b, "          %s     %-9s ", bar, "Raises");
+				ot_buf_printf(&b, "%s  (%s:%u)\n", shown(a, n->symbol), shown(a, n->file), n->fails);
 			}
 		}
 		first = false;
@@ -914,7 +924,22 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 		ot_v_push(a, list, ot_v_strn(a, b.ptr, b.size));                          \
 	} while (0)
 
-	if (gpu_libs && gpu)
+	for (int d = 0; d < OT_DEV_COUNT; d++) {
+		/* a default call ends in an error: that is the fact to know */
+		const uint32_t r = tr->raises[d];
+		const ot_node *n = r ? &tr->nodes.items[r - 1] : NULL;
+		bool both = d == OT_DEV_CPU && r && r == tr->raises[OT_DEV_CUDA];
+		if (!n || (d == OT_DEV_CUDA && r == tr->raises[OT_DEV_CPU]))
+			continue;
+		NOTE("A default call with dense tensors raises on %s: %s at %s%s%s%s, so no kernel does "
+		     "work there.",
+		     both ? "CPU and CUDA" : d == OT_DEV_CPU ? "the CPU" : "CUDA", md_code(a, n->symbol),
+		     location(p, a, n->file, n->fails), n->fails_text ? " (" : "",
+		     n->fails_text ? md_code(a, n->fails_text) : "", n->fails_text ? ")" : "");
+	}
+	if (tr->raises[OT_DEV_CUDA])
+		; /* no GPU work to describe */
+	else if (gpu_libs && gpu)
 		NOTE("%s Its first GPU step is %s at %s.", gpu_libs, md_code(a, gpu->symbol),
 		     location(p, a, gpu->file, gpu->line));
 	else if (gpu_libs)
@@ -937,7 +962,9 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	}
 	if (cpu_libs)
 		NOTE("%s", cpu_libs);
-	if (tr->composite_explicit)
+	if (tr->raises[OT_DEV_CPU] && tr->raises[OT_DEV_CUDA])
+		; /* it runs nothing else on either device */
+	else if (tr->composite_explicit)
 		NOTE("CompositeExplicitAutograd: one C++ function serves every backend (with its own "
 		     "derivatives.yaml entry); the device work is in the ops it calls%s%s.",
 		     ncalls ? ": " : "", ncalls ? joined_codes(a, &work, 8) : "");

@@ -53,6 +53,8 @@ static bool dense_backend(const char *b)
 static int own_group(const ot_step *s)
 {
 	const char *b = s->backend ? s->backend : "", *f = s->file, *w = s->when;
+	if (s->fails)
+		return OT_OTHER_ERROR; /* it raises on every call, whatever its file */
 	if (has(b, "Sparse") || has(f, "/sparse/") || has(w, "sparse"))
 		return OT_OTHER_SPARSE;
 	if (has(b, "Nested") || has(f, "/nested/") || has(w, "nested"))

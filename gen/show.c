@@ -66,6 +66,7 @@ static void main_path(ot_buf *out, const ot_trace *tr, const ot_pathview *v, uns
 		      const char *device, bool color)
 {
 	size_t shown = 0;
+	const uint32_t raises = tr->raises[bit == OT_MAIN_CUDA ? OT_DEV_CUDA : OT_DEV_CPU];
 	ot_buf_putc(out, '\n');
 	paint(out, color, P_HEAD, "%s main path", device);
 	ot_buf_putc(out, '\n');
@@ -76,6 +77,16 @@ static void main_path(ot_buf *out, const ot_trace *tr, const ot_pathview *v, uns
 		step_line(out, st, 2, color);
 		if (st->when)
 			when_line(out, st->when, 16, color);
+		shown++;
+	}
+	if (raises) {
+		/* where a default call there ends */
+		const ot_node *n = &tr->nodes.items[raises - 1];
+		ot_buf_puts(out, "  ");
+		paint(out, color, P_MISS, "%-13s", "raises");
+		ot_buf_printf(out, " %s  ", n->symbol);
+		paint(out, color, P_PLACE, "(%s:%u)", n->file, n->fails);
+		ot_buf_putc(out, '\n');
 		shown++;
 	}
 	if (!shown) {

@@ -182,6 +182,9 @@ typedef struct {
 	uint8_t reach[OT_DEV_COUNT]; /**< ot_reach per device, from the condition */
 	ot_cond cond[OT_DEV_COUNT];  /**< the condition per device */
 	bool exact;         /**< resolved by type or scope; false: by name only */
+	uint8_t raised;     /**< OT_MAIN_*: the devices where a call could take it
+				 but its callee raises on every call (ot_node.fails):
+				 its reach there is then never */
 	uint32_t from, to;  /**< node indices */
 	const char *site_file; /**< where it is written (a call's line), or NULL */
 	uint32_t site_line;
@@ -242,6 +245,8 @@ typedef struct {
 				  the source (for a step on a main path but not sure there,
 				  the innermost argument condition above it), or NULL */
 	const char *body;    /**< its node's body fingerprint (body.h), or NULL */
+	uint32_t fails;      /**< its node's `fails`: the line (in `file`) of the
+				  statement that raises on every call, or 0 */
 } ot_step;
 
 typedef enum {
@@ -288,6 +293,10 @@ typedef struct {
 	OT_VEC(ot_selection) selection; /**< run-time selections on the main paths */
 	uint32_t key[OT_DEV_COUNT][OT_LAYER_COUNT]; /**< the node that stands for a layer
 						       on each main path, +1 (0: none) */
+	uint32_t raises[OT_DEV_COUNT]; /**< the node, +1, where a default call on that
+					    device ends in an error: a function its
+					    main path calls that raises on every call
+					    (0: none) */
 	ot_strvec calls;    /**< other aten ops on the main paths (base names), in order */
 	ot_strvec messages; /**< warnings and errors about this op */
 	ot_strvec suggestions; /**< "did you mean" for a not-found op */

@@ -85,19 +85,23 @@ static void mark_off_device(ot_trace *tr, uint32_t *stack, uint8_t *runs)
 		"its entry's dispatch table has no kernel for a dense CUDA tensor"};
 	size_t n = tr->nodes.len;
 	for (size_t i = 0; i < tr->edges.len; i++) {
-		/* a call that gets there raises: the error is why, where the edge
-		 * could be taken or needs only another dispatch key (the CUDA
-		 * kernel on the CPU); a build or argument condition stays first */
+		/* a call that gets there raises: where the edge could be taken,
+		 * the error is why it is not, and on the other device too when
+		 * only the dispatch key kept it off there (the CUDA kernel on the
+		 * CPU); an edge taken nowhere (a sparse key's kernel) keeps its
+		 * reasons */
 		ot_edge *e = &tr->edges.items[i];
 		const ot_node *to = &tr->nodes.items[e->to];
 		const char *text;
-		if (!to->fails)
+		if (!to->fails || (e->reach[0] == OT_REACH_NEVER && e->reach[1] == OT_REACH_NEVER))
 			continue;
 		text = ot_arena_printf(tr->arena, "%s raises on every call (%s:%u%s%s)", to->symbol,
 				       to->file, to->fails, to->fails_text ? ": " : "",
 				       to->fails_text ? to->fails_text : "");
 		for (int dev = 0; dev < OT_DEV_COUNT; dev++)
 			if (e->reach[dev] != OT_REACH_NEVER || e->cond[dev].kind == OT_WHEN_KEY) {
+				if (e->reach[dev] != OT_REACH_NEVER)
+					e->raised |= OT_MAIN_BIT(dev);
 				e->reach[dev] = OT_REACH_NEVER;
 				e->cond[dev] = (ot_cond){.kind = OT_WHEN_VALIDATION, .text = text};
 			}

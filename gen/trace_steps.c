@@ -102,6 +102,7 @@ static void node_step(struct view *v, uint32_t node, int parent, const char *whe
 	s.sure = n->sure & s.main;
 	s.when = when;
 	s.body = n->body;
+	s.fails = n->fails;
 	v->step_of[node] = push(v, &s);
 	v->when_of[node] = s.when;
 	if (n->kind == OT_NODE_STUB && n->def_file) {
@@ -110,6 +111,7 @@ static void node_step(struct view *v, uint32_t node, int parent, const char *whe
 		d.line = n->def_line;
 		d.note = "DEFINE_DISPATCH: the stub's storage";
 		d.body = NULL;
+		d.fails = 0;
 		d.parent = v->step_of[node];
 		push(v, &d);
 	}

@@ -236,6 +236,14 @@ void ot_trace_summarize(ot_trace *tr)
 		}
 	}
 	free(order);
+	for (size_t i = 0; i < tr->edges.len; i++) {
+		/* a main path's call of a function that raises on every call */
+		const ot_edge *e = &tr->edges.items[i];
+		const ot_node *from = &tr->nodes.items[e->from];
+		for (int dev = 0; dev < OT_DEV_COUNT; dev++)
+			if (!tr->raises[dev] && (e->raised & from->main & (uint8_t)~from->back & OT_MAIN_BIT(dev)))
+				tr->raises[dev] = e->to + 1;
+	}
 	backends(tr);
 	libraries(tr);
 	selections(tr);

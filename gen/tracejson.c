@@ -150,6 +150,10 @@ static void step(ot_buf *b, const ot_step *s)
 		ikey(b, false, "body");
 		str(b, s->body);
 	}
+	if (s->fails) {
+		ikey(b, false, "fails");
+		num_or_null(b, true, s->fails);
+	}
 	ot_buf_putc(b, '}');
 }
 
@@ -327,6 +331,16 @@ static void summary(ot_buf *b, int ind, const ot_trace *tr)
 		ot_buf_putc(b, '}');
 	}
 	end(b, in, 1, '}');
+	key(b, in, false, "raises");
+	ot_buf_putc(b, '{');
+	for (int d = 0; d < OT_DEV_COUNT; d++) {
+		if (d)
+			ot_buf_puts(b, ", ");
+		str(b, device_names[d]);
+		ot_buf_puts(b, ": ");
+		num_or_null(b, tr->raises[d] != 0, tr->raises[d] ? tr->raises[d] - 1 : 0);
+	}
+	ot_buf_putc(b, '}');
 	key(b, in, false, "calls");
 	strings(b, in, &tr->calls);
 	end(b, ind, 1, '}');
@@ -611,6 +625,16 @@ static void op(ot_buf *b, int ind, const ot_trace *tr, const ot_tj_entries *entr
 	}
 	end(b, in + 2, tr->selection.len, ']');
 	end(b, in, 1, '}');
+	key(b, in, false, "raises");
+	ot_buf_putc(b, '{');
+	for (int d = 0; d < OT_DEV_COUNT; d++) {
+		if (d)
+			ot_buf_puts(b, ", ");
+		str(b, device_names[d]);
+		ot_buf_puts(b, ": ");
+		num_or_null(b, tr->raises[d] != 0, tr->raises[d] ? tr->raises[d] - 1 : 0);
+	}
+	ot_buf_putc(b, '}');
 	key(b, in, false, "calls");
 	strings(b, in, &tr->calls);
 	key(b, in, false, "messages");
@@ -980,7 +1004,7 @@ static int read_step(struct rd *r, ot_step *s, const ot_value *v)
 {
 	const char *layer;
 	const ot_value *mains, *sures;
-	long long line, depth, parent;
+	long long line, depth, parent, fails;
 	int rc;
 
 	if (v->type != OT_V_MAP)
@@ -996,6 +1020,7 @@ static int read_step(struct rd *r, ot_step *s, const ot_value *v)
 	    (rc = get_int(r, v, "parent", false, -1, INT32_MAX, &parent)) < 0 ||
 	    (rc = get_str(r, v, "when", false, &s->when)) < 0 ||
 	    (rc = get_str(r, v, "body", false, &s->body)) < 0 ||
+	    (rc = get_int(r, v, "fails", false, 1, UINT32_MAX, &fails)) < 0 ||
 	    (rc = get_list(r, v, "main", false, &mains)) < 0 ||
 	    (rc = get_list(r, v, "sure", false, &sures)) < 0 ||
 	    (rc = read_devices(r, "main", mains, &s->main)) < 0 ||
@@ -1017,6 +1042,7 @@ static int read_step(struct rd *r, ot_step *s, const ot_value *v)
 	s->backend = s->backend ? s->backend : "";
 	s->depth = (uint8_t)depth;
 	s->parent = (int)parent;
+	s->fails = (uint32_t)fails;
 	return 0;
 }
 
