@@ -625,16 +625,6 @@ static void op(ot_buf *b, int ind, const ot_trace *tr, const ot_tj_entries *entr
 	}
 	end(b, in + 2, tr->selection.len, ']');
 	end(b, in, 1, '}');
-	key(b, in, false, "raises");
-	ot_buf_putc(b, '{');
-	for (int d = 0; d < OT_DEV_COUNT; d++) {
-		if (d)
-			ot_buf_puts(b, ", ");
-		str(b, device_names[d]);
-		ot_buf_puts(b, ": ");
-		num_or_null(b, tr->raises[d] != 0, tr->raises[d] ? tr->raises[d] - 1 : 0);
-	}
-	ot_buf_putc(b, '}');
 	key(b, in, false, "calls");
 	strings(b, in, &tr->calls);
 	key(b, in, false, "messages");
