@@ -836,6 +836,23 @@ static bool hand_on_stubs(struct tb_ctx *c, const ot_ix_cdef *d, const ot_callki
 	return any;
 }
 
+/* Does every definition a helper call may take launch a CUDA kernel itself
+ * (kernel<<<...>>>, or a launching macro of its file)? Such a launcher is
+ * where the GPU work of its caller is: it is followed one level beyond
+ * helper_depth. */
+static bool all_launch(const ot_callkind *ck)
+{
+	for (size_t k = 0; k < ck->ndefs; k++) {
+		bool launches = false;
+		for (uint32_t i = 0; i < ck->defs[k]->ncalls && !launches; i++)
+			launches = ck->defs[k]->calls[i].kind == OT_CALL_LAUNCH ||
+				   ck->defs[k]->calls[i].kind == OT_CALL_MACRO_LAUNCH;
+		if (!launches)
+			return false;
+	}
+	return ck->ndefs > 0;
+}
+
 /*
  * Explore the body of d (node `node`): what it calls, with conditions.
  * Helpers are followed up to helper_depth levels and kept only when
@@ -917,7 +934,8 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 			bool has_f32 = false;
 			char dt[OT_CK_MAX_DEFS];
 			if (ck.kind == OT_CK_HELPER &&
-			    level >= c->t->opts.helper_depth + (b && b->subst.n ? TB_SUBST_EXTRA_DEPTH : 0))
+			    level >= c->t->opts.helper_depth + (b && b->subst.n ? TB_SUBST_EXTRA_DEPTH : 0) +
+					     (all_launch(&ck) ? 1 : 0))
 				break;
 			if (ck.kind == OT_CK_HELPER && ck.ndefs == 1 && def_dtype(c, ck.defs[0]) == 'O')
 				ck.defs[0] = float_twin(c, ck.defs[0]);

@@ -169,8 +169,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			     "deriv") < 0)
 		goto done;
 	{
-		ot_step s = {OT_LAYER_BACKWARD, true, OT_REGISTRY_DERIV_PATH, 1, "add.Tensor", "", "",
-			     "", 0, -1, 0, 0, NULL, NULL};
+		ot_step s = {.layer = OT_LAYER_BACKWARD, .found = true, .file = OT_REGISTRY_DERIV_PATH,
+			     .line = 1, .symbol = "add.Tensor", .note = "", .op = "", .backend = "",
+			     .parent = -1};
 		ot_vec_push(&tr.steps, s);
 	}
 	for (int i = 0; i < MAX_STEPS && p < end; i++) {
