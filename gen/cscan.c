@@ -1255,6 +1255,38 @@ static void body_close_brace(struct walker *w, size_t at, int paren)
  * `&&` too). */
 enum operand { OPERAND_TERNARY, OPERAND_OR, OPERAND_AND };
 
+/* Does the '}' at `close` end a block (a statement, a body), not a braced
+ * initializer (`T{a, b}`, `= {x}`, `f({0, 0})`)? A block's '{' follows a
+ * ')', a ';', another brace, `else`, `do` or `try`, or nothing. */
+static bool closes_block(const char *c, size_t lo, size_t close)
+{
+	int depth = 0;
+	size_t k = close + 1;
+	while (k > lo) {
+		char ch = c[--k];
+		if (ch == '}')
+			depth++;
+		else if (ch == '{' && --depth == 0)
+			break;
+	}
+	if (depth || c[k] != '{')
+		return false;
+	while (k > lo && (c[k - 1] == ' ' || c[k - 1] == '\t' || c[k - 1] == '\n' || c[k - 1] == '\r'))
+		k--;
+	if (k <= lo)
+		return true;
+	if (strchr(");{}", c[k - 1]))
+		return true;
+	static const char *const words[] = {"do", "try", "else"};
+	for (size_t w = 0; w < OT_ARRAY_LEN(words); w++) {
+		size_t n = strlen(words[w]);
+		if (k >= lo + n && !memcmp(c + k - n, words[w], n) &&
+		    (k == lo + n || !ot_is_ident_char(c[k - n - 1])))
+			return true;
+	}
+	return false;
+}
+
 /* Where that operand starts: back from `at` to a `(`, `,`, `;`, `?`, `:`
  * or `=` at its depth (or a `||`, or `&&`, as `kind` says). */
 static size_t operand_start(const struct walker *w, size_t at, enum operand kind)
@@ -1264,6 +1296,8 @@ static size_t operand_start(const struct walker *w, size_t at, enum operand kind
 	int depth = 0;
 	while (j > lo) {
 		char ch = c[j - 1];
+		if (!depth && ch == '}' && closes_block(c, lo, j - 1))
+			break; /* `if (...) { ... } return a ? b : c;`: the block is a statement */
 		if (ch == ')' || ch == ']' || ch == '}')
 			depth++;
 		else if (ch == '(' || ch == '[' || ch == '{') {

@@ -160,6 +160,39 @@ START_TEST(scanner_bodies_that_always_raise)
 }
 END_TEST
 
+/* A ternary's condition is the operand before its '?': back to a ';', a
+ * '(' or a block's '}', never through a statement; a braced initializer
+ * inside the operand is part of it. */
+START_TEST(scanner_ternary_condition_stops_at_a_block)
+{
+	static const struct {
+		const char *text, *cond;
+	} cases[] = {
+		{"Tensor f(const Tensor& x, bool b) {\n  Tensor o;\n  if (x.is_complex()) {\n    o = g(x);\n  } else {\n"
+		 "    o = h(x);\n  }\n  return b ? o : o.squeeze(0);\n}\n",
+		 "b"},
+		{"Tensor f(const Tensor& x) {\n  for (int i = 0; i < 2; i++) {\n    g(x);\n  }\n  auto y = x.dim() > 1 ? g(x) : h(x);\n"
+		 "  return y;\n}\n",
+		 "x.dim() > 1"},
+		{"Tensor f(const Tensor& x) {\n  return pick(x, {0, 1}) ? g(x) : h(x);\n}\n", "pick(x, {0, 1})"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ot_arena *a = ot_arena_new();
+		ot_scan_result r;
+		const char *found = NULL;
+		scan(&r, a, cases[i].text);
+		ck_assert_msg(r.cdefs.len >= 1, "case %zu: no definition", i);
+		for (uint16_t g = 0; g < r.cdefs.items[0].nguards; g++)
+			if (r.cdefs.items[0].guards[g].kind == OT_GUARD_THEN && !found)
+				found = r.cdefs.items[0].guards[g].text;
+		ck_assert_msg(found && !strcmp(found, cases[i].cond), "case %zu: condition \"%s\", expected \"%s\"", i,
+			      found ? found : "(none)", cases[i].cond);
+		ot_scan_result_free(&r);
+		ot_arena_free(a);
+	}
+}
+END_TEST
+
 START_TEST(scanner_pasted_function_names)
 {
 	ot_arena *a = ot_arena_new();
@@ -1154,6 +1187,7 @@ int main(void)
 
 	tcase_add_test(scanner, scanner_pasted_function_names);
 	tcase_add_test(scanner, scanner_bodies_that_always_raise);
+	tcase_add_test(scanner, scanner_ternary_condition_stops_at_a_block);
 	tcase_add_test(scanner, scanner_literal_if_elif_else_chains);
 	tcase_add_test(scanner, scanner_macro_statement_before_namespace);
 	tcase_add_test(scanner, scanner_impl_func_and_nested_invocations);
