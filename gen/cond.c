@@ -379,7 +379,10 @@ static const char *constant_symbol(const char *s, size_t n)
 		"Lazy", "Strided", "Sparse", "SparseCsr", "SparseCsc", "SparseBsr", "SparseBsc",
 		"Mkldnn", "Jagged", "ChannelsLast", "Contiguous", "Preserve", "ChannelsLast3d",
 		/* at::LinalgBackend */
-		"Default", "Cusolver", "Magma"};
+		"Default", "Cusolver", "Magma",
+		/* backends of ConvBackend, BatchNormBackend and the like that no
+		 * release build for Linux x86-64 picks (foreign_backend) */
+		"Miopen", "MiopenDepthwise", "MiopenTranspose", "Xnnpack2d", "Vulkan", "Metal"};
 	const char *last = s;
 	size_t ln;
 	for (size_t i = 0; i + 1 < n; i++)
@@ -429,11 +432,11 @@ static const char *const false_settings[] = {
 	"is_scripting", "is_tracing", "isTracing", "is_compiling", "is_dynamo_compiling",
 	"_get_tracing_state", "are_deterministic_algorithms_enabled", "is_autocast_enabled",
 	"is_autocast_cpu_enabled", "is_autocast_available", "isDefaultDeviceMeta",
-	"use_miopen", "is_vmap_active"};
+	"use_miopen", "is_vmap_active", "compiledWithMIOpen"};
 
 static const char *const true_settings[] = {
 	"userEnabledCuDNN", "userEnabledMkldnn", "userEnabledNNPACK", "compiledWithCuDNN",
-	"compiledWithMIOpen_false", "hasMKL", "hasMKLDNN", "hasLAPACK", "hasMAGMA", "hasCuSOLVER",
+	"hasMKL", "hasMKLDNN", "hasLAPACK", "hasMAGMA", "hasCuSOLVER",
 	"hasCuBLASLt", "hasOpenMP", "is_grad_enabled", "is_enabled_grad", "_get_cudnn_enabled",
 	/* what a default call's tensors satisfy: a few elements (32-bit indexing),
 	 * one dtype and device, dense and strided (the foreach fast route) */
@@ -931,7 +934,7 @@ static value local_bool(struct ectx *c, const char *s, size_t n)
 			return v_unknown(); /* its value depends on where the condition is */
 		{
 			const char *semi = memchr(q, ';', (size_t)(end - q));
-			char buf[400];
+			char buf[1200];
 			struct toks tk;
 			value v;
 			if (!semi || semi - q - 1 >= (long)sizeof(buf))
@@ -1166,9 +1169,14 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 	 * zero: m1_sizes[1], self.size(0), input.shape[-1], len(x) */
 	if (!name_is(ch->last, "equals")) { /* sizes().equals(x) compares them */
 		bool sizeish = false;
+		int depth = 0; /* the chain's own names, not its arguments' */
 		for (size_t i = ch->start; i < ch->end && !sizeish; i++) {
 			const struct tok *t = &tk->t[i];
-			if (t->kind == TK_NAME && (memmem(t->s, t->n, "size", 4) || memmem(t->s, t->n, "numel", 5) ||
+			if (op_is(t, "(") || op_is(t, "["))
+				depth++;
+			else if ((op_is(t, ")") || op_is(t, "]")) && depth)
+				depth--;
+			if (!depth && t->kind == TK_NAME && (memmem(t->s, t->n, "size", 4) || memmem(t->s, t->n, "numel", 5) ||
 						  memmem(t->s, t->n, "shape", 5) || (t->n == 3 && !memcmp(t->s, "len", 3))) &&
 			    !(t->n > 3 && !memcmp(t->s, "is_", 3)) && !memmem(t->s, t->n, "same_size", 9) &&
 			    !memmem(t->s, t->n, "resize", 6))
@@ -1269,10 +1277,37 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 	return v_unknown();
 }
 
+/* A constant naming a backend that a release build for Linux x86-64 never
+ * selects for a CPU or CUDA tensor: BatchNormBackend::Miopen, kMPS, 'xpu'. */
+static bool foreign_backend(value v)
+{
+	static const char *const names[] = {"miopen", "mps", "xnnpack", "hip", "vulkan", "metal", "xpu"};
+	char low[64];
+	size_t n = 0;
+	const char *p;
+	if (!v.has_sym || v.symn >= sizeof(low))
+		return false;
+	for (size_t i = 0; i < v.symn; i++)
+		low[n++] = (char)tolower((unsigned char)v.sym[i]);
+	low[n] = '\0';
+	p = strrchr(low, ':'); /* the constant, not its enum's name */
+	p = p ? p + 1 : low;
+	while (*p == 'k' || *p == '\'' || *p == '"')
+		p++;
+	for (size_t i = 0; i < OT_ARRAY_LEN(names); i++)
+		if (!strncmp(p, names[i], strlen(names[i])))
+			return true;
+	return false;
+}
+
 static value compare(const struct tok *op, value l, value r)
 {
 	bool eq = op_is(op, "==") || name_is(op, "is"), ne = op_is(op, "!=");
 	ot_tri t = OT_TRI_UNKNOWN;
+	if ((eq || ne) && ((foreign_backend(r) && !l.known) || (foreign_backend(l) && !r.known)))
+		/* `backend == BatchNormBackend::Miopen` with a backend chosen at
+		 * run time: never one this build has */
+		return v_truth(eq ? OT_TRI_FALSE : OT_TRI_TRUE);
 	if ((eq || ne) && (l.empty || r.empty)) {
 		/* None is None; nullopt is no dtype */
 		if (l.empty && r.empty)
@@ -1531,6 +1566,36 @@ static ot_verdict none_before(const struct gchain *ch, const ot_ix_guard *g)
 }
 
 /* Is arm `e` the one of its chain that is taken (its parent aside)? */
+static ot_verdict arm_taken(const struct gchain *ch, const ot_ix_guard *e);
+
+/* Is guard g inside arm `outer` (outer is one of its parents)? */
+static bool nested_in(const struct gchain *ch, const ot_ix_guard *g, const ot_ix_guard *outer)
+{
+	int k = 0;
+	for (const ot_ix_guard *p = guard_at(ch, g->parent); p && k < 256; p = guard_at(ch, p->parent), k++)
+		if (p == outer)
+			return true;
+	return false;
+}
+
+/* Arm `outer` is taken and a return is nested in it: what follows it runs
+ * when none of the nested arms that return was taken (each judged on its
+ * own: "not (max_gather_offset > INT32_MAX)"); unknown when no such arm is
+ * found (a return in a loop). */
+static ot_verdict none_nested_left(const struct gchain *ch, const ot_ix_guard *outer)
+{
+	ot_verdict v = ot_verdict_true();
+	bool found = false;
+	for (size_t i = 0; i < ch->n; i++) {
+		const ot_ix_guard *g = &ch->g[i];
+		if (!g->exits || g->raises || !nested_in(ch, g, outer))
+			continue;
+		found = true;
+		v = ot_verdict_and(v, negated(arm_taken(ch, g)));
+	}
+	return found ? v : verdict(OT_TRI_UNKNOWN, outer->text);
+}
+
 static ot_verdict arm_taken(const struct gchain *ch, const ot_ix_guard *e)
 {
 	if (e->kind == OT_GUARD_ELSE)
@@ -1652,8 +1717,10 @@ static ot_verdict guard_own(const struct gchain *ch, const ot_ix_guard *g)
 				v = ot_verdict_and(v, negated(arm_taken(ch, e)));
 			} else if (e->may_exit && !e->raises) {
 				/* a return nested in the arm: taken or not, what follows
-				 * may still run */
-				ot_verdict m = negated(arm_taken(ch, e));
+				 * may still run; when the arm is taken, it runs unless
+				 * one of the returns nested in it was */
+				ot_verdict t = arm_taken(ch, e);
+				ot_verdict m = t.value == OT_TRI_TRUE ? none_nested_left(ch, e) : negated(t);
 				if (m.value == OT_TRI_FALSE)
 					m.value = OT_TRI_UNKNOWN;
 				v = ot_verdict_and(v, m);

@@ -467,6 +467,8 @@ enum scope_kind {
 	SC_THEN,      /* c ? [then] : otherwise */
 	SC_OTHERWISE, /* c ? then : [otherwise] */
 	SC_CHECK,     /* the arguments of TORCH_CHECK(...) */
+	SC_COND,      /* the condition of an `else if (...)`: evaluated only when
+			 no earlier arm of the chain was taken */
 	SC_AFTER,     /* the rest of a block after an if chain that returns */
 	SC_AND,       /* a && [b]: the right operand runs only when a holds */
 	SC_OR         /* a || [b]: the right operand runs only when a fails */
@@ -479,7 +481,7 @@ struct scope_guard {
 	uint16_t guard;/* 1-based in walker.guards; SC_SWITCH: the enclosing one */
 	int depth;     /* brace depth where the scope began (before its '{') */
 	int paren;     /* parenthesis depth where it began */
-	size_t end;    /* SC_CHECK: offset of the closing ')' */
+	size_t end;    /* SC_CHECK, SC_COND: offset of the closing ')' */
 	const char *subject; /* SC_SWITCH: the switched expression */
 };
 
@@ -909,7 +911,7 @@ static struct scope_guard *top_arm(struct walker *w)
 {
 	for (int k = w->nscopes - 1; k >= 0; k--) {
 		struct scope_guard *sc = &w->scopes[k];
-		if (sc->kind == SC_AFTER || sc->kind == SC_CHECK)
+		if (sc->kind == SC_AFTER || sc->kind == SC_CHECK || sc->kind == SC_COND)
 			continue;
 		if (sc->kind == SC_CASE)
 			return w->depth == sc->depth ? sc : NULL;
@@ -1066,6 +1068,11 @@ static bool body_keyword(struct walker *w, size_t s, size_t e, int paren)
 						    close, cond_text(w, open + 1, close), line_of(w, s), 0};
 		if (w->pending.kind == OT_GUARD_ELSE_IF) {
 			w->pending.prev = w->chain;
+			/* what the condition calls runs only when no earlier arm was
+			 * taken: `else if (params.use_mkldnn(...))` after use_cudnn */
+			push_scope(w, (struct scope_guard){0, SC_COND, false,
+							   add_guard(w, OT_GUARD_ELSE, NULL, s, w->chain),
+							   w->depth, paren, close, NULL});
 			w->chain = 0;
 			w->chain_at = 0;
 		}
@@ -1177,7 +1184,7 @@ static void body_close_paren(struct walker *w, size_t at, int paren)
 {
 	while (w->nscopes) {
 		struct scope_guard *sc = &w->scopes[w->nscopes - 1];
-		if (sc->kind == SC_CHECK && sc->end == at) {
+		if ((sc->kind == SC_CHECK || sc->kind == SC_COND) && sc->end == at) {
 			w->nscopes--;
 			continue;
 		}

@@ -193,6 +193,36 @@ START_TEST(scanner_ternary_condition_stops_at_a_block)
 }
 END_TEST
 
+/* What an `else if` condition calls runs only when no earlier arm of its
+ * chain was taken: its guard is an "else" of the arm before. */
+START_TEST(scanner_else_if_condition_runs_after_earlier_arms)
+{
+	static const char text[] = "int f(const Tensor& x) {\n  if (a(x)) {\n    return 1;\n  } else if (b(x)) {\n"
+				   "    return 2;\n  } else if (c(x)) {\n    return 3;\n  }\n  return 0;\n}\n";
+	ot_arena *a = ot_arena_new();
+	ot_scan_result r;
+	const ot_ix_cdef *d;
+	scan(&r, a, text);
+	ck_assert_uint_ge(r.cdefs.len, 1);
+	d = &r.cdefs.items[0];
+	for (uint32_t i = 0; i < d->ncalls; i++) {
+		const ot_ix_call *call = &d->calls[i];
+		const ot_ix_guard *g = call->guard ? &d->guards[call->guard - 1] : NULL;
+		if (!strcmp(call->name, "a"))
+			ck_assert_msg(!g, "a(x) runs first, under no guard");
+		if (!strcmp(call->name, "b") || !strcmp(call->name, "c")) {
+			const ot_ix_guard *prev;
+			ck_assert_msg(g && g->kind == OT_GUARD_ELSE && g->prev, "%s(x): guard kind %d", call->name,
+				      g ? g->kind : -1);
+			prev = &d->guards[g->prev - 1];
+			ck_assert_str_eq(prev->text, !strcmp(call->name, "b") ? "a(x)" : "b(x)");
+		}
+	}
+	ot_scan_result_free(&r);
+	ot_arena_free(a);
+}
+END_TEST
+
 START_TEST(scanner_pasted_function_names)
 {
 	ot_arena *a = ot_arena_new();
@@ -1188,6 +1218,7 @@ int main(void)
 	tcase_add_test(scanner, scanner_pasted_function_names);
 	tcase_add_test(scanner, scanner_bodies_that_always_raise);
 	tcase_add_test(scanner, scanner_ternary_condition_stops_at_a_block);
+	tcase_add_test(scanner, scanner_else_if_condition_runs_after_earlier_arms);
 	tcase_add_test(scanner, scanner_literal_if_elif_else_chains);
 	tcase_add_test(scanner, scanner_macro_statement_before_namespace);
 	tcase_add_test(scanner, scanner_impl_func_and_nested_invocations);
