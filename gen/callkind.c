@@ -2831,6 +2831,35 @@ static bool value_class(const char *head)
 	return false;
 }
 
+/* The type an argument constructs with braces, `T{...}` or `ns::T<A>{...}`
+ * ("std::vector<int64_t>{bin_ct}" constructs std::vector<int64_t>), into
+ * out; false for anything else. */
+static bool constructed_type(char *out, size_t n, const char *arg)
+{
+	const char *p = arg;
+	int depth = 0;
+	while (ot_is_ident_char(*p) || (p[0] == ':' && p[1] == ':'))
+		p += p[0] == ':' ? 2 : 1;
+	if (p == arg || isdigit((unsigned char)arg[0]))
+		return false;
+	if (*p == '<') {
+		for (; *p; p++) {
+			if (*p == '<')
+				depth++;
+			else if (*p == '>' && --depth == 0)
+				break;
+		}
+		if (!*p)
+			return false;
+		p++;
+	}
+	if (*p != '{' || (size_t)(p - arg) >= n)
+		return false;
+	memcpy(out, arg, (size_t)(p - arg));
+	out[p - arg] = '\0';
+	return true;
+}
+
 /* How a local or parameter `arg` of x's function fits a parameter of
  * helper h declared `ptype`, by the class their types name (a
  * std::array does not bind a scalar_t's Vectorized overload): 3 the same
@@ -2838,10 +2867,23 @@ static bool value_class(const char *head)
 static int class_fit(struct ck_ctx *x, const ot_ix_cdef *h, const char *arg, const char *ptype)
 {
 	const char *init, *range, *atype = NULL;
-	char ah[96], ph[96];
-	if (!ot_is_identifier(arg) || !ptype)
+	char ah[96], ph[96], built[160];
+	if (!ptype)
 		return 0;
-	atype = local_type(x->ck, x->f->code, x->d, x->at, arg, &init, &range);
+	if (ot_is_identifier(arg)) {
+		atype = local_type(x->ck, x->f->code, x->d, x->at, arg, &init, &range);
+		if (!atype) {
+			/* a parameter of the caller: cudnn_is_acceptable(input) with
+			 * `const TensorBase& input` takes the TensorBase overload */
+			const char *names[OT_CK_MAX_ARGS], *types[OT_CK_MAX_ARGS];
+			size_t np = ot_callkind_params(x->ck->ix, x->d, names, types, OT_CK_MAX_ARGS, x->a);
+			for (size_t i = 0; i < np && !atype; i++)
+				if (names[i] && !strcmp(names[i], arg))
+					atype = types[i];
+		}
+	} else if (constructed_type(built, sizeof(built), arg)) {
+		atype = built; /* std::vector<int64_t>{bin_ct} */
+	}
 	if (!atype || !strcmp(atype, "auto"))
 		return 0;
 	type_head(ah, sizeof(ah), atype);
