@@ -422,6 +422,19 @@ static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_bi
 	}
 }
 
+/* What a call of a DispatchStub, stub(device, args...), passes its
+ * kernel: args..., the device type left out. */
+static void stub_call_binding(const struct body_env *be, const ot_callkind *ck, tb_binding *b, uint32_t at)
+{
+	call_binding(be, ck, b, at);
+	if (!b->n || ck->receiver_tensor) {
+		memset(b, 0, sizeof(*b)); /* not the stub(device, ...) form: nothing known */
+		return;
+	}
+	memmove(b->value, b->value + 1, (b->n - 1) * sizeof(b->value[0]));
+	b->n--;
+}
+
 /* Libraries of the GPU and of the CPU. */
 static bool gpu_library(const char *lib)
 {
@@ -594,7 +607,7 @@ static const ot_ix_stub *x86_slots_agree(struct tb_ctx *c, const ot_ix_stub *fir
 
 /* A DispatchStub: its node, and every registered kernel. */
 static long expand_stub(struct tb_ctx *c, const ot_ix_stub *stub, const char *op, int depth,
-			int level)
+			int level, const tb_binding *kb)
 {
 	const ot_ix_stub *first = ot_index_stubs(c->ix, stub->stub), *decl = stub, *def = NULL, *agree;
 	ot_node n = {0};
@@ -678,7 +691,7 @@ static long expand_stub(struct tb_ctx *c, const ot_ix_stub *stub, const char *op
 		c->tr->nodes.items[kn].layer = OT_LAYER_KERNEL; /* a registered kernel, wherever it is */
 		e.to = (uint32_t)kn;
 		tb_edge(c, &e);
-		explore_body(c, (uint32_t)kn, k, op, depth, level + 1, NULL);
+		explore_body(c, (uint32_t)kn, k, op, depth, level + 1, kb);
 	}
 	return node;
 }
@@ -771,9 +784,9 @@ static long called_param(struct tb_ctx *c, const ot_ix_cdef *d, const ot_ix_call
  * calls, with the call's verdicts; the stub's kernels explored. */
 static bool stub_edge(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, const ot_ix_call *call,
 		      const ot_ix_stub *stub, const char *note, const ot_verdict v[OT_DEV_COUNT],
-		      uint8_t kind, const char *op, int depth, int level)
+		      uint8_t kind, const char *op, int depth, int level, const tb_binding *kb)
 {
-	long sn = expand_stub(c, stub, op, depth, level);
+	long sn = expand_stub(c, stub, op, depth, level, kb);
 	ot_edge e;
 	if (sn < 0)
 		return false;
@@ -823,7 +836,7 @@ static bool hand_on_stubs(struct tb_ctx *c, const ot_ix_cdef *d, const ot_callki
 				body_env(c, &he, h, hb);
 				call_verdicts(c, &he, hc, v, &kind);
 				have = stub_edge(c, hn, h, hc, hb->stub[a], param_stub_note(c, hb->stub[a], names[a]),
-						 v, kind, op, depth, level);
+						 v, kind, op, depth, level, NULL);
 			}
 			made = made || have;
 		}
@@ -914,7 +927,13 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 		case OT_CK_OP:
 			interesting |= body_op(c, node, &be, d, call, &ck, v, kind, depth);
 			break;
-		case OT_CK_STUB:
+		case OT_CK_STUB: {
+			/* stub(device, args...): the kernels take args... (a stub
+			 * named as a value or called through a parameter: not known) */
+			tb_binding kb;
+			bool direct = call->kind != OT_CALL_REF && !through_param;
+			if (direct)
+				stub_call_binding(&be, &ck, &kb, call->off);
 			/* a stub handed to a helper is the caller's: its kernels
 			 * count helpers from there */
 			interesting |= stub_edge(
@@ -925,8 +944,9 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 				: through_param ? param_stub_note(c, through_param, call->name)
 						: ot_arena_printf(c->a, "calls DispatchStub %s (picks the kernel by device)",
 								  call->name),
-				v, kind, op, depth, through_param && level > 0 ? level - 1 : level);
+				v, kind, op, depth, through_param && level > 0 ? level - 1 : level, direct ? &kb : NULL);
 			break;
+		}
 		case OT_CK_NATIVE:
 		case OT_CK_HELPER: {
 			/* overloads for several scalar types: a float32 call takes the
