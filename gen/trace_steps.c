@@ -180,6 +180,72 @@ static void visit(struct view *v, uint32_t node, int parent, const char *when, c
 			visit(v, e->to, v->step_of[e->to], NULL, NULL);
 }
 
+/* Is `a` "not (b)"? */
+static bool negation_of(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+	return !strncmp(a, "not (", 5) && !strncmp(a + 5, b, n) && !strcmp(a + 5 + n, ")");
+}
+
+/* The condition under which either of two conditions holds, when one is
+ * the other's negation ("" for always) or both are "P and Q", "P and
+ * not (Q)" (P); NULL when that cannot be told. */
+static const char *either(ot_arena *a, const char *w1, const char *w2)
+{
+	const char *and1 = strstr(w1, " and ");
+	if (negation_of(w1, w2) || negation_of(w2, w1))
+		return "";
+	for (; and1; and1 = strstr(and1 + 1, " and ")) {
+		size_t p = (size_t)(and1 - w1);
+		if (strncmp(w1, w2, p) || strncmp(w2 + p, " and ", 5))
+			continue;
+		if (negation_of(and1 + 5, w2 + p + 5) || negation_of(w2 + p + 5, and1 + 5))
+			return ot_arena_strndup(a, w1, p);
+	}
+	return NULL;
+}
+
+/*
+ * A step shows the condition of the edge that reached its node first. When
+ * another main edge reaches the node under no condition, or under the
+ * negation of that one (cdist calls cdist_impl when p == 2 && ..., and
+ * through _cdist_forward when not), the node runs either way: its step, and
+ * the steps below it that inherited the condition, show what is left (none,
+ * or the part both conditions share).
+ */
+static void reached_either_way(struct view *v)
+{
+	ot_trace *tr = v->tr;
+	const char **old = ot_calloc(tr->steps.len + 1, sizeof(*old));
+	for (size_t i = 0; i < tr->edges.len; i++) {
+		const ot_edge *e = &tr->edges.items[i];
+		int at = v->step_of[e->to], from = v->step_of[e->from];
+		ot_step *s;
+		const char *w2, *w;
+		if (at < 0 || from < 0 || !e->main || e->kind == OT_EDGE_DERIVATIVE || e->to == e->from)
+			continue;
+		s = &tr->steps.items[at];
+		if (!s->when || (e->main & s->main) != s->main || s->parent == from)
+			continue;
+		w2 = e->when ? e->when : v->when_of[e->from];
+		w = w2 ? either(tr->arena, s->when, w2) : "";
+		if (!w)
+			continue;
+		if (!old[at])
+			old[at] = s->when;
+		s->when = *w ? w : NULL;
+	}
+	for (size_t i = 0; i < tr->steps.len; i++) {
+		ot_step *s = &tr->steps.items[i];
+		int p = s->parent;
+		if (p >= 0 && (size_t)p < i && old[p] && s->when == old[p]) {
+			old[i] = s->when;
+			s->when = tr->steps.items[p].when;
+		}
+	}
+	free(old);
+}
+
 void ot_trace_make_steps(ot_trace *tr)
 {
 	struct view v = {tr, W_SURE, NULL, NULL, NULL, NULL};
@@ -209,6 +275,7 @@ void ot_trace_make_steps(ot_trace *tr)
 	v.walk = W_SIDE;
 	for (size_t i = 0; i < n; i++)
 		visit(&v, (uint32_t)i, -1, NULL, NULL);
+	reached_either_way(&v);
 	free(v.step_of);
 	free(v.when_of);
 	free(v.walked);
