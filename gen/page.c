@@ -602,7 +602,8 @@ static void main_rows(const ot_trace *tr, const ot_pathview *v, struct layer_row
 	for (size_t i = 0; i < tr->steps.len; i++) {
 		const ot_step *s = &tr->steps.items[i];
 		int set;
-		if (!s->found || restates_parent(tr, s) || v->bookkeeping[i])
+		/* a predicate (a check, a run-time choice) does none of the work */
+		if (!s->found || restates_parent(tr, s) || v->bookkeeping[i] || s->predicate)
 			continue;
 		if (v->part[i] == OT_PART_MAIN)
 			set = s->main == (OT_MAIN_CPU | OT_MAIN_CUDA) ? ROWS_COMMON

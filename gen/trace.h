@@ -105,6 +105,9 @@ typedef struct {
 				  ...)): no call gets past it, so no default call is
 				  routed here; 0 */
 	const char *fails_text; /**< that statement as written (blanks collapsed), or NULL */
+	bool predicate;      /**< CFUNC: it returns bool (written with its name): a
+				  check or a run-time choice (cudnn_is_acceptable),
+				  not the op's work: the overview leaves it out */
 	const char *symbol;  /**< text on that line (what was looked for, when missing) */
 	const char *note;    /**< what it is, in a few words; "not found: X in Y" */
 	const char *op;      /**< the aten overload it belongs to (first reached from), or "" */
@@ -247,6 +250,7 @@ typedef struct {
 	const char *body;    /**< its node's body fingerprint (body.h), or NULL */
 	uint32_t fails;      /**< its node's `fails`: the line (in `file`) of the
 				  statement that raises on every call, or 0 */
+	bool predicate;      /**< its node's `predicate` (not in trace.json) */
 } ot_step;
 
 typedef enum {

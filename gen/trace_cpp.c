@@ -73,6 +73,8 @@ static const char *generated_note(const struct tb_ctx *c, const ot_ix_cdef *d)
 }
 
 /* The node of C++ definition d. */
+static bool returns(struct tb_ctx *c, const ot_ix_cdef *d, const char *type);
+
 /* The statement that starts on line `line` of file `file`, up to its ';'
  * (at most a few lines), blanks collapsed; NULL when the line is not there. */
 static const char *statement_at(struct tb_ctx *c, uint32_t file, uint32_t line)
@@ -125,6 +127,7 @@ static long cfunc_node(struct tb_ctx *c, const ot_ix_cdef *d, const char *note, 
 		n.fails = d->fails;
 		n.fails_text = statement_at(c, d->file, d->fails);
 	}
+	n.predicate = kind == OT_NODE_CFUNC && !d->gen && returns(c, d, "bool");
 	return tb_node(c, &n, d->file, d, NULL, NULL);
 }
 
@@ -458,15 +461,22 @@ static void only_on(ot_edge *e, ot_device dev, const char *why)
 
 /* Is `d` written `void name(...)` (a function that does work, not a
  * predicate or a getter)? Read from its name's line. */
-static bool returns_void(struct tb_ctx *c, const ot_ix_cdef *d)
+/* Does d's line name `type` (a word: "void", "bool") before d's name: its
+ * return type, as written with the name? */
+static bool returns(struct tb_ctx *c, const ot_ix_cdef *d, const char *type)
 {
-	size_t len, n = strlen(d->name);
+	size_t len, n = strlen(d->name), k = strlen(type);
 	const char *t = ot_index_line(c->ix, d->file, d->line, &len);
 	const char *name = t ? memmem(t, len, d->name, n) : NULL;
-	for (const char *p = t; name && p + 4 <= name; p++)
-		if (!memcmp(p, "void", 4) && (p == t || !ot_is_ident_char(p[-1])) && !ot_is_ident_char(p[4]))
+	for (const char *p = t; name && p + k <= name; p++)
+		if (!memcmp(p, type, k) && (p == t || !ot_is_ident_char(p[-1])) && !ot_is_ident_char(p[k]))
 			return true;
 	return false;
+}
+
+static bool returns_void(struct tb_ctx *c, const ot_ix_cdef *d)
+{
+	return returns(c, d, "void");
 }
 
 static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, const char *op,

@@ -103,6 +103,7 @@ static void node_step(struct view *v, uint32_t node, int parent, const char *whe
 	s.when = when;
 	s.body = n->body;
 	s.fails = n->fails;
+	s.predicate = n->predicate;
 	v->step_of[node] = push(v, &s);
 	v->when_of[node] = s.when;
 	if (n->kind == OT_NODE_STUB && n->def_file) {
@@ -112,6 +113,7 @@ static void node_step(struct view *v, uint32_t node, int parent, const char *whe
 		d.note = "DEFINE_DISPATCH: the stub's storage";
 		d.body = NULL;
 		d.fails = 0;
+		d.predicate = false;
 		d.parent = v->step_of[node];
 		push(v, &d);
 	}
@@ -154,6 +156,7 @@ static void walk_edges(struct view *v, uint32_t node, int parent, const char *wh
 			s.main = e->main;
 			s.sure = e->sure;
 			s.when = ew;
+			s.predicate = to->predicate; /* the call of a check is one too */
 			at = push(v, &s);
 		}
 		if (e->to == e->from)
