@@ -2232,6 +2232,67 @@ static size_t logical_line_start(const char *t, size_t i)
 	}
 }
 
+/* The name a `#define` at logical line start `ls` defines, into out;
+ * false when that line is no #define. */
+static bool defined_name(const char *text, size_t len, size_t ls, char *out, size_t n)
+{
+	size_t i = ls, s;
+	while (i < len && (text[i] == ' ' || text[i] == '\t'))
+		i++;
+	if (i >= len || text[i] != '#')
+		return false;
+	i++;
+	while (i < len && (text[i] == ' ' || text[i] == '\t'))
+		i++;
+	if (len - i < 7 || memcmp(text + i, "define", 6) || ot_is_ident_char(text[i + 6]))
+		return false;
+	i += 6;
+	while (i < len && (text[i] == ' ' || text[i] == '\t'))
+		i++;
+	s = i;
+	while (i < len && ot_is_ident_char(text[i]))
+		i++;
+	if (i == s || i - s >= n)
+		return false;
+	snprintf(out, n, "%.*s", (int)(i - s), text + s);
+	return true;
+}
+
+/* Macros whose #define invokes a launching macro of the file launch its
+ * kernel too: SummaryOps.cu's HANDLE_SWITCH_CASE(...) expands to
+ * HANDLE_CASE(...), which launches kernelHistogram1D. */
+static void find_invoking_macros(struct walker *w, const char *text, size_t len)
+{
+	for (size_t k = 0; k < w->nlaunch_macros && w->nlaunch_macros < 256; k++) {
+		size_t n = strlen(w->launch_macros[k].name);
+		for (const char *q = text; (q = memmem(q, len - (size_t)(q - text), w->launch_macros[k].name, n));
+		     q += n) {
+			size_t at = (size_t)(q - text), ls, j = at + n;
+			struct launch_macro m;
+			bool known = false;
+			if ((at && ot_is_ident_char(text[at - 1])) || ot_is_ident_char(text[j]))
+				continue;
+			while (j < len && (text[j] == ' ' || text[j] == '\t'))
+				j++;
+			if (j >= len || text[j] != '(')
+				continue;
+			ls = logical_line_start(text, at);
+			if (!defined_name(text, len, ls, m.name, sizeof(m.name)) ||
+			    !strcmp(m.name, w->launch_macros[k].name))
+				continue;
+			for (size_t i = 0; i < w->nlaunch_macros && !known; i++)
+				known = !strcmp(w->launch_macros[i].name, m.name);
+			if (known)
+				continue;
+			snprintf(m.kernel, sizeof(m.kernel), "%s", w->launch_macros[k].kernel);
+			m.at = ls;
+			w->launch_macros = ot_realloc(w->launch_macros,
+						      (w->nlaunch_macros + 1) * sizeof(*w->launch_macros));
+			w->launch_macros[w->nlaunch_macros++] = m;
+		}
+	}
+}
+
 /* The macros of a file that launch a kernel: "#define NAME(...) ...
  * kernel<T...><<<grid, block>>>(...)". Read from the raw text, since the code
  * view blanks directives. */
@@ -2288,6 +2349,7 @@ static void find_launch_macros(struct walker *w, const char *text, size_t len)
 					      (w->nlaunch_macros + 1) * sizeof(*w->launch_macros));
 		w->launch_macros[w->nlaunch_macros++] = m;
 	}
+	find_invoking_macros(w, text, len);
 }
 
 /* ---- macros that build function names (token pasting) -------------------------- */
