@@ -2096,7 +2096,7 @@ static enum cat call_cat(const char *a)
 	}
 	if (ot_starts_with(a, "TensorOptions(") || ot_starts_with(a, "at::TensorOptions(") ||
 	    ot_starts_with(a, "at::device(") || ot_starts_with(a, "at::dtype(") ||
-	    ot_starts_with(a, "device(") || ot_starts_with(a, "dtype(") || strstr(a, "options()"))
+	    ot_starts_with(a, "device(") || ot_starts_with(a, "dtype(") || ot_ends_with(a, "options()"))
 		return C_OPTIONS;
 	if (name > a + 1 && name[-1] == '.' && a[open + 1] != ')' && options_setter(name)) {
 		/* opts.memory_format(m).pinned_memory(p): a setter of TensorOptions
@@ -2109,7 +2109,7 @@ static enum cat call_cat(const char *a)
 			while (rn && recv[rn - 1] == '_')
 				recv[--rn] = '\0'; /* options_ */
 			if (ot_ends_with(recv, "options") || ot_ends_with(recv, "opts") ||
-			    call_cat(recv) == C_OPTIONS)
+			    ot_ends_with(recv, "opt") || call_cat(recv) == C_OPTIONS)
 				return C_OPTIONS;
 		}
 	}
@@ -2139,6 +2139,8 @@ static bool scalar_type_constant(const char *a)
 {
 	const char *last = strrchr(a, ':');
 	last = last ? last + 1 : a;
+	if (strpbrk(a, "(."))
+		return false; /* a call or a member: opts.dtype(ScalarType::Float) is no constant */
 	if (strstr(a, "ScalarType::"))
 		return true;
 	return last[0] == 'k' && isupper((unsigned char)last[1]) &&
@@ -2320,7 +2322,10 @@ static int schema_fit(const ot_reg_schema *s, const enum cat *cats, size_t total
 			si += 4;
 		} else {
 			/* a keyword-only dtype of a factory is only reached through TensorOptions */
-			int sc = cat_score(cats[ai], schema_cat(s->args[si].type));
+			enum cat want = schema_cat(s->args[si].type);
+			int sc = cat_score(cats[ai], want);
+			if (want == C_DIMNAME && cats[ai] != C_DIMNAME && cats[ai] != C_UNKNOWN)
+				return INT_MIN; /* names: only a Dimname list binds them */
 			if (cats[ai] == C_SCALARTYPE && options_group(s, si))
 				sc = -5;
 			score += sc;
