@@ -72,7 +72,6 @@ static const char *generated_note(const struct tb_ctx *c, const ot_ix_cdef *d)
 	return out;
 }
 
-/* The node of C++ definition d. */
 static bool returns(struct tb_ctx *c, const ot_ix_cdef *d, const char *type);
 
 /* The statement that starts on line `line` of file `file`, up to its ';'
@@ -105,6 +104,7 @@ static const char *statement_at(struct tb_ctx *c, uint32_t file, uint32_t line)
 	return r;
 }
 
+/* The node of C++ definition d. */
 static long cfunc_node(struct tb_ctx *c, const ot_ix_cdef *d, const char *note, const char *op,
 		       const char *backend, int depth, uint8_t kind)
 {
@@ -459,8 +459,6 @@ static void only_on(ot_edge *e, ot_device dev, const char *why)
 
 /* ---- bodies ------------------------------------------------------------------------------ */
 
-/* Is `d` written `void name(...)` (a function that does work, not a
- * predicate or a getter)? Read from its name's line. */
 /* Does d's line name `type` (a word: "void", "bool") before d's name: its
  * return type, as written with the name? */
 static bool returns(struct tb_ctx *c, const ot_ix_cdef *d, const char *type)
@@ -474,6 +472,8 @@ static bool returns(struct tb_ctx *c, const ot_ix_cdef *d, const char *type)
 	return false;
 }
 
+/* Is `d` written `void name(...)` (a function that does work, not a
+ * predicate or a getter)? */
 static bool returns_void(struct tb_ctx *c, const ot_ix_cdef *d)
 {
 	return returns(c, d, "void");
