@@ -2168,6 +2168,19 @@ static bool has_call(const char *e)
 	return false;
 }
 
+/* The names kernels give the element type a dispatch macro or a template
+ * binds (AT_DISPATCH's scalar_t, its accumulate type): a number, never a
+ * Tensor (`x.add_(eps_val)` with `scalar_t eps_val` is add_.Scalar). */
+static bool kernel_value_type(const char *t)
+{
+	static const char *const names[] = {"scalar_t", "acc_t", "accscalar_t", "opmath_t", "value_t",
+					    "T_ACC", "acc_type", "opmath_type"};
+	for (size_t i = 0; i < OT_ARRAY_LEN(names); i++)
+		if (!strcmp(t, names[i]) || (ot_starts_with(t, names[i]) && t[strlen(names[i])] == '<'))
+			return true;
+	return false;
+}
+
 static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 {
 	char t[128];
@@ -2231,7 +2244,7 @@ static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 		if (!strcmp(t, "int64_t") || !strcmp(t, "int") || !strcmp(t, "SymInt") ||
 		    !strcmp(t, "size_t"))
 			return C_INT;
-		if (!strcmp(t, "double") || !strcmp(t, "float"))
+		if (!strcmp(t, "double") || !strcmp(t, "float") || kernel_value_type(t))
 			return C_FLOAT;
 		if (!strcmp(t, "Scalar"))
 			return C_SCALAR;
