@@ -2890,29 +2890,32 @@ static int class_fit(struct ck_ctx *x, const ot_ix_cdef *h, const char *arg, con
 		return 0;
 	if (ot_is_identifier(arg)) {
 		atype = local_type(x->ck, x->f->code, x->d, x->at, arg, &init, &range);
-		if (!atype) {
-			/* a parameter of the caller: cudnn_is_acceptable(input) with
-			 * `const TensorBase& input` takes the TensorBase overload */
-			const char *names[OT_CK_MAX_ARGS], *types[OT_CK_MAX_ARGS];
-			size_t np = ot_callkind_params(x->ck->ix, x->d, names, types, OT_CK_MAX_ARGS, x->a);
-			for (size_t i = 0; i < np && !atype; i++)
-				if (names[i] && !strcmp(names[i], arg))
-					atype = types[i];
+		/* a parameter of the caller: cudnn_is_acceptable(input) with
+		 * `const TensorBase& input` takes the TensorBase overload */
+		if (!atype && !x->params_read) {
+			x->nparams = ot_callkind_params(x->ck->ix, x->d, x->pnames, x->ptypes, OT_CK_MAX_ARGS,
+							x->a);
+			x->params_read = true;
 		}
+		for (size_t i = 0; !atype && i < x->nparams; i++)
+			if (!strcmp(x->pnames[i], arg))
+				atype = x->ptypes[i];
 	} else if (constructed_type(built, sizeof(built), arg)) {
 		atype = built; /* std::vector<int64_t>{bin_ct} */
 	}
 	if (!atype || !strcmp(atype, "auto"))
 		return 0;
+	atype = resolve_type(x, member_class(x, x->d), atype); /* vacc_t: Vectorized<acc_t> */
 	type_head(ah, sizeof(ah), atype);
 	type_head(ph, sizeof(ph), ptype);
+	if ((kernel_value_type(ah) || !strcmp(ah, "double") || !strcmp(ah, "float")) && value_class(ph))
+		return -5; /* a number (acc_t ans) never binds std::array or Vectorized */
 	if (!*ah || !*ph || is_tparam(h->fn_tparams, ph) || is_tparam(h->cls_tparams, ph) ||
 	    is_tparam(x->d->fn_tparams, ah) || is_tparam(x->d->cls_tparams, ah) || !strcmp(ph, "auto"))
 		return 0;
 	if (!strcmp(ah, ph))
 		return 3;
-	/* two different classes of the standard library or c10: not the same
-	 * (an alias such as vacc_t is not known here, so no verdict) */
+	/* two different classes of the standard library or c10: not the same */
 	return value_class(ah) && value_class(ph) ? -5 : 0;
 }
 
