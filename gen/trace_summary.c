@@ -74,7 +74,10 @@ static const char *node_when(const ot_trace *tr, uint32_t node, int depth)
 static void backends(ot_trace *tr)
 {
 	ot_strvec keys = {0};
-	/* dispatch keys of the op's own entries, and stub backends of the main paths */
+	/* dispatch keys of the op's own entries, the backend keys of the
+	 * entries its main paths reach (not their Composite* keys: reshape's
+	 * CompositeImplicitAutograd is no backend of histc), and stub
+	 * backends of the main paths */
 	for (size_t i = 0; i < tr->edges.len; i++) {
 		const ot_edge *e = &tr->edges.items[i];
 		const ot_node *from = &tr->nodes.items[e->from];
@@ -83,7 +86,8 @@ static void backends(ot_trace *tr)
 			char *save = NULL;
 			snprintf(buf, sizeof(buf), "%s", e->key);
 			for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
-				if (strcmp(t, "(generated") && strcmp(t, "ufunc") && strcmp(t, "kernels)"))
+				if (strcmp(t, "(generated") && strcmp(t, "ufunc") && strcmp(t, "kernels)") &&
+				    (from->depth == 0 || strncmp(t, "Composite", 9)))
 					add(tr, &keys, t);
 		} else if (e->kind == OT_EDGE_REGISTER && e->key && strcmp(e->key, "CPU (none)") &&
 			   (from->main || from->depth == 0)) {
