@@ -941,6 +941,20 @@ struct ck_ctx {
 	size_t nparams;
 };
 
+/* The declared type of parameter `name` of x's function (its parameters
+ * read once), or NULL. */
+static const char *param_type(struct ck_ctx *x, const char *name)
+{
+	if (!x->params_read) {
+		x->nparams = ot_callkind_params(x->ck->ix, x->d, x->pnames, x->ptypes, OT_CK_MAX_ARGS, x->a);
+		x->params_read = true;
+	}
+	for (size_t i = 0; i < x->nparams; i++)
+		if (!strcmp(x->pnames[i], name))
+			return x->ptypes[i];
+	return NULL;
+}
+
 static ot_ty expr_type(struct ck_ctx *x, const char *e);
 static const char *expr_class(struct ck_ctx *x, const char *e);
 
@@ -1424,14 +1438,7 @@ static const char *expr_typestr(struct ck_ctx *x, const char *e)
 			} else if (type) {
 				t = type;
 			} else {
-				if (!x->params_read) {
-					x->nparams = ot_callkind_params(x->ck->ix, x->d, x->pnames, x->ptypes,
-									OT_CK_MAX_ARGS, x->a);
-					x->params_read = true;
-				}
-				for (size_t i = 0; i < x->nparams && !t; i++)
-					if (!strcmp(x->pnames[i], e))
-						t = x->ptypes[i];
+				t = param_type(x, e);
 				if (!t && cls)
 					t = member_type(x, cls, e);
 			}
@@ -1551,15 +1558,11 @@ static ot_ty name_type(struct ck_ctx *x, const char *name)
 	if (!strcmp(name, "this"))
 		return OT_TY_OTHER;
 	type = local_type(x->ck, x->f->code, x->d, x->at, name, &init, &range);
-	if (!type && !x->params_read) {
-		x->nparams = ot_callkind_params(x->ck->ix, x->d, x->pnames, x->ptypes,
-						OT_CK_MAX_ARGS, x->a);
-		x->params_read = true;
+	if (!type) {
+		const char *pt = param_type(x, name);
+		if (pt)
+			return ot_callkind_type(resolve_type(x, member_class(x, x->d), pt));
 	}
-	if (!type)
-		for (size_t i = 0; i < x->nparams; i++)
-			if (!strcmp(x->pnames[i], name))
-				return ot_callkind_type(resolve_type(x, member_class(x, x->d), x->ptypes[i]));
 	if (!type) {
 		/* a data member of the class the function is a method of */
 		const char *cls = member_class(x, x->d), *mt = cls ? member_type(x, cls, name) : NULL;
@@ -2855,21 +2858,15 @@ static bool value_class(const char *head)
 static bool constructed_type(char *out, size_t n, const char *arg)
 {
 	const char *p = arg;
-	int depth = 0;
 	while (ot_is_ident_char(*p) || (p[0] == ':' && p[1] == ':'))
 		p += p[0] == ':' ? 2 : 1;
 	if (p == arg || isdigit((unsigned char)arg[0]))
 		return false;
 	if (*p == '<') {
-		for (; *p; p++) {
-			if (*p == '<')
-				depth++;
-			else if (*p == '>' && --depth == 0)
-				break;
-		}
-		if (!*p)
+		size_t close = match_bracket(arg, 0, strlen(arg), (size_t)(p - arg));
+		if (close == (size_t)-1)
 			return false;
-		p++;
+		p = arg + close + 1;
 	}
 	if (*p != '{' || (size_t)(p - arg) >= n)
 		return false;
@@ -2892,14 +2889,8 @@ static int class_fit(struct ck_ctx *x, const ot_ix_cdef *h, const char *arg, con
 		atype = local_type(x->ck, x->f->code, x->d, x->at, arg, &init, &range);
 		/* a parameter of the caller: cudnn_is_acceptable(input) with
 		 * `const TensorBase& input` takes the TensorBase overload */
-		if (!atype && !x->params_read) {
-			x->nparams = ot_callkind_params(x->ck->ix, x->d, x->pnames, x->ptypes, OT_CK_MAX_ARGS,
-							x->a);
-			x->params_read = true;
-		}
-		for (size_t i = 0; !atype && i < x->nparams; i++)
-			if (!strcmp(x->pnames[i], arg))
-				atype = x->ptypes[i];
+		if (!atype)
+			atype = param_type(x, arg);
 	} else if (constructed_type(built, sizeof(built), arg)) {
 		atype = built; /* std::vector<int64_t>{bin_ct} */
 	}

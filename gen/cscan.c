@@ -2232,30 +2232,28 @@ static size_t logical_line_start(const char *t, size_t i)
 	}
 }
 
-/* The name a `#define` at logical line start `ls` defines, into out;
- * false when that line is no #define. */
-static bool defined_name(const char *text, size_t len, size_t ls, char *out, size_t n)
+/* Is the logical line starting at `ls` a `#define NAME` written before
+ * `lim`? Then [*ns, *ne) is NAME. */
+static bool define_at(const char *text, size_t lim, size_t ls, size_t *ns, size_t *ne)
 {
-	size_t i = ls, s;
-	while (i < len && (text[i] == ' ' || text[i] == '\t'))
+	size_t i = ls;
+	while (i < lim && (text[i] == ' ' || text[i] == '\t'))
 		i++;
-	if (i >= len || text[i] != '#')
+	if (i >= lim || text[i] != '#')
 		return false;
 	i++;
-	while (i < len && (text[i] == ' ' || text[i] == '\t'))
+	while (i < lim && (text[i] == ' ' || text[i] == '\t'))
 		i++;
-	if (len - i < 7 || memcmp(text + i, "define", 6) || ot_is_ident_char(text[i + 6]))
+	if (lim - i < 7 || memcmp(text + i, "define", 6) || ot_is_ident_char(text[i + 6]))
 		return false;
 	i += 6;
-	while (i < len && (text[i] == ' ' || text[i] == '\t'))
+	while (i < lim && (text[i] == ' ' || text[i] == '\t'))
 		i++;
-	s = i;
-	while (i < len && ot_is_ident_char(text[i]))
+	*ns = i;
+	while (i < lim && ot_is_ident_char(text[i]))
 		i++;
-	if (i == s || i - s >= n)
-		return false;
-	snprintf(out, n, "%.*s", (int)(i - s), text + s);
-	return true;
+	*ne = i;
+	return *ne > *ns;
 }
 
 /* Macros whose #define invokes a launching macro of the file launch its
@@ -2267,7 +2265,7 @@ static void find_invoking_macros(struct walker *w, const char *text, size_t len)
 		size_t n = strlen(w->launch_macros[k].name);
 		for (const char *q = text; (q = memmem(q, len - (size_t)(q - text), w->launch_macros[k].name, n));
 		     q += n) {
-			size_t at = (size_t)(q - text), ls, j = at + n;
+			size_t at = (size_t)(q - text), ls, j = at + n, ns, ne;
 			struct launch_macro m;
 			bool known = false;
 			if ((at && ot_is_ident_char(text[at - 1])) || ot_is_ident_char(text[j]))
@@ -2277,8 +2275,10 @@ static void find_invoking_macros(struct walker *w, const char *text, size_t len)
 			if (j >= len || text[j] != '(')
 				continue;
 			ls = logical_line_start(text, at);
-			if (!defined_name(text, len, ls, m.name, sizeof(m.name)) ||
-			    !strcmp(m.name, w->launch_macros[k].name))
+			if (!define_at(text, len, ls, &ns, &ne) || ne - ns >= sizeof(m.name))
+				continue;
+			snprintf(m.name, sizeof(m.name), "%.*s", (int)(ne - ns), text + ns);
+			if (!strcmp(m.name, w->launch_macros[k].name))
 				continue;
 			for (size_t i = 0; i < w->nlaunch_macros && !known; i++)
 				known = !strcmp(w->launch_macros[i].name, m.name);
@@ -2300,26 +2300,12 @@ static void find_launch_macros(struct walker *w, const char *text, size_t len)
 {
 	const char *q = text, *end = text + len;
 	while ((q = memmem(q, (size_t)(end - q), "<<<", 3))) {
-		size_t at = (size_t)(q - text), ls = logical_line_start(text, at), i = ls, ns, ne;
+		size_t at = (size_t)(q - text), ls = logical_line_start(text, at), ns, ne;
 		size_t k, ke;
 		struct launch_macro m;
 		q += 3;
-		while (i < at && (text[i] == ' ' || text[i] == '\t'))
-			i++;
-		if (text[i] != '#')
+		if (!define_at(text, at, ls, &ns, &ne))
 			continue;
-		i++;
-		while (i < at && (text[i] == ' ' || text[i] == '\t'))
-			i++;
-		if (at - i < 7 || memcmp(text + i, "define", 6) || ot_is_ident_char(text[i + 6]))
-			continue;
-		i += 6;
-		while (i < at && (text[i] == ' ' || text[i] == '\t'))
-			i++;
-		ns = i;
-		while (i < at && ot_is_ident_char(text[i]))
-			i++;
-		ne = i;
 		/* the launched name: skip template arguments back to their '<' */
 		k = back_over_space(text, at);
 		if (k != (size_t)-1 && text[k] == '>') {
