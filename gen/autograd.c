@@ -310,8 +310,11 @@ bool ot_autograd_explain(const ot_autograd *ag, const ot_reg_func *f, const ot_r
 		return formula(out, f->deriv, "derivatives.yaml:");
 	if (ot_reg_func_composite_implicit(eff))
 		return fact(out, ag->f_native, (uint32_t)f->line, f->schema.full,
-			    "no derivatives.yaml entry: CompositeImplicitAutograd, so autograd "
-			    "differentiates the ops it is built from");
+			    !has_tensor(f->schema.returns, f->schema.nreturns)
+				    ? "not differentiable: it returns no Tensor (a CompositeImplicitAutograd "
+				      "op with no Tensor result: autograd has nothing to record)"
+				    : "no derivatives.yaml entry: CompositeImplicitAutograd, so autograd "
+				      "differentiates the ops it is built from");
 	if (manual_kernel(ag, f, a, out))
 		return true;
 	if (ot_reg_func_has_tag(f, "view_copy") && ot_ends_with(f->schema.name, "_copy")) {

@@ -2184,6 +2184,29 @@ static bool kernel_value_type(const char *t)
 	return false;
 }
 
+/* Is `arg` an element of a list of integers, `shape[0]` with a local or
+ * parameter `IntArrayRef shape` (an int: add(shape[0]) is add.Scalar)? */
+static bool int_list_element(struct ck_ctx *x, const char *arg)
+{
+	const char *open = strchr(arg, '['), *init, *range, *type;
+	char name[96], t[128];
+	size_t n = open ? (size_t)(open - arg) : 0;
+	if (!n || n >= sizeof(name) || !ot_ends_with(arg, "]") || strchr(open + 1, '['))
+		return false;
+	memcpy(name, arg, n);
+	name[n] = '\0';
+	if (!ot_is_identifier(name))
+		return false;
+	type = local_type(x->ck, x->f->code, x->d, x->at, name, &init, &range);
+	if (!type)
+		type = param_type(x, name);
+	if (!type)
+		return false;
+	normalize_type(t, sizeof(t), type);
+	return strstr(t, "IntArrayRef") || strstr(t, "vector<int64_t>") || strstr(t, "DimVector") ||
+	       strstr(t, "ArrayRef<int64_t>");
+}
+
 static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 {
 	char t[128];
@@ -2217,6 +2240,20 @@ static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 		enum cat ac = arithmetic_cat(x, arg);
 		if (ac != C_UNKNOWN)
 			return ac;
+	}
+	if (int_list_element(x, arg))
+		return C_INT;
+	{
+		/* std::min<int64_t>(a, b), -std::max<double>(...): what the
+		 * template argument names */
+		const char *m = arg + (arg[0] == '-');
+		if (ot_starts_with(m, "std::min<") || ot_starts_with(m, "std::max<")) {
+			m += 9;
+			if (ot_starts_with(m, "int64_t>") || ot_starts_with(m, "int>") || ot_starts_with(m, "size_t>"))
+				return C_INT;
+			if (ot_starts_with(m, "double>") || ot_starts_with(m, "float>"))
+				return C_FLOAT;
+		}
 	}
 	switch (expr_type(x, arg)) {
 	case OT_TY_TENSOR:
@@ -2355,6 +2392,20 @@ static int schema_fit(const ot_reg_schema *s, const enum cat *cats, size_t total
 		else if (options_group(s, si))
 			si += 3;
 	return score;
+}
+
+/* Is every overload of `op` `manual_cpp_binding: True`? Then its Tensor
+ * method is written by hand (TensorBody.h, Tensor.cpp): the native kernels
+ * of _backward, set_data, requires_grad_ ... (VariableMethodStubs.cpp) call
+ * that method, which goes to the VariableHooks, not to the op again. */
+static bool hand_written_method(struct ck_ctx *x, const char *op)
+{
+	size_t n;
+	const ot_reg_func *const *ov = ot_registry_overloads(x->ck->reg, op, &n);
+	for (size_t i = 0; ov && i < n; i++)
+		if (!ov[i]->manual_cpp_binding)
+			return false;
+	return ov && n;
 }
 
 /* The overload of `op` a C++ call with these arguments binds: out= ones for
@@ -3561,6 +3612,9 @@ void ot_callkind_of_in(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cde
 		 * (item<T> is the one that calls one) */
 		if (code[skip_ws(code, c->off + strlen(c->name), hi)] == '<' && strcmp(c->name, "item"))
 			return;
+		if (!strcmp(d->name, ni->op) && hand_written_method(&x, ni->op))
+			return; /* at::native::_backward's self._backward(...): the method
+				   written by hand in Tensor.cpp, not a call of the op again */
 		if (!receiver(code, d->body, c->off, &rs, &re, &arrow)) {
 			out->kind = OT_CK_OP;
 			out->op = ni->op;

@@ -593,6 +593,27 @@ static bool restates_parent(const ot_trace *tr, const ot_step *s)
 	return up && up->layer == s->layer && up->found && s->found && !strcmp(up->symbol, s->symbol);
 }
 
+/* Does step s stand for its layer better than `first`: in a layer of
+ * kernels, of the op's own overloads where first is of an op it calls;
+ * else taken by every default call where first is conditional? */
+/* Is step s of the op's own overloads, and reached from one (a helper both
+ * the op and a callee share, such as cpu_kernel, is the callee's under it)? */
+static bool own_step(const ot_trace *tr, const ot_step *s)
+{
+	const ot_step *up = s->parent >= 0 && (size_t)s->parent < tr->steps.len ? &tr->steps.items[s->parent] : NULL;
+	return ot_trace_own_op(tr, s->op) && (!up || ot_trace_own_op(tr, up->op));
+}
+
+static bool better_row(const ot_trace *tr, const ot_step *first, const ot_step *s)
+{
+	if (ot_layer_does_work(s->layer)) {
+		bool own_first = own_step(tr, first), own_s = own_step(tr, s);
+		if (own_first != own_s)
+			return own_s;
+	}
+	return first->when && !s->when;
+}
+
 /* The forward main path split where the devices part: what both run, what
  * only the CPU runs, what only CUDA runs; and the derivatives that carry
  * the gradient. */
@@ -614,11 +635,13 @@ static void main_rows(const ot_trace *tr, const ot_pathview *v, struct layer_row
 		else
 			continue;
 		/* the layer's first step a default call always takes there,
-		 * else its first conditional one */
+		 * else its first conditional one; in a layer of kernels, one of
+		 * the op's own overloads first (the stub _spdiags calls, not
+		 * that of where.self, which it also calls) */
 		if (!rows[set].count[s->layer]++) {
 			rows[set].first[s->layer] = s;
 			rows[set].nrows++;
-		} else if (rows[set].first[s->layer]->when && !s->when) {
+		} else if (better_row(tr, rows[set].first[s->layer], s)) {
 			rows[set].first[s->layer] = s;
 		}
 	}
@@ -901,6 +924,21 @@ static const char *launch_note(ot_arena *a, const ot_trace *tr, const ot_pathvie
 	return r;
 }
 
+/* The entry where a default CUDA call stops for want of a kernel (on the
+ * CPU's main path, no CUDA one), when nothing is on the CUDA main path. */
+static const ot_node *idle_on_cuda(const ot_trace *tr)
+{
+	const ot_node *idle = NULL;
+	for (size_t i = 0; i < tr->nodes.len; i++) {
+		const ot_node *n = &tr->nodes.items[i];
+		if (n->main & OT_MAIN_CUDA)
+			return NULL;
+		if (!idle && (n->idle & OT_MAIN_CUDA) && (n->main & OT_MAIN_CPU))
+			idle = n;
+	}
+	return idle;
+}
+
 /* Performance notes, each a fact of the main paths. */
 static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_pathview *v, ot_arena *a)
 {
@@ -911,6 +949,7 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	const char *cpu_libs = library_note(a, tr, OT_MAIN_CPU, "CPU");
 	const ot_reg_func *own = tr->overload ? ot_registry_find(p->reg, tr->overload) : NULL;
 	ot_strvec work = {0}; /* the other ops on the main paths, allocations aside */
+	const ot_node *idle;
 	size_t ncalls;
 
 	for (size_t i = 0; i < tr->calls.len; i++)
@@ -940,6 +979,10 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	}
 	if (tr->raises[OT_DEV_CUDA])
 		; /* no GPU work to describe */
+	else if ((idle = idle_on_cuda(tr)))
+		NOTE("No CUDA kernel: the dispatch table of %s at %s has none for a dense CUDA tensor, "
+		     "so a CUDA call fails at dispatch.",
+		     md_code(a, idle->symbol), location(p, a, idle->file, idle->line));
 	else if (gpu_libs && gpu)
 		NOTE("%s Its first GPU step is %s at %s.", gpu_libs, md_code(a, gpu->symbol),
 		     location(p, a, gpu->file, gpu->line));

@@ -74,6 +74,20 @@ void ot_edge_headline(ot_edge *e)
 		}
 }
 
+bool ot_layer_does_work(ot_layer layer)
+{
+	return layer == OT_LAYER_META || layer == OT_LAYER_STUB || layer == OT_LAYER_KERNEL ||
+	       layer == OT_LAYER_CUDA;
+}
+
+bool ot_trace_own_op(const ot_trace *tr, const char *op)
+{
+	for (size_t i = 0; op && i < tr->aten.len; i++)
+		if (!strcmp(tr->aten.items[i], op))
+			return true;
+	return false;
+}
+
 ot_trace *ot_trace_new(void)
 {
 	ot_trace *tr = ot_calloc(1, sizeof(*tr));

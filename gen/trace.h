@@ -342,6 +342,14 @@ void ot_trace_edges(ot_trace_iter *it, const ot_trace *tr, uint32_t node, uint32
 /** The next edge (*out borrowed), or OT_ITEROVER at the end. */
 int ot_trace_next(const ot_edge **out, ot_trace_iter *it);
 
+/** Is `op` ("_spdiags", "histc.out") one of the op's own overloads
+ * (tr->aten), not an op its kernels call? */
+bool ot_trace_own_op(const ot_trace *tr, const char *op);
+
+/** Meta, stub, kernel, cuda: the layers where a kernel does an op's work
+ * (a summary names the op's own there before a callee's). */
+bool ot_layer_does_work(ot_layer layer);
+
 /** Build the edge index the iterator uses (after nodes and edges are added). */
 void ot_trace_index(ot_trace *tr);
 

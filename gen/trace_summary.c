@@ -74,23 +74,26 @@ static const char *node_when(const ot_trace *tr, uint32_t node, int depth)
 static void backends(ot_trace *tr)
 {
 	ot_strvec keys = {0};
-	/* dispatch keys of the op's own entries, the backend keys of the
-	 * entries its main paths reach (not their Composite* keys: reshape's
-	 * CompositeImplicitAutograd is no backend of histc), and stub
-	 * backends of the main paths */
+	/* dispatch keys of the op's own entries; of the entries its main paths
+	 * reach, the CPU and CUDA keys those paths take there (not reshape's
+	 * CompositeImplicitAutograd, nor where.self's MPS for _spdiags); and
+	 * the stub registrations the main paths take */
 	for (size_t i = 0; i < tr->edges.len; i++) {
 		const ot_edge *e = &tr->edges.items[i];
 		const ot_node *from = &tr->nodes.items[e->from];
-		if (e->kind == OT_EDGE_DISPATCH && e->key && (from->depth == 0 || e->main)) {
+		/* an entry of the op itself (_spdiags), not one its kernel calls
+		 * (where.self, whose CUDA key is no backend of _spdiags) */
+		bool own = from->kind == OT_NODE_ENTRY && ot_trace_own_op(tr, from->symbol);
+		if (e->kind == OT_EDGE_DISPATCH && e->key && (own || e->main)) {
 			char buf[256];
 			char *save = NULL;
 			snprintf(buf, sizeof(buf), "%s", e->key);
 			for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
 				if (strcmp(t, "(generated") && strcmp(t, "ufunc") && strcmp(t, "kernels)") &&
-				    (from->depth == 0 || strncmp(t, "Composite", 9)))
+				    (own || (!strcmp(t, "CPU") && (e->main & OT_MAIN_CPU)) ||
+				     (!strcmp(t, "CUDA") && (e->main & OT_MAIN_CUDA))))
 					add(tr, &keys, t);
-		} else if (e->kind == OT_EDGE_REGISTER && e->key && strcmp(e->key, "CPU (none)") &&
-			   (from->main || from->depth == 0)) {
+		} else if (e->kind == OT_EDGE_REGISTER && e->key && strcmp(e->key, "CPU (none)") && e->main) {
 			add(tr, &keys, e->key);
 		}
 	}
@@ -222,10 +225,15 @@ void ot_trace_summarize(ot_trace *tr)
 		size_t k = bfs(tr, OT_MAIN_BIT(dev), order);
 		for (size_t i = 0; i < k; i++) {
 			const ot_node *nd = &tr->nodes.items[order[i]];
-			/* the forward's node for each layer; the backward's for its own */
-			if (nd->found && !tr->key[dev][nd->layer] &&
-			    (nd->layer == OT_LAYER_BACKWARD || !(nd->back & OT_MAIN_BIT(dev))))
-				tr->key[dev][nd->layer] = order[i] + 1;
+			uint32_t *key = &tr->key[dev][nd->layer];
+			/* the forward's node for each layer (in a layer of kernels,
+			 * the first of the op's own overloads if it has one there);
+			 * the backward's for its own */
+			if (nd->found && (nd->layer == OT_LAYER_BACKWARD || !(nd->back & OT_MAIN_BIT(dev))) &&
+			    (!*key || (ot_layer_does_work((ot_layer)nd->layer) &&
+				       !ot_trace_own_op(tr, tr->nodes.items[*key - 1].op) &&
+				       ot_trace_own_op(tr, nd->op))))
+				*key = order[i] + 1;
 		}
 	}
 	{
