@@ -504,6 +504,13 @@ ot_ty ot_callkind_type(const char *type)
 	return OT_TY_OTHER;
 }
 
+bool ot_callkind_always_present(const char *type)
+{
+	char t[64];
+	normalize_type(t, sizeof(t), type);
+	return !strcmp(t, "Scalar");
+}
+
 /* The offset of the '(' opening definition d's parameter list, or -1. */
 static size_t params_open(const ot_ix_file *f, const ot_ix_cdef *d)
 {
@@ -905,6 +912,14 @@ bool ot_callkind_local_unset(const ot_callkinds *ck, const ot_ix_cdef *d, uint32
 		if (!ot_is_ident_char(p[-1]) && !ot_is_ident_char(p[n]))
 			return false;
 	return true;
+}
+
+bool ot_callkind_local_present(const ot_callkinds *ck, const ot_ix_cdef *d, uint32_t at, const char *name)
+{
+	const ot_ix_file *f = ot_index_file(ck->ix, d->file);
+	const struct decl *decl;
+	return f && d->body && at != OT_IX_CALL_NO_TEXT && (decl = local_decl(ck, f->code, d, at, name)) &&
+	       !decl->range && ot_callkind_always_present(decl->type);
 }
 
 /* Functions outside the indexed tree (ATen/ScalarOps.h) that return a

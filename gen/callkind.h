@@ -163,6 +163,11 @@ typedef enum {
 } ot_ty;
 ot_ty ot_callkind_type(const char *type);
 
+/** Is `type` (as written) one whose value is always there when passed for
+ * an optional parameter: a Scalar (an OptionalScalarRef made of it holds
+ * it), unlike a Tensor, which may be undefined? */
+bool ot_callkind_always_present(const char *type);
+
 /**
  * The declaration of the stub a DispatchStub site names (DECLARE_DISPATCH,
  * else DEFINE_DISPATCH, in the namespace the site's name resolves to:
@@ -185,5 +190,9 @@ const char *ot_callkind_local_init(const ot_callkinds *ck, const ot_ix_cdef *d, 
  * not named again before `at` (where it could have been given one)?
  */
 bool ot_callkind_local_unset(const ot_callkinds *ck, const ot_ix_cdef *d, uint32_t at, const char *name);
+
+/** Is local `name`, where offset `at` of d's body sees it, declared with a
+ * type whose value is always there (ot_callkind_always_present)? */
+bool ot_callkind_local_present(const ot_callkinds *ck, const ot_ix_cdef *d, uint32_t at, const char *name);
 
 #endif

@@ -159,9 +159,10 @@ static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d,
 		const char *v = b && i < b->n ? b->value[i] : NULL;
 		be->params[i].name = names[i];
 		be->params[i].value = v && strcmp(v, "?") ? v : NULL;
-		/* a Tensor the caller passes is defined (an optional one may not be) */
-		if (!be->params[i].value && ot_callkind_type(types[i]) == OT_TY_TENSOR &&
-		    (!v || !strcmp(v, "?")))
+		/* a Tensor the caller passes is defined (an optional one may not
+		 * be); a Scalar parameter always holds one */
+		if (!be->params[i].value && (!v || !strcmp(v, "?")) &&
+		    (ot_callkind_type(types[i]) == OT_TY_TENSOR || ot_callkind_always_present(types[i])))
 			be->params[i].value = "defined";
 	}
 	for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
@@ -372,6 +373,8 @@ static const char *local_value(const struct body_env *be, const char *a, uint32_
 				return !strcmp(be->params[k].value, "nullopt") || !strcmp(be->params[k].value, "None")
 					       ? "undefined"
 					       : be->params[k].value;
+		if (ot_callkind_local_present(be->c->t->ck, be->d, at, a))
+			return "defined"; /* `Scalar min_;`: there, whatever its value */
 		init = ot_callkind_local_init(be->c->t->ck, be->d, at, a);
 		if (!init)
 			return ot_callkind_local_unset(be->c->t->ck, be->d, at, a) ? "undefined" : "?";
@@ -706,6 +709,33 @@ static long expand_stub(struct tb_ctx *c, const ot_ix_stub *stub, const char *op
 	return node;
 }
 
+/* C++'s at::x_out(out..., args...) passes the written Tensors first;
+ * the binding follows the schema's order (args..., *, out...), as
+ * at::x_outf does. */
+static void out_first_binding(const ot_reg_func *f, const ot_callkind *ck, tb_binding *b)
+{
+	const tb_binding in = *b;
+	size_t nout = 0, io = 0, ir, n = 0;
+	if (!f->schema.is_out || ck->receiver_tensor || !ot_ends_with(ck->text, "_out"))
+		return;
+	for (size_t k = 0; k < f->schema.nargs; k++)
+		nout += f->schema.args[k].kwarg_only && f->schema.args[k].is_write;
+	if (!nout || in.n < nout)
+		return;
+	ir = nout;
+	for (size_t k = 0; k < f->schema.nargs && k < TB_MAX_PARAMS; k++) {
+		const ot_reg_arg *a = &f->schema.args[k];
+		size_t from = a->kwarg_only && a->is_write ? io++ : ir++;
+		bool passed = from < in.n && (a->kwarg_only && a->is_write ? from < nout : true);
+		b->value[k] = passed ? in.value[from] : NULL;
+		b->stub[k] = passed ? in.stub[from] : NULL;
+		b->fn[k] = passed ? in.fn[from] : NULL;
+		if (passed)
+			n = k + 1;
+	}
+	b->n = n;
+}
+
 /* An OP edge from a body to the entry the call binds. */
 static bool body_op(struct tb_ctx *c, uint32_t node, const struct body_env *be, const ot_ix_cdef *d,
 		    const ot_ix_call *call, const ot_callkind *ck, const ot_verdict v[OT_DEV_COUNT],
@@ -725,6 +755,7 @@ static bool body_op(struct tb_ctx *c, uint32_t node, const struct body_env *be, 
 		f = ov[0];
 	}
 	call_binding(be, ck, &b, call->off);
+	out_first_binding(f, ck, &b);
 	en = tb_entry(c, f, depth + 1, &b, ck->exact && ck->overload);
 	e = tb_always(OT_EDGE_OP, node, en);
 	set_site(&e, c, d, call,
