@@ -953,6 +953,114 @@ static value local_bool(struct ectx *c, const char *s, size_t n)
 	return v_unknown();
 }
 
+/* The initializer of local `s` (n bytes) declared in the body with a type
+ * (`auto s = ...;`, `c10::MaybeOwned<Tensor> s = ...;`, `const Tensor& s =
+ * ...;`) and not assigned again, into buf; false when there is none. */
+static bool local_init(const struct ectx *c, const char *s, size_t n, char *buf, size_t size)
+{
+	const ot_cenv *e = c->cenv;
+	const char *p, *end;
+	if (!e || !e->code)
+		return false;
+	p = e->code + e->body;
+	end = e->code + e->body_end;
+	while ((p = memmem(p, (size_t)(end - p), s, n))) {
+		const char *q = p + n, *b = p, *semi;
+		p += n;
+		if (ot_is_ident_char(*q) || (b > e->code && ot_is_ident_char(b[-1])))
+			continue;
+		while (b > e->code && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\n'))
+			b--;
+		/* a type before the name: a declaration, not a use */
+		if (b == e->code || !(ot_is_ident_char(b[-1]) || b[-1] == '>' || b[-1] == '&') ||
+		    (b - e->code >= 6 && !memcmp(b - 6, "return", 6)))
+			continue;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q != '=' || q[1] == '=')
+			continue;
+		if (assigned_again(e->code + e->body, end, s, n, p) != REASSIGN_NONE)
+			return false;
+		semi = memchr(q, ';', (size_t)(end - q));
+		if (!semi || (size_t)(semi - q) >= size)
+			return false;
+		snprintf(buf, size, "%.*s", (int)(semi - q - 1), q + 1);
+		return true;
+	}
+	return false;
+}
+
+/* Is the Tensor expression `t` as written known to be undefined (FALSE) or
+ * defined (TRUE): a default-constructed Tensor, `*opt` or
+ * borrow_from_optional_tensor(opt) of a parameter the caller passes None
+ * for? */
+static ot_tri tensor_text_defined(struct ectx *c, const char *t)
+{
+	static const char *const undefined[] = {"Tensor()", "at::Tensor()", "{}", "Tensor{}",
+						"c10::MaybeOwned<Tensor>::owned(std::in_place)",
+						"MaybeOwned<Tensor>::owned(std::in_place)"};
+	const char *open, *lit;
+	char name[64];
+	size_t k;
+	while (*t == ' ')
+		t++;
+	for (size_t i = 0; i < OT_ARRAY_LEN(undefined); i++)
+		if (!strcmp(t, undefined[i]))
+			return OT_TRI_FALSE;
+	/* borrowed(*opt), borrow_from_optional_tensor(opt), *opt: opt's */
+	open = strrchr(t, '(');
+	open = open ? open + 1 : t;
+	while (*open == '*' || *open == ' ')
+		open++;
+	k = strspn(open, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+	if (!k || k >= sizeof(name) || (open[k] && open[k] != ')' && open[k] != ' '))
+		return OT_TRI_UNKNOWN;
+	memcpy(name, open, k);
+	name[k] = '\0';
+	lit = param_value(c, name, k);
+	if (lit && (!strcmp(lit, "undefined") || empty_literal(lit)))
+		return OT_TRI_FALSE;
+	return OT_TRI_UNKNOWN;
+}
+
+/* Is local Tensor `s` defined, as its declaration tells: `auto bias =
+ * bias_opt.has_value() ? MaybeOwned<Tensor>::borrowed(*bias_opt) :
+ * MaybeOwned<Tensor>::owned(std::in_place);` with bias_opt None is not. */
+static value local_defined(struct ectx *c, const char *s, size_t n)
+{
+	char init[600];
+	struct toks tk;
+	value cond;
+	size_t q = SIZE_MAX, colon = SIZE_MAX;
+	int depth = 0;
+	if (c->depth > 3 || !local_init(c, s, n, init, sizeof(init)))
+		return v_unknown();
+	/* the top-level `?` and `:` of a conditional initializer */
+	for (size_t i = 0; init[i]; i++) {
+		if (strchr("([{<", init[i]))
+			depth++;
+		else if (strchr(")]}>", init[i]) && depth)
+			depth--;
+		else if (!depth && init[i] == '?' && q == SIZE_MAX)
+			q = i;
+		else if (!depth && init[i] == ':' && q != SIZE_MAX && init[i + 1] != ':' && (!i || init[i - 1] != ':'))
+			colon = i;
+	}
+	if (q == SIZE_MAX)
+		return v_truth(tensor_text_defined(c, init));
+	if (colon == SIZE_MAX)
+		return v_unknown();
+	init[q] = '\0';
+	init[colon] = '\0';
+	tokenize(&tk, init, false);
+	c->depth++;
+	cond = tk.overflow ? v_unknown() : expr(c, &tk, 0);
+	c->depth--;
+	if (tk.at < tk.n || cond.truth == OT_TRI_UNKNOWN)
+		return v_unknown();
+	return v_truth(tensor_text_defined(c, cond.truth == OT_TRI_TRUE ? init + q + 1 : init + colon + 1));
+}
+
 /* The arguments of the call `ch` ends with, as written (tokens joined),
  * into argbuf; returns how many (at most 8). */
 static size_t call_args(struct toks *tk, const struct chain *ch, char argbuf[8][96], const char *args[8])
@@ -1199,8 +1307,10 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 	}
 	if (name_is(ch->last, "defined") && ch->called && ch->first != ch->last) {
 		const char *lit = param_value(c, ch->first->s, ch->first->n);
+		if (!lit && ch->nnames == 2 && c->cenv)
+			return local_defined(c, ch->first->s, ch->first->n);
 		/* `{}` passed for a Tensor is a default-constructed one: undefined */
-		if (lit && (!strcmp(lit, "undefined") || !strcmp(lit, "{}")))
+		if (lit && (!strcmp(lit, "undefined") || empty_literal(lit)))
 			return v_truth(OT_TRI_FALSE);
 		if (lit && !strcmp(lit, "defined"))
 			return v_truth(OT_TRI_TRUE);

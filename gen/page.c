@@ -604,8 +604,12 @@ static bool own_step(const ot_trace *tr, const ot_step *s)
 	return ot_trace_own_op(tr, s->op) && (!up || ot_trace_own_op(tr, up->op));
 }
 
-static bool better_row(const ot_trace *tr, const ot_step *first, const ot_step *s)
+static bool better_row(const ot_trace *tr, const ot_step *first, const ot_step *s, uint8_t dev)
 {
+	/* on one device's path, its own steps before those it shares with
+	 * the other (a helper both kernels call) */
+	if (dev && (first->main == dev) != (s->main == dev))
+		return s->main == dev;
 	if (ot_layer_does_work(s->layer)) {
 		bool own_first = own_step(tr, first), own_s = own_step(tr, s);
 		if (own_first != own_s)
@@ -617,47 +621,69 @@ static bool better_row(const ot_trace *tr, const ot_step *first, const ot_step *
 /* The forward main path split where the devices part: what both run, what
  * only the CPU runs, what only CUDA runs; and the derivatives that carry
  * the gradient. */
+static void add_row(const ot_trace *tr, struct layer_rows *r, const ot_step *s, uint8_t dev)
+{
+	/* the layer's first step a default call always takes there, else its
+	 * first conditional one; in a layer of kernels, one of the op's own
+	 * overloads first (the stub _spdiags calls, not that of where.self,
+	 * which it also calls) */
+	if (!r->count[s->layer]++) {
+		r->first[s->layer] = s;
+		r->nrows++;
+	} else if (better_row(tr, r->first[s->layer], s, dev)) {
+		r->first[s->layer] = s;
+	}
+}
+
 static void main_rows(const ot_trace *tr, const ot_pathview *v, struct layer_rows rows[ROWS_COUNT])
 {
+	const uint8_t both = OT_MAIN_CPU | OT_MAIN_CUDA;
+	/* before the fork: the steps both devices run whose callers both run
+	 * too (a helper both kernels call is on each device's path, after it) */
+	bool *prefix = ot_calloc(tr->steps.len + 1, sizeof(*prefix));
 	memset(rows, 0, sizeof(struct layer_rows) * ROWS_COUNT);
 	for (size_t i = 0; i < tr->steps.len; i++) {
 		const ot_step *s = &tr->steps.items[i];
-		int set;
+		int p = s->parent;
+		prefix[i] = v->part[i] == OT_PART_MAIN && s->main == both &&
+			    (p < 0 || ((size_t)p < i && prefix[p]));
 		/* a predicate (a check, a run-time choice) does none of the work */
 		if (!s->found || restates_parent(tr, s) || v->bookkeeping[i] || s->predicate)
 			continue;
-		if (v->part[i] == OT_PART_MAIN)
-			set = s->main == (OT_MAIN_CPU | OT_MAIN_CUDA) ? ROWS_COMMON
-			      : s->main & OT_MAIN_CPU			 ? ROWS_CPU
-									 : ROWS_CUDA;
-		else if (v->part[i] == OT_PART_BACKWARD && ot_step_is_derivative(s))
-			set = ROWS_BACKWARD;
-		else
-			continue;
-		/* the layer's first step a default call always takes there,
-		 * else its first conditional one; in a layer of kernels, one of
-		 * the op's own overloads first (the stub _spdiags calls, not
-		 * that of where.self, which it also calls) */
-		if (!rows[set].count[s->layer]++) {
-			rows[set].first[s->layer] = s;
-			rows[set].nrows++;
-		} else if (better_row(tr, rows[set].first[s->layer], s)) {
-			rows[set].first[s->layer] = s;
+		if (v->part[i] == OT_PART_MAIN) {
+			if (prefix[i]) {
+				add_row(tr, &rows[ROWS_COMMON], s, 0);
+				continue;
+			}
+			if (s->main & OT_MAIN_CPU)
+				add_row(tr, &rows[ROWS_CPU], s, OT_MAIN_CPU);
+			if (s->main & OT_MAIN_CUDA)
+				add_row(tr, &rows[ROWS_CUDA], s, OT_MAIN_CUDA);
+		} else if (v->part[i] == OT_PART_BACKWARD && ot_step_is_derivative(s)) {
+			add_row(tr, &rows[ROWS_BACKWARD], s, 0);
 		}
 	}
+	free(prefix);
 }
 
 /* The layers of one stretch in the order its steps are reached (a device's
  * path starts where it parts from the other's, at any layer). */
-static size_t reached_order(const ot_trace *tr, const struct layer_rows *r, int order[OT_LAYER_COUNT])
+static size_t row_rank(const ot_trace *tr, const ot_step *s, uint8_t dev)
+{
+	/* a step both devices share was first reached from the other's path,
+	 * maybe: on this one it comes after this one's own steps */
+	return (size_t)(s - tr->steps.items) + (s->main == dev ? 0 : tr->steps.len);
+}
+
+static size_t reached_order(const ot_trace *tr, const struct layer_rows *r, uint8_t dev, int order[OT_LAYER_COUNT])
 {
 	size_t n = 0;
 	for (int layer = 0; layer < OT_LAYER_COUNT; layer++)
 		if (r->first[layer])
 			order[n++] = layer;
 	for (size_t i = 1; i < n; i++)
-		for (size_t k = i; k > 0 && r->first[order[k]] - tr->steps.items <
-						     r->first[order[k - 1]] - tr->steps.items;
+		for (size_t k = i; k > 0 && row_rank(tr, r->first[order[k]], dev) <
+						     row_rank(tr, r->first[order[k - 1]], dev);
 		     k--) {
 			int t = order[k];
 			order[k] = order[k - 1];
@@ -721,7 +747,7 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, ot_arena *
 				continue;
 			}
 			int order[OT_LAYER_COUNT];
-			size_t nl = reached_order(tr, &rows[d], order);
+			size_t nl = reached_order(tr, &rows[d], d == ROWS_CPU ? OT_MAIN_CPU : OT_MAIN_CUDA, order);
 			for (size_t k = 0; k < nl; k++) {
 				int layer = order[k];
 				const ot_step *s = rows[d].first[layer];

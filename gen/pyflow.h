@@ -29,6 +29,10 @@ typedef struct {
 	const char *kwval[OT_PYFLOW_MAX_ARGS];   /**< and their values' text */
 	size_t nkw;
 	bool star_kwargs;       /**< **kwargs passed on */
+	bool default_call;      /**< not a call in the code: the user's own call of
+				     a binding the function is (conv2d =
+				     _add_docstr(torch.conv2d, ...)), which
+				     passes the required arguments only */
 	const char *receiver;   /**< a method called on what a call or an index
 				     gave (ref path ".g" of `x.f(a).g(b)`): that
 				     expression's text ("x.f(a)"), else NULL */

@@ -364,15 +364,20 @@ static const ot_ix_cdef *float_twin(struct tb_ctx *c, const ot_ix_cdef *d)
  * Tensor that unwraps an optional parameter
  * (`const Tensor& w = *at::borrow_from_optional_tensor(w_opt)`, in one or
  * two declarations), that parameter's: "undefined" when it is None. */
+/* Is `v` an absent optional as a caller writes it? */
+static bool is_none(const char *v)
+{
+	return !strcmp(v, "nullopt") || !strcmp(v, "std::nullopt") || !strcmp(v, "c10::nullopt") ||
+	       !strcmp(v, "None");
+}
+
 static const char *local_value(const struct body_env *be, const char *a, uint32_t at)
 {
 	const char *init;
 	for (int hop = 0; hop < 3; hop++) {
 		for (size_t k = 0; k < be->env[0].nparams; k++)
 			if (be->params[k].value && !strcmp(be->params[k].name, a))
-				return !strcmp(be->params[k].value, "nullopt") || !strcmp(be->params[k].value, "None")
-					       ? "undefined"
-					       : be->params[k].value;
+				return is_none(be->params[k].value) ? "undefined" : be->params[k].value;
 		if (ot_callkind_local_present(be->c->t->ck, be->d, at, a))
 			return "defined"; /* `Scalar min_;`: there, whatever its value */
 		init = ot_callkind_local_init(be->c->t->ck, be->d, at, a);
@@ -907,6 +912,49 @@ static bool all_launch(const ot_callkind *ck)
 	return ck->ndefs > 0;
 }
 
+/* Is there a __global__ function named `name`? */
+static bool global_function(struct tb_ctx *c, const char *name)
+{
+	for (const ot_ix_cdef *g = ot_index_cdefs(c->ix, name); g; g = g->next)
+		if (g->global)
+			return true;
+	return false;
+}
+
+/* The __global__ function a launch in d starts: its name, or for a
+ * function pointer (`auto impl_fptr = pdist_kernel_cuda_impl<scalar_t, ...>;
+ * impl_fptr<<<...>>>`) the one its declaration names. */
+static const char *launched_kernel(struct tb_ctx *c, const ot_ix_cdef *d, const ot_ix_call *call)
+{
+	const char *init;
+	size_t n;
+	if (call->kind != OT_CALL_LAUNCH || global_function(c, call->name))
+		return call->name;
+	init = ot_callkind_local_init(c->t->ck, d, call->off, call->name);
+	if (!init)
+		return call->name;
+	if (*init == '&')
+		init++;
+	n = strcspn(init, "<");
+	init = ot_arena_strndup(c->a, init, n);
+	return ot_is_identifier(init) && global_function(c, init) ? init : call->name;
+}
+
+/* The line where d runs its element loop on CPU threads
+ * (at::parallel_for, at::parallel_reduce, iter.for_each), or 0. */
+static uint32_t cpu_loop_line(const ot_ix_cdef *d)
+{
+	for (uint32_t i = 0; i < d->ncalls; i++) {
+		const ot_ix_call *r = &d->calls[i];
+		bool at = !*r->qual || !strcmp(r->qual, "at::") || !strcmp(r->qual, "at");
+		if ((r->kind == OT_CALL_PLAIN && at &&
+		     (!strcmp(r->name, "parallel_for") || !strcmp(r->name, "parallel_reduce"))) ||
+		    (r->kind == OT_CALL_MEMBER && (!strcmp(r->name, "for_each") || !strcmp(r->name, "serial_for_each"))))
+			return r->line;
+	}
+	return 0;
+}
+
 /*
  * Explore the body of d (node `node`): what it calls, with conditions.
  * Helpers are followed up to helper_depth levels and kept only when
@@ -1043,6 +1091,17 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 				if (!sub && !native && ot_starts_with(fpath(c, h->file), CPU_KERNEL_DIR) &&
 				    ot_starts_with(fpath(c, d->file), CPU_KERNEL_DIR) && returns_void(c, h))
 					sub = true;
+				/* a helper running the element loop on CPU threads:
+				 * where a CPU call does its work */
+				if (!sub && !native && !ot_path_nvcc_only(fpath(c, h->file)) && cpu_loop_line(h)) {
+					ot_node *hn_node = &c->tr->nodes.items[hn];
+					hn_node->layer = OT_LAYER_KERNEL;
+					hn_node->backend = "CPU";
+					hn_node->note = ot_arena_printf(
+						c->a, "helper called by %s: runs the element loop on CPU threads (line %u)",
+						d->name, cpu_loop_line(h));
+					sub = true;
+				}
 				if (!sub && !native) {
 					struct tb_state *hs = tb_state(c, (uint32_t)hn);
 					bool linked = false;
@@ -1075,6 +1134,7 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 			long ln;
 			ot_edge e;
 			bool launch = ck.kind == OT_CK_LAUNCH;
+			const char *kernel = launched_kernel(c, d, call);
 			const char *sym = call->kind == OT_CALL_LAUNCH ? call->name
 					  : call->kind == OT_CALL_MACRO_LAUNCH ? call->qual
 									 : ck.text;
@@ -1089,6 +1149,9 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 			if (call->kind == OT_CALL_MACRO_LAUNCH)
 				n.note = ot_arena_printf(c->a, OT_NOTE_LAUNCH " %s through the macro %s",
 							 call->name, call->qual);
+			else if (call->kind == OT_CALL_LAUNCH && kernel != call->name)
+				n.note = ot_arena_printf(c->a, OT_NOTE_LAUNCH " %s through the function pointer %s",
+							 kernel, call->name);
 			else if (call->kind == OT_CALL_LAUNCH)
 				n.note = ot_arena_printf(c->a, OT_NOTE_LAUNCH " %s", call->name);
 			else if (launch)
@@ -1114,7 +1177,7 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 				 * file's own (AdaptiveMaxPooling2d.cu and 3d.cu each
 				 * have an adaptivemaxgradinput), else the first */
 				const ot_ix_cdef *k = NULL;
-				for (const ot_ix_cdef *g = ot_index_cdefs(c->ix, call->name); g; g = g->next)
+				for (const ot_ix_cdef *g = ot_index_cdefs(c->ix, kernel); g; g = g->next)
 					if (g->global && (!k || (g->file == d->file && k->file != d->file)))
 						k = g;
 				if (k) {

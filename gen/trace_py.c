@@ -727,6 +727,13 @@ static void entry_binding(struct pyvisit *v, const ot_pycall *call, const ot_reg
 	const ot_reg_schema *s = &f->schema;
 	memset(b, 0, sizeof(*b));
 	b->n = s->nargs < TB_MAX_PARAMS ? s->nargs : TB_MAX_PARAMS;
+	if (call && call->default_call) {
+		/* what is required, not known; the defaults for the rest */
+		b->known = true;
+		for (size_t k = 0; k < b->n; k++)
+			b->value[k] = s->args[k].def ? NULL : "?";
+		return;
+	}
 	if (!call || call->npos < 0)
 		return;
 	b->known = true;
@@ -1231,6 +1238,7 @@ static bool follow_def(struct tb_ctx *c, const ot_ix_pydef *def, const ot_ix_pyd
 				ot_pycall pc = {0};
 				pc.ref = &def->refs[i];
 				pc.npos = -1;
+				pc.default_call = !caller;
 				found = strchr(pc.ref->path, '.') && py_call(&v, &pc);
 			}
 		}

@@ -228,9 +228,13 @@ static void reached_either_way(struct view *v)
 		if (at < 0 || from < 0 || !e->main || e->kind == OT_EDGE_DERIVATIVE || e->to == e->from)
 			continue;
 		s = &tr->steps.items[at];
-		if (!s->when || (e->main & s->main) != s->main || s->parent == from)
+		if (!s->when || (e->main & s->main) != s->main)
 			continue;
 		w2 = e->when ? e->when : v->when_of[e->from];
+		/* the parent's edge that made the step; another call site of the
+		 * same parent (dispatch(...) in both arms of an if) counts */
+		if (s->parent == from && (!w2 || !strcmp(w2, s->when)))
+			continue;
 		w = w2 ? either(tr->arena, s->when, w2) : "";
 		if (!w)
 			continue;
