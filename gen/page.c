@@ -495,7 +495,7 @@ static const char *const layer_titles[OT_LAYER_COUNT] = {
 	"Kernels per backend",
 	"GPU work (CUDA, cuDNN, cuBLAS, ...)",
 	"Backward (derivatives.yaml)",
-	"Decomposition (torch.compile)",
+	"Decomposition (torch._decomp, torch._refs)",
 };
 
 static const char *release_line(const ot_pages *p, ot_arena *a)

@@ -179,6 +179,10 @@ void ot_pathview_build(ot_pathview *v, const ot_trace *tr)
 			v->part[i] = OT_PART_MAIN;
 			continue;
 		}
+		if (s->layer == OT_LAYER_BACKWARD || (p >= 0 && v->part[p] == OT_PART_UNRECORDED)) {
+			v->part[i] = OT_PART_UNRECORDED;
+			continue;
+		}
 		v->part[i] = OT_PART_OTHER;
 		g = own_group(s);
 		if (g < 0 && p >= 0 && v->part[p] == OT_PART_OTHER)

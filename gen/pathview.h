@@ -22,6 +22,10 @@ typedef enum {
 	OT_PART_BACKWARD,      /**< a derivative on a main path, or what it runs */
 	OT_PART_DECOMPOSITION, /**< a decomposition (torch._decomp, refs): no run path */
 	OT_PART_OTHER,         /**< off every main path: see the group */
+	OT_PART_UNRECORDED,    /**< a derivative autograd never records for this op
+				    (its entry is off the main paths, or reached only
+				    below autograd, inside another op's kernel), and
+				    what it runs: on no page */
 } ot_part;
 
 /** The condition an off-main step runs under, in the order pages list them. */

@@ -61,12 +61,12 @@ static bool is_backward(const ot_pathview *v, size_t i)
 	return v->part[i] == OT_PART_BACKWARD;
 }
 
-/* A derivative step off the main paths: the entry of an op that runs below
- * another's autograd kernel (pow inside _euclidean_dist) records no
- * gradient; as on the pages, it is not shown. */
-static bool unrecorded_derivative(const ot_pathview *v, const ot_trace *tr, size_t i)
+/* A derivative step off the main paths (the entry of an op that runs below
+ * another's autograd kernel, pow inside _euclidean_dist, records no
+ * gradient) and what it runs: as on the pages, not shown. */
+static bool unrecorded_derivative(const ot_pathview *v, size_t i)
 {
-	return v->part[i] != OT_PART_BACKWARD && tr->steps.items[i].layer == OT_LAYER_BACKWARD;
+	return v->part[i] == OT_PART_UNRECORDED;
 }
 
 /* One device's main path: its steps in trace order, each selection with its condition. */
@@ -129,7 +129,7 @@ static void other_paths(ot_buf *out, const ot_trace *tr, const ot_pathview *v, b
 
 	for (size_t i = 0; i < tr->steps.len; i++) {
 		size_t g;
-		if (is_forward(v, i) || is_backward(v, i) || unrecorded_derivative(v, tr, i))
+		if (is_forward(v, i) || is_backward(v, i) || unrecorded_derivative(v, i))
 			continue;
 		any = true;
 		cond[i] = condition_of(tr, i);
@@ -160,7 +160,7 @@ static void other_paths(ot_buf *out, const ot_trace *tr, const ot_pathview *v, b
 		}
 		for (size_t i = 0; i < tr->steps.len; i++) {
 			const ot_step *st = &tr->steps.items[i];
-			if (is_forward(v, i) || is_backward(v, i) || unrecorded_derivative(v, tr, i))
+			if (is_forward(v, i) || is_backward(v, i) || unrecorded_derivative(v, i))
 				continue;
 			if (c ? cond[i] && !strcmp(cond[i], c) : !cond[i])
 				step_line(out, st, 4, color);

@@ -267,6 +267,10 @@ const char *ot_status_name(ot_status s);
  * of a kernel launch. */
 #define OT_NOTE_LAUNCH "launches the CUDA kernel"
 
+/* The start of the condition of an edge whose caller never runs on a
+ * device (trace_main.c): not a condition of its own, its caller's is. */
+#define OT_WHY_CALLER_OFF "called only from code that never runs"
+
 typedef struct {
 	ot_arena *arena;
 	const char *input;  /**< as written in ops.list */

@@ -402,16 +402,20 @@ void tb_decompositions(struct tb_ctx *c, uint32_t entry, const char *base, const
 		n.found = true;
 		n.line = d->line;
 		n.symbol = ot_arena_printf(c->a, "aten.%s", d->op);
-		n.note = ot_arena_printf(c->a, "register_decomposition(aten.%s)%s%s: what torch.compile lowers it to",
+		n.note = ot_arena_printf(c->a,
+					 "register_decomposition(aten.%s)%s%s: the op written in Python with other "
+					 "ops; graph capture uses it where its decomposition table lists the op",
 					 d->op, d->func ? " -> " : "", d->func ? d->func : "");
 		n.op = op;
 		n.depth = (uint8_t)(depth > 255 ? 255 : depth);
 		id = tb_node(c, &n, d->file, d, NULL, NULL);
 		if (id >= 0) {
-			/* what torch.compile runs, not eager mode */
+			/* what a graph capture may run, never eager mode; whether
+			 * torch.compile's backend (Inductor) takes it or lowers the
+			 * op itself is its own table's choice, not read here */
 			ot_edge e = tb_always(OT_EDGE_DECOMPOSES, entry, (uint32_t)id);
-			tb_never(&e, OT_DEV_CPU, OT_WHEN_SELECT, "compiled with torch.compile");
-			tb_never(&e, OT_DEV_CUDA, OT_WHEN_SELECT, "compiled with torch.compile");
+			tb_never(&e, OT_DEV_CPU, OT_WHEN_SELECT, "decomposed by a graph capture (torch.export, torch.compile)");
+			tb_never(&e, OT_DEV_CUDA, OT_WHEN_SELECT, "decomposed by a graph capture (torch.export, torch.compile)");
 			tb_edge(c, &e);
 		}
 	}

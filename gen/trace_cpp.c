@@ -774,8 +774,10 @@ static bool body_op(struct tb_ctx *c, uint32_t node, const struct body_env *be, 
 	if (!ck->exact || !ck->overload) {
 		const char *why = ck->why ? ck->why : "no overload takes these arguments";
 		e.exact = false;
-		tb_never(&e, OT_DEV_CPU, OT_WHEN_NAME, why);
-		tb_never(&e, OT_DEV_CUDA, OT_WHEN_NAME, why);
+		/* a call a default call never makes keeps that reason */
+		for (int dev = 0; dev < OT_DEV_COUNT; dev++)
+			if (e.reach[dev] != OT_REACH_NEVER)
+				tb_never(&e, (ot_device)dev, OT_WHEN_NAME, why);
 	}
 	tb_edge(c, &e);
 	/* a call matched by name only does not make its caller worth keeping */

@@ -78,8 +78,7 @@ static bool node_on(const ot_trace *tr, uint32_t i, ot_device dev)
 static void mark_off_device(ot_trace *tr, uint32_t *stack, uint8_t *runs)
 {
 	static const char *const why[OT_DEV_COUNT] = {
-		"called only from code that never runs on the CPU for this op",
-		"called only from code that never runs on CUDA for this op"};
+		OT_WHY_CALLER_OFF " on the CPU for this op", OT_WHY_CALLER_OFF " on CUDA for this op"};
 	static const char *const no_kernel[OT_DEV_COUNT] = {
 		"its entry's dispatch table has no kernel for a dense CPU tensor",
 		"its entry's dispatch table has no kernel for a dense CUDA tensor"};

@@ -138,9 +138,14 @@ static void walk_edges(struct view *v, uint32_t node, int parent, const char *wh
 		 * without a step yet (below a node this walk reached first) */
 		if (walk_of(e) > v->walk || (walk_of(e) < v->walk && v->step_of[e->to] >= 0))
 			continue;
+		/* below a side path, its condition is what keeps the code off
+		 * the main paths (a condition nested in it alone would read as
+		 * if it were the only one) */
 		ew = v->walk == W_SURE ? (e->when_kind == OT_WHEN_SELECT ? e->when : NULL)
-		     : e->when	     ? e->when
-				     : when;
+		     : when && (!tr->nodes.items[e->from].main || !e->when ||
+				ot_starts_with(e->when, OT_WHY_CALLER_OFF))
+			     ? when
+			     : e->when;
 		if (e->site_step && e->site_file) {
 			ot_step s = {0};
 			s.layer = site_layer(tr, e);
