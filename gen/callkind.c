@@ -2945,8 +2945,35 @@ static bool constructed_type(char *out, size_t n, const char *arg)
  * helper h declared `ptype`, by the class their types name (a
  * std::array does not bind a scalar_t's Vectorized overload): 3 the same
  * class, -5 another class, 0 not known (or a template parameter of h). */
+/* `type` normalized (normalize_type), with c10's list aliases spelt out:
+ * IntArrayRef is ArrayRef<int64_t>, SymIntArrayRef ArrayRef<SymInt>. */
+static void canonical_type(char *out, size_t n, const char *type)
+{
+	static const char *const alias[][2] = {{"IntArrayRef", "ArrayRef<int64_t>"},
+					       {"SymIntArrayRef", "ArrayRef<SymInt>"},
+					       {"TensorList", "ArrayRef<Tensor>"},
+					       {"DimnameList", "ArrayRef<Dimname>"}};
+	normalize_type(out, n, type);
+	for (size_t i = 0; i < OT_ARRAY_LEN(alias); i++)
+		if (!strcmp(out, alias[i][0])) {
+			snprintf(out, n, "%s", alias[i][1]);
+			return;
+		}
+}
+
+/* A type a template parameter can stand for besides a class: a number. */
+static bool value_type(const char *t)
+{
+	static const char *const names[] = {"int64_t", "int", "double", "float", "bool", "SymInt", "Tensor"};
+	for (size_t i = 0; i < OT_ARRAY_LEN(names); i++)
+		if (!strcmp(t, names[i]))
+			return true;
+	return false;
+}
+
 static int class_fit(struct ck_ctx *x, const ot_ix_cdef *h, const char *arg, const char *ptype)
 {
+	char ca[160], cp[160];
 	const char *init, *range, *atype = NULL;
 	char ah[96], ph[96], built[160];
 	if (!ptype)
@@ -2963,8 +2990,19 @@ static int class_fit(struct ck_ctx *x, const ot_ix_cdef *h, const char *arg, con
 	if (!atype || !strcmp(atype, "auto"))
 		return 0;
 	atype = resolve_type(x, member_class(x, x->d), atype); /* vacc_t: Vectorized<acc_t> */
-	type_head(ah, sizeof(ah), atype);
-	type_head(ph, sizeof(ph), ptype);
+	canonical_type(ca, sizeof(ca), strchr(atype, '<') ? resolve_deep(x, atype) : atype);
+	canonical_type(cp, sizeof(cp), ptype);
+	type_head(ah, sizeof(ah), ca);
+	type_head(ph, sizeof(ph), cp);
+	/* ArrayRef<T> with T known as int64_t: the IntArrayRef overload */
+	if (!strcmp(ah, ph) && strchr(ca, '<') && strchr(cp, '<') && !strcmp(ah, "ArrayRef")) {
+		char ea[64], ep[64];
+		const char *a1 = strchr(ca, '<') + 1, *p1 = strchr(cp, '<') + 1;
+		snprintf(ea, sizeof(ea), "%.*s", (int)strcspn(a1, ",>"), a1);
+		snprintf(ep, sizeof(ep), "%.*s", (int)strcspn(p1, ",>"), p1);
+		if (value_type(ea) && value_type(ep))
+			return strcmp(ea, ep) ? -5 : 4;
+	}
 	if ((kernel_value_type(ah) || !strcmp(ah, "double") || !strcmp(ah, "float")) && value_class(ph))
 		return -5; /* a number (acc_t ans) never binds std::array or Vectorized */
 	if (!*ah || !*ph || is_tparam(h->fn_tparams, ph) || is_tparam(h->cls_tparams, ph) ||
@@ -3455,12 +3493,12 @@ static void deduce_targs(struct ck_ctx *x, const ot_ix_cdef *to, const char *con
 			at = resolve_deep(x, at);
 			{
 				char an[256];
-				normalize_type(an, sizeof(an), at);
+				canonical_type(an, sizeof(an), at);
 				alt = strchr(an, '<');
 				if (!alt || (size_t)(alt - an) != (size_t)(lt - pat) || strncmp(an, pat, (size_t)(lt - pat)))
 					continue;
 				an[strlen(an) - 1] = '\0';
-				if (class_of_type(x, alt + 1))
+				if (class_of_type(x, alt + 1) || value_type(alt + 1))
 					subst_add(out, ot_arena_strdup(x->a, name), ot_arena_strdup(x->a, alt + 1));
 			}
 		}
@@ -3700,7 +3738,9 @@ void ot_callkind_of_in(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cde
 		const char *q = c->qual[0] == ':' && c->qual[1] == ':' ? c->qual + 2 : c->qual;
 		bool out_call = false;
 		const char *op;
-		if (!strcmp(q, "at") && ni && ni->op) {
+		/* at::symint::resize_<T>(...): the op, whichever of its C++
+		 * spellings (resize_, resize__symint) T picks */
+		if ((!strcmp(q, "at") || !strcmp(q, "at::symint")) && ni && ni->op) {
 			op = op_of_name(ck->reg, arena, c->name, &out_call);
 			out->kind = OT_CK_OP;
 			out->op = op;
