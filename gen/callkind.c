@@ -3351,8 +3351,10 @@ static void bind_targs(struct ck_ctx *x, const char *params, const char *code, s
 		size_t k = strcspn(p, ",");
 		const char *t = resolve_type(x, member_class(x, x->d), args[i]);
 		/* only what names a class of the tree, or a Tensor, says anything
-		 * (scalar_t, float: nothing a call resolves by) */
-		if (class_of_type(x, t) || ot_callkind_type(t) == OT_TY_TENSOR) {
+		 * (scalar_t, float: nothing a call resolves by); and a value
+		 * (LogSoftMax = false), which conditions read */
+		if (class_of_type(x, t) || ot_callkind_type(t) == OT_TY_TENSOR || !strcmp(t, "true") ||
+		    !strcmp(t, "false") || isdigit((unsigned char)t[0])) {
 			out->name[out->n] = ot_arena_strndup(x->a, p, k);
 			out->type[out->n] = t;
 			out->n++;
@@ -3505,6 +3507,33 @@ static void deduce_targs(struct ck_ctx *x, const ot_ix_cdef *to, const char *con
 	}
 }
 
+/* The offset of the '<' of `Cls<...>::` right before offset `at` (a
+ * static method's class template arguments), or SIZE_MAX. */
+static size_t class_targs_before(const char *code, size_t lo, size_t at)
+{
+	size_t i = at;
+	int depth = 0;
+	while (i > lo && (code[i - 1] == ' ' || code[i - 1] == '\n' || code[i - 1] == '\t'))
+		i--;
+	if (i < lo + 3 || code[i - 1] != ':' || code[i - 2] != ':')
+		return SIZE_MAX;
+	i -= 2;
+	while (i > lo && (code[i - 1] == ' ' || code[i - 1] == '\n' || code[i - 1] == '\t'))
+		i--;
+	if (i <= lo || code[i - 1] != '>')
+		return SIZE_MAX;
+	while (i > lo) {
+		char ch = code[--i];
+		if (ch == '>')
+			depth++;
+		else if (ch == '<' && !--depth)
+			return i;
+		else if (ch == ';' || ch == '{' || ch == '}')
+			return SIZE_MAX;
+	}
+	return SIZE_MAX;
+}
+
 size_t ot_callkind_subst(const ot_callkinds *ck, const ot_ix_cdef *from, const ot_ix_call *c,
 			 const ot_callkind *kind, const ot_ix_cdef *to, const ot_ck_subst *outer, ot_ck_subst *out,
 			 ot_arena *arena)
@@ -3532,6 +3561,11 @@ size_t ot_callkind_subst(const ot_callkinds *ck, const ot_ix_cdef *from, const o
 		}
 	} else if (c->kind == OT_CALL_PLAIN && !*c->qual && (objt = object_type(&x, c->name))) {
 		objname = c->name; /* layer(...), cell_(...): an object handed in */
+	} else if (c->kind == OT_CALL_PLAIN && *c->qual && to->cls_tparams &&
+		   (open = class_targs_before(code, from->body, c->off)) != SIZE_MAX) {
+		/* Cls<scalar_t, false>::apply(...): the class template's arguments */
+		bind_targs(&x, to->cls_tparams, code, open, hi, out);
+		open = skip_ws(code, c->off + strlen(c->name), hi);
 	} else if (outer && fc && to->in_class && to->cls && !strcmp(fc, to->cls)) {
 		*out = *outer; /* a method of the same class: (*this)(...), f(...) */
 	}

@@ -23,6 +23,7 @@ static const char *const group_titles[OT_OTHER_COUNT] = {
 	[OT_OTHER_BACKEND] = "Other dispatch keys",
 	[OT_OTHER_BUILD] = "Another build",
 	[OT_OTHER_ERROR] = "Errors and validation",
+	[OT_OTHER_BY_NAME] = "Matched by name only (the receiver's type is not known: maybe no call of this op)",
 	[OT_OTHER_UNCONDITIONED] = "Reached off the main paths",
 };
 
@@ -77,6 +78,8 @@ static int own_group(const ot_step *s)
 		return OT_OTHER_BUILD;
 	if (w && ot_starts_with(w, "called as"))
 		return OT_OTHER_OVERLOAD;
+	if (w && ot_starts_with(w, OT_WHY_BY_NAME))
+		return OT_OTHER_BY_NAME;
 	if (has(s->note, "validation") || has(s->symbol, "throw_error") || has(s->symbol, "TORCH_CHECK") ||
 	    has(s->note, "raises"))
 		return OT_OTHER_ERROR;

@@ -42,6 +42,7 @@ typedef enum {
 	OT_OTHER_BACKEND,    /**< another dispatch key (Meta, Lazy, ZeroTensor, ...) */
 	OT_OTHER_BUILD,      /**< another build (#if, a library not built in) */
 	OT_OTHER_ERROR,      /**< an error path: validation, autograd refusing */
+	OT_OTHER_BY_NAME,    /**< a call matched by name only: maybe none at all */
 	OT_OTHER_UNCONDITIONED, /**< off the main paths with no condition written */
 	OT_OTHER_COUNT
 } ot_other_group;

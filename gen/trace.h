@@ -271,6 +271,10 @@ const char *ot_status_name(ot_status s);
  * device (trace_main.c): not a condition of its own, its caller's is. */
 #define OT_WHY_CALLER_OFF "called only from code that never runs"
 
+/* The start of the condition of an edge matched by name only (the
+ * receiver's type, or the overload, is not known): no claim of a call. */
+#define OT_WHY_BY_NAME "matched by name only"
+
 typedef struct {
 	ot_arena *arena;
 	const char *input;  /**< as written in ops.list */

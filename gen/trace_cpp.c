@@ -165,6 +165,16 @@ static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d,
 		    (ot_callkind_type(types[i]) == OT_TY_TENSOR || ot_callkind_always_present(types[i])))
 			be->params[i].value = "defined";
 	}
+	/* a template's value parameters the call fixed (LogSoftMax = false in
+	 * vec_host_softmax_lastdim<scalar_t, false>): known like arguments */
+	for (size_t i = 0; b && i < b->subst.n && n < TB_MAX_PARAMS; i++) {
+		const char *t = b->subst.type[i];
+		if (b->subst.name[i][0] != '@' &&
+		    (!strcmp(t, "true") || !strcmp(t, "false") || isdigit((unsigned char)t[0]))) {
+			be->params[n].name = b->subst.name[i];
+			be->params[n++].value = t;
+		}
+	}
 	for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
 		be->env[dev].dev = (ot_device)dev;
 		be->env[dev].params = be->params;
@@ -326,6 +336,12 @@ static char def_dtype(struct tb_ctx *c, const ot_ix_cdef *d)
 		const char *t = ot_index_line(c->ix, d->file, l, &len), *r;
 		if (t && (r = memmem(t, len, "is_reduced_floating_point", 25)) && memmem(t, len, "enable_if", 9))
 			return r > t && r[-1] == '!' ? 'F' : 'O';
+		/* enable_if_t<std::is_same_v<scalar_t, opmath_type<scalar_t>>>:
+		 * the types that compute in themselves, float among them (with
+		 * '!', Half and BFloat16) */
+		if (t && memmem(t, len, "enable_if", 9) && memmem(t, len, "opmath_type", 11) &&
+		    (r = memmem(t, len, "is_same", 7)))
+			return r > t && (r[-1] == '!' || (r >= t + 6 && r[-6] == '!')) ? 'O' : 'F';
 	}
 	if (f && d->line >= 1 && d->line <= f->nlines && !d->gen) {
 		const char *l = f->code + f->line_off[d->line - 1];
@@ -772,7 +788,8 @@ static bool body_op(struct tb_ctx *c, uint32_t node, const struct body_env *be, 
 		 true);
 	tb_reach(c, &e, v, kind, fpath(c, d->file));
 	if (!ck->exact || !ck->overload) {
-		const char *why = ck->why ? ck->why : "no overload takes these arguments";
+		const char *why = ot_arena_printf(c->a, OT_WHY_BY_NAME ": %s",
+						  ck->why ? ck->why : "no overload takes these arguments");
 		e.exact = false;
 		/* a call a default call never makes keeps that reason */
 		for (int dev = 0; dev < OT_DEV_COUNT; dev++)

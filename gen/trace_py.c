@@ -852,9 +852,10 @@ static bool reach_op(struct pyvisit *v, const ot_pycall *call, const char *name,
 			if (via < 0)
 				tb_reach(c, &e, vd, OT_WHEN_GUARD, fpath(c, v->def->file));
 			if (!exact) {
+				const char *w = ot_arena_printf(c->a, OT_WHY_BY_NAME ": %s", why);
 				e.exact = false;
-				tb_never(&e, OT_DEV_CPU, OT_WHEN_NAME, why);
-				tb_never(&e, OT_DEV_CUDA, OT_WHEN_NAME, why);
+				tb_never(&e, OT_DEV_CPU, OT_WHEN_NAME, w);
+				tb_never(&e, OT_DEV_CUDA, OT_WHEN_NAME, w);
 			}
 		} else {
 			/* another overload: a call with other arguments reaches it */
