@@ -1143,6 +1143,24 @@ static value text_value(struct ectx *c, const char *text)
 	return tk.at < tk.n ? v_unknown() : v;
 }
 
+/* Does op (a full name, "ne.Scalar") write a Bool tensor for float
+ * inputs: a comparison or a logical or a classification op, not in place? */
+static bool bool_output_op(const char *op)
+{
+	static const char *const names[] = {"eq", "ne", "lt", "le", "gt", "ge", "greater", "less",
+					    "greater_equal", "less_equal", "not_equal", "logical_and",
+					    "logical_or", "logical_xor", "logical_not", "isnan", "isinf",
+					    "isposinf", "isneginf", "isfinite", "signbit", "isreal"};
+	size_t n;
+	if (!op)
+		return false;
+	n = strcspn(op, ".");
+	for (size_t i = 0; i < OT_ARRAY_LEN(names); i++)
+		if (strlen(names[i]) == n && !memcmp(op, names[i], n))
+			return true;
+	return false;
+}
+
 /* The scalar type that at::toAccumulateType(t, is_cuda or device),
  * c10::toRealValueType(t) or at::toOpMathType(t) names for a float32 t:
  * float on CUDA and for the real value or op-math type, double for the
@@ -1254,6 +1272,10 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 	if (ch->called && (name_is(ch->last, "toAccumulateType") || name_is(ch->last, "toRealValueType") ||
 			   name_is(ch->last, "toOpMathType")))
 		return scalar_type_value(c, tk, ch);
+	/* a TensorIterator's output dtype: Bool for a comparison */
+	if (ch->called && name_is(ch->last, "dtype") && name_is(ch->first, "iter") && ch->nnames == 2 &&
+	    c->cenv && bool_output_op(c->cenv->op))
+		return v_sym("Bool");
 	if (WORD_IN(s, n, ((const char *const[]){"scalar_type", "dtype", "result_type", "common_dtype"})) &&
 	    (ch->called || c->pyenv))
 		return v_sym("Float");

@@ -116,6 +116,9 @@ struct ot_cenv {
 	 * out is not there (the index holds the body's file). */
 	const ot_build *build;
 	const struct ot_index *ix;
+	/** The aten op (full name, "ne.Scalar") whose call runs the body, or
+	 * NULL: what its output's dtype is (a comparison writes Bool). */
+	const char *op;
 };
 
 /**

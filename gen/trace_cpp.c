@@ -146,7 +146,8 @@ struct body_env {
 static ot_verdict helper_call_value(const ot_cenv *env, const char *qual, const char *name,
 				    const char *const *args, size_t nargs);
 
-static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d, const tb_binding *b)
+static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d, const tb_binding *b,
+		     const char *op)
 {
 	const char *const *names, *const *types;
 	size_t n = ot_callkinds_params(c->t->ck, d, &names, &types);
@@ -189,6 +190,7 @@ static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d,
 		be->env[dev].memo_done = NULL;
 		be->env[dev].build = c->t->build;
 		be->env[dev].ix = c->ix;
+		be->env[dev].op = op;
 	}
 	be->c = c;
 }
@@ -898,7 +900,7 @@ static bool hand_on_stubs(struct tb_ctx *c, const ot_ix_cdef *d, const ot_callki
 				       !strcmp(c->tr->nodes.items[e->to].symbol, hb->stub[a]->stub);
 			}
 			if (!have) {
-				body_env(c, &he, h, hb);
+				body_env(c, &he, h, hb, op);
 				call_verdicts(c, &he, hc, v, &kind);
 				have = stub_edge(c, hn, h, hc, hb->stub[a], param_stub_note(c, hb->stub[a], names[a]),
 						 v, kind, op, depth, level, NULL);
@@ -990,7 +992,7 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 	st->expanded = true;
 	if (b)
 		st->binding = *b;
-	body_env(c, &be, d, b);
+	body_env(c, &be, d, b, op);
 	if (d->nguards) {
 		/* each guard's own verdict once per device */
 		for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
