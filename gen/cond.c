@@ -375,7 +375,8 @@ static const char *constant_symbol(const char *s, size_t n)
 	static const char *const known[] = {
 		"Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool",
 		"ComplexFloat", "ComplexDouble", "ComplexHalf", "QInt8", "QUInt8", "QInt32",
-		"Float8_e4m3fn", "Float8_e5m2", "CPU", "CUDA", "MPS", "XPU", "Meta", "HIP", "XLA",
+		"Float8_e4m3fn", "Float8_e5m2", "Float8_e4m3fnuz", "Float8_e5m2fnuz", "UInt16", "UInt32",
+		"UInt64", "Bits8", "Bits16", "CPU", "CUDA", "MPS", "XPU", "Meta", "HIP", "XLA",
 		"Lazy", "Strided", "Sparse", "SparseCsr", "SparseCsc", "SparseBsr", "SparseBsc",
 		"Mkldnn", "Jagged", "ChannelsLast", "Contiguous", "Preserve", "ChannelsLast3d",
 		/* at::LinalgBackend */
@@ -398,6 +399,28 @@ static const char *constant_symbol(const char *s, size_t n)
 			return known[i];
 	/* MemoryFormat::Contiguous and the like: a symbol, not known to the call */
 	return NULL;
+}
+
+/* Is the name (n bytes) written like an enumerator: GELU, Mean, kFoo? */
+static bool enumerator(const char *s, size_t n)
+{
+	if (!n || !(isupper((unsigned char)s[0]) || (n > 1 && s[0] == 'k' && isupper((unsigned char)s[1]))))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!ot_is_ident_char(s[i]))
+			return false;
+	return true;
+}
+
+/* The last segment of a qualified name: GELU of Activation::GELU. */
+static const char *unqualified(const char *s, size_t *n)
+{
+	for (size_t i = *n; i >= 2; i--)
+		if (s[i - 1] == ':' && s[i - 2] == ':') {
+			*n -= i;
+			return s + i;
+		}
+	return s;
 }
 
 static bool word_in(const char *s, size_t n, const char *const *words, size_t nw)
@@ -843,6 +866,17 @@ static value literal_value(const char *lit, size_t n)
 		v.truth = n > 2 ? OT_TRI_TRUE : OT_TRI_FALSE;
 		return v;
 	}
+	{
+		const char *sym = constant_symbol(lit, n); /* Float: a dtype passed on */
+		const char *last = memmem(lit, n, "::", 2);
+		if (sym)
+			return v_sym(sym);
+		for (; last && memmem(last + 2, n - (size_t)(last + 2 - lit), "::", 2);
+		     last = memmem(last + 2, n - (size_t)(last + 2 - lit), "::", 2))
+			;
+		if (last && !memchr(lit, '(', n) && enumerator(last + 2, n - (size_t)(last + 2 - lit)))
+			return v_symn(lit, n); /* an enumerator passed on */
+	}
 	return v_unknown();
 }
 
@@ -902,7 +936,7 @@ static bool declared_as(const char *code, const char *b, const char *type, bool 
 	return (size_t)(b - code) >= 5 && !memcmp(b - 5, "const", 5);
 }
 
-/* `const bool NAME = EXPR;` (or auto; a number only when const: `int n = 0`
+/* `const bool NAME = EXPR;` (or auto, or a ScalarType; a number only when const: `int n = 0`
  * is counted up by n++, a change this reading does not follow) in the body
  * before the condition. */
 
@@ -923,7 +957,8 @@ static value local_bool(struct ectx *c, const char *s, size_t n)
 		while (b > e->code && (b[-1] == ' ' || b[-1] == '\t'))
 			b--;
 		if (!declared_as(e->code, b, "bool", false) && !declared_as(e->code, b, "auto", false) &&
-		    !declared_as(e->code, b, "int64_t", true) && !declared_as(e->code, b, "int", true))
+		    !declared_as(e->code, b, "ScalarType", false) && !declared_as(e->code, b, "int64_t", true) &&
+		    !declared_as(e->code, b, "int", true))
 			continue;
 		while (*q == ' ' || *q == '\t')
 			q++;
@@ -1249,6 +1284,9 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 	if (!ch->called && (sym = constant_symbol(tk->t[ch->start].s,
 						  (size_t)(ch->last->s + ch->last->n - tk->t[ch->start].s))))
 		return v_sym(sym);
+	if (!ch->called && !ch->member && ch->qualified && enumerator(ch->last->s, ch->last->n))
+		/* Activation::GELU: an enumerator, equal only to itself */
+		return v_symn(tk->t[ch->start].s, (size_t)(ch->last->s + ch->last->n - tk->t[ch->start].s));
 	if (ch->nnames == 1 && !ch->called && !ch->member && !ch->qualified && c->cenv)
 		return local_bool(c, s, n);
 
@@ -1462,6 +1500,9 @@ static value compare(const struct tok *op, value l, value r)
 		}
 		if ((an == 7 && !memcmp(a, "nonzero", 7)) || (bn == 7 && !memcmp(b, "nonzero", 7)))
 			return v_unknown();
+		/* enumerators of one enum, however qualified where written */
+		a = unqualified(a, &an);
+		b = unqualified(b, &bn);
 		bool same = an == bn && !strncasecmp(a, b, an); /* 'cuda' is kCUDA */
 		if (eq || ne)
 			t = same == eq ? OT_TRI_TRUE : OT_TRI_FALSE;
@@ -1567,7 +1608,7 @@ static int prec(const struct toks *tk, const struct tok *t, bool *negate)
 	return -1;
 }
 
-static value expr(struct ectx *c, struct toks *tk, int min)
+static value binary_expr(struct ectx *c, struct toks *tk, int min)
 {
 	value l = primary(c, tk);
 	for (;;) {
@@ -1605,6 +1646,22 @@ static value expr(struct ectx *c, struct toks *tk, int min)
 	}
 }
 
+/* An expression; at the lowest level, C++'s `cond ? a : b` too (the arm
+ * the condition picks, when it is known). */
+static value expr(struct ectx *c, struct toks *tk, int min)
+{
+	value cond = binary_expr(c, tk, min), a, b;
+	if (min > 0 || tk->python || !op_is(peek(tk), "?"))
+		return cond;
+	tk->at++;
+	a = expr(c, tk, 0);
+	if (!op_is(peek(tk), ":"))
+		return v_unknown();
+	tk->at++;
+	b = expr(c, tk, 0);
+	return cond.truth == OT_TRI_TRUE ? a : cond.truth == OT_TRI_FALSE ? b : v_unknown();
+}
+
 static ot_verdict evaluate(struct ectx *c, const char *text, bool python)
 {
 	struct toks tk;
@@ -1627,6 +1684,41 @@ ot_verdict ot_cond_cexpr(const ot_cenv *env, const char *text)
 {
 	struct ectx c = {env, NULL, env->dev, 0};
 	return evaluate(&c, text, false);
+}
+
+const char *ot_cond_literal(const ot_cenv *env, const char *text, char *buf, size_t n)
+{
+	struct ectx c = {env, NULL, env->dev, 0};
+	struct toks tk;
+	value v;
+	if (!text || !n)
+		return NULL;
+	tokenize(&tk, text, false);
+	if (tk.overflow)
+		return NULL;
+	v = expr(&c, &tk, 0);
+	if (tk.at < tk.n)
+		return NULL;
+	if (v.empty)
+		return "None";
+	if (v.has_num) {
+		snprintf(buf, n, "%.17g", v.num);
+		return buf;
+	}
+	if (v.has_sym) {
+		/* a quoted string, a constant the evaluator knows (Float), an
+		 * enumerator (Activation::GELU) */
+		if ((v.sym[0] == '\'' || v.sym[0] == '"' || constant_symbol(v.sym, v.symn) ||
+		     memmem(v.sym, v.symn, "::", 2)) &&
+		    v.symn < n) {
+			snprintf(buf, n, "%.*s", (int)v.symn, v.sym);
+			return buf;
+		}
+		return NULL;
+	}
+	if (v.truth != OT_TRI_UNKNOWN)
+		return v.truth == OT_TRI_TRUE ? "true" : "false";
+	return NULL;
 }
 
 ot_verdict ot_cond_pyexpr(const ot_pyenv *env, const char *text)

@@ -132,6 +132,15 @@ ot_verdict ot_cond_guard(const ot_cenv *env, const ot_ix_cdef *d, uint16_t guard
 /** One C++ condition expression. `text` is borrowed into the verdict. */
 ot_verdict ot_cond_cexpr(const ot_cenv *env, const char *text);
 
+/**
+ * What C++ expression `text` (an argument a call passes) is known to be,
+ * as a literal: "true", "false", a number, "None", a quoted string or a
+ * constant ("Float"); written into buf (n bytes) or static; NULL when not
+ * known. `use_gelu ? Activation::GELU : ...` with use_gelu false, `eps ?
+ * eps.value() : -1.0` with eps None.
+ */
+const char *ot_cond_literal(const ot_cenv *env, const char *text, char *buf, size_t n);
+
 /* ---- Python guards --------------------------------------------------------------- */
 
 /** The environment of a Python body: parameter defaults and the locals a

@@ -417,6 +417,18 @@ static const char *local_value(const struct body_env *be, const char *a, uint32_
 	return "?";
 }
 
+/* What argument expression `a` is on both devices alike (`use_gelu ?
+ * x : y`, `eps ? eps.value() : -1.0`, `self.scalar_type()`), or "?". */
+static const char *expression_value(const struct body_env *be, const char *a)
+{
+	char b0[64], b1[64];
+	const char *v0 = ot_cond_literal(&be->env[OT_DEV_CPU], a, b0, sizeof(b0));
+	const char *v1 = v0 ? ot_cond_literal(&be->env[OT_DEV_CUDA], a, b1, sizeof(b1)) : NULL;
+	if (!v0 || !v1 || strcmp(v0, v1))
+		return "?";
+	return ot_arena_strdup(be->c->a, v0);
+}
+
 /* What a C++ call passes to the callee's parameters: literals and the
  * caller's known values, positionally. */
 static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_binding *b, uint32_t at)
@@ -447,6 +459,8 @@ static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_bi
 			v = "undefined";
 		else
 			v = local_value(be, a, at);
+		if (!strcmp(v, "?") && !ot_is_identifier(a))
+			v = expression_value(be, a);
 		b->value[i] = v;
 	}
 }
