@@ -2971,10 +2971,93 @@ static bool value_type(const char *t)
 	return false;
 }
 
+/* The position of `name` among the comma-separated template parameters
+ * `list`, or -1. */
+static int tparam_index(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	int i = 0;
+	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL, i++) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == '\0' || p[n] == ' '))
+			return i;
+	}
+	return -1;
+}
+
+/* The type a call `f<A, B>(...)` (an auto local's initializer) returns:
+ * the return type written before f's name on its definition's line, with
+ * f's template parameters replaced by the call's arguments (`scalar_t
+ * row_sum(...)` called as row_sum<acc_t, P>(...) returns acc_t); NULL when
+ * not known. */
+static const char *call_return_type(struct ck_ctx *x, const char *init)
+{
+	size_t k = strspn(init, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:"), len;
+	const char *name = init, *targs[OT_CK_MAX_SUBST], *line, *at, *t;
+	char ret[96];
+	int nt = 0, ti;
+	const ot_ix_cdef *def = NULL;
+	if (!k || (init[k] != '<' && init[k] != '('))
+		return NULL; /* the initializer as read stops at a ',': row_sum<acc_t */
+	for (size_t i = 0; i + 1 < k; i++)
+		if (init[i] == ':' && init[i + 1] == ':')
+			name = init + i + 2;
+	name = ot_arena_strndup(x->a, name, (size_t)(init + k - name));
+	if (init[k] == '<')
+		nt = split_tparams(targs, OT_CK_MAX_SUBST, x->a, init, k, strlen(init));
+	if (init[k] == '<' && nt <= 0 && ot_is_identifier(init + k + 1)) {
+		targs[0] = init + k + 1; /* only the first argument was read */
+		nt = 1;
+	}
+	for (const ot_ix_cdef *d = ot_index_cdefs(x->ck->ix, name); d && !def; d = d->next)
+		if (!d->gen && d->kind == OT_CDEF_FUNC && (nt <= 0 || d->fn_tparams))
+			def = d;
+	if (!def || !(line = ot_index_line(x->ck->ix, def->file, def->line, &len)))
+		return NULL;
+	at = memmem(line, len, name, strlen(name));
+	if (!at)
+		return NULL;
+	/* the last word before the name: the return type (static, inline and
+	 * macros before it), with its template arguments (std::array<T, n>) */
+	for (t = at; t > line && t[-1] == ' '; t--)
+		;
+	k = 0;
+	if (t > line && t[-1] == '>') {
+		int depth = 0;
+		do {
+			char ch = *--t;
+			k++;
+			depth += ch == '>' ? 1 : ch == '<' ? -1 : 0;
+		} while (t > line && depth);
+		if (depth)
+			return NULL;
+	}
+	while (t > line && (ot_is_ident_char(t[-1]) || t[-1] == ':'))
+		t--, k++;
+	if (!k || k >= sizeof(ret))
+		return NULL;
+	snprintf(ret, sizeof(ret), "%.*s", (int)k, t);
+	ti = def->fn_tparams ? tparam_index(def->fn_tparams, ret) : -1;
+	if (ti >= 0)
+		return ti < nt ? targs[ti] : NULL;
+	if (strchr(ret, '<') && def->fn_tparams) {
+		/* std::array<scalar_t, nrows>: the element type the call names */
+		const char *lt = strchr(ret, '<') + 1;
+		size_t en = strcspn(lt, ",>");
+		char elem[64];
+		snprintf(elem, sizeof(elem), "%.*s", (int)en, lt);
+		ti = tparam_index(def->fn_tparams, elem);
+		if (ti >= 0 && ti < nt)
+			return ot_arena_printf(x->a, "%.*s%s%s", (int)(lt - ret), ret, targs[ti], lt + en);
+	}
+	return ot_arena_strdup(x->a, ret);
+}
+
 static int class_fit(struct ck_ctx *x, const ot_ix_cdef *h, const char *arg, const char *ptype)
 {
 	char ca[160], cp[160];
-	const char *init, *range, *atype = NULL;
+	const char *init = NULL, *range = NULL, *atype = NULL;
 	char ah[96], ph[96], built[160];
 	if (!ptype)
 		return 0;
@@ -2986,7 +3069,19 @@ static int class_fit(struct ck_ctx *x, const ot_ix_cdef *h, const char *arg, con
 			atype = param_type(x, arg);
 	} else if (constructed_type(built, sizeof(built), arg)) {
 		atype = built; /* std::vector<int64_t>{bin_ct} */
+	} else if (strchr(arg, '[') && ot_ends_with(arg, "]")) {
+		/* sums[i] of `auto sums = multi_row_sum<vacc_t, ...>(...)`: an
+		 * element of the array the call returns */
+		const char *base = ot_arena_strndup(x->a, arg, strcspn(arg, "["));
+		const char *bt = ot_is_identifier(base) ? local_type(x->ck, x->f->code, x->d, x->at, base, &init, &range)
+							: NULL;
+		if (bt && !strcmp(bt, "auto") && init)
+			bt = call_return_type(x, init);
+		atype = bt ? element_type(x, bt) : NULL;
+		init = NULL;
 	}
+	if (atype && !strcmp(atype, "auto") && init)
+		atype = call_return_type(x, init); /* auto ans = row_sum<acc_t, P>(...) */
 	if (!atype || !strcmp(atype, "auto"))
 		return 0;
 	atype = resolve_type(x, member_class(x, x->d), atype); /* vacc_t: Vectorized<acc_t> */
