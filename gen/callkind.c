@@ -3105,6 +3105,11 @@ static int class_fit(struct ck_ctx *x, const ot_ix_cdef *h, const char *arg, con
 		return 0;
 	if (!strcmp(ah, ph))
 		return 3;
+	/* a std::vector, SmallVector or std::array is an ArrayRef where one is
+	 * taken (a view of its elements) */
+	if (!strcmp(ph, "ArrayRef") && (!strcmp(ah, "vector") || !strcmp(ah, "SmallVector") ||
+					 !strcmp(ah, "array") || !strcmp(ah, "DimVector")))
+		return 2;
 	/* two different classes of the standard library or c10: not the same */
 	return value_class(ah) && value_class(ph) ? -5 : 0;
 }

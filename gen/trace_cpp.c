@@ -1314,7 +1314,11 @@ static size_t kernel_defs(const struct tb_ctx *c, const char *kernel, const char
 		 * entry, 4 macro invocations */
 		if (pass == 3 && !structured)
 			continue;
-		for (int symint = 0; symint < 2; symint++) {
+		/* the name as written; name_symint only when there is none (a
+		 * SymInt schema's kernel named without the suffix takes int
+		 * sizes: torchgen converts; resize_'s CPU kernel is resize_, its
+		 * Meta one resize__symint) */
+		for (int symint = 0; symint < 2 && !(symint && n); symint++) {
 			char name[200];
 			snprintf(name, sizeof(name), symint ? "%s_symint" : "%s", kernel);
 			for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, name); d && n < max; d = d->next) {
