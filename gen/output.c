@@ -841,6 +841,147 @@ int ot_output_write_parts(ot_output *o, const char *relpath, const ot_output_par
 	return error;
 }
 
+/* ---- streams ------------------------------------------------------------------ */
+
+struct ot_output_stream {
+	ot_output *o;
+	size_t index;       /* its entry */
+	ot_buf label;       /* OUT/relpath, for messages */
+	int staged_parent;  /* the staging folder that holds it */
+	const char *name;   /* its name there (in `relpath`) */
+	char *path;         /* relpath (name points into it) */
+	int fd;             /* the staged file */
+	int published;      /* the published file, while it may still be equal; else -1 */
+	struct hasher hash;
+	int error;
+};
+
+/* The published file of relpath opened for reading, or -1 (none, or not a
+ * regular file: it is replaced). A folder in the way is an error. */
+static int open_published(ot_output *o, const char *relpath, const char *label, int *error)
+{
+	const char *name;
+	int parent = -1, fd = -1;
+	struct stat st;
+	*error = open_parent(&parent, &name, o->dirfd, o->dir, relpath, false);
+	if (*error == OT_ENOTFOUND) {
+		*error = 0;
+		return -1;
+	}
+	if (*error < 0)
+		return -1;
+	fd = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close_parent(parent, o->dirfd);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			*error = ot_error_set("%s is a folder; cannot replace it with a file", label);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Does the published file, read on from where it is, start with `data`? */
+static bool published_continues(int fd, const char *data, size_t len)
+{
+	char chunk[65536];
+	while (len) {
+		size_t want = len < sizeof(chunk) ? len : sizeof(chunk);
+		ssize_t n = read(fd, chunk, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || memcmp(chunk, data, (size_t)n))
+			return false;
+		data += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+int ot_output_stream_open(ot_output *o, const char *relpath, ot_output_stream **out)
+{
+	ot_output_stream *s;
+	ot_buf staging = OT_BUF_INIT;
+	size_t index = 0;
+	int error;
+	*out = NULL;
+	if (!relpath || !valid_relpath(relpath))
+		return invalid_path(relpath ? relpath : "(null)");
+	pthread_mutex_lock(&o->lock);
+	error = claim(&index, o, relpath);
+	pthread_mutex_unlock(&o->lock);
+	if (error < 0)
+		return error;
+	s = ot_calloc(1, sizeof(*s));
+	s->o = o;
+	s->index = index;
+	s->fd = s->published = s->staged_parent = -1;
+	s->path = ot_strdup(relpath);
+	ot_buf_printf(&s->label, "%s/%s", o->dir, relpath);
+	s->published = open_published(o, relpath, s->label.ptr, &error);
+	ot_buf_printf(&staging, "%s/%s", o->dir, OT_OUTPUT_STAGING);
+	if (!error)
+		error = open_parent(&s->staged_parent, &s->name, o->stagefd, staging.ptr, s->path, true);
+	ot_buf_free(&staging);
+	if (!error) {
+		unlinkat(s->staged_parent, s->name, 0); /* a leftover of a failed attempt */
+		s->fd = openat(s->staged_parent, s->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			       0666);
+		if (s->fd < 0)
+			error = io_error("create", s->label.ptr);
+	}
+	s->error = error;
+	if (error < 0) {
+		ot_output_stream_close(s);
+		return error;
+	}
+	*out = s;
+	return 0;
+}
+
+int ot_output_stream_write(ot_output_stream *s, const char *data, size_t len)
+{
+	if (s->error < 0)
+		return s->error;
+	hash_feed(&s->hash, data, len);
+	if (s->published >= 0 && !published_continues(s->published, data, len)) {
+		close(s->published);
+		s->published = -1;
+	}
+	s->error = write_all(s->fd, data, len, s->label.ptr);
+	return s->error;
+}
+
+int ot_output_stream_close(ot_output_stream *s)
+{
+	ot_output *o = s->o;
+	int error = s->error;
+	bool same = false;
+	if (s->published >= 0) {
+		char end;
+		/* equal when the published file has nothing more */
+		same = !error && read(s->published, &end, 1) == 0;
+		close(s->published);
+	}
+	if (s->fd >= 0 && close(s->fd) < 0 && !error)
+		error = io_error("close", s->label.ptr);
+	if (s->staged_parent >= 0 && s->name && (error < 0 || same))
+		unlinkat(s->staged_parent, s->name, 0);
+	close_parent(s->staged_parent, o->stagefd);
+	pthread_mutex_lock(&o->lock);
+	o->entries.items[s->index].hash = error < 0 ? 0 : hash_end(&s->hash);
+	o->entries.items[s->index].state = error < 0 ? FAILED : same ? UNCHANGED : STAGED;
+	if (error < 0)
+		o->failed++;
+	pthread_mutex_unlock(&o->lock);
+	ot_buf_free(&s->label);
+	free(s->path);
+	free(s);
+	return error;
+}
+
 /* ---- commit -------------------------------------------------------------------- */
 
 static int entry_cmp(const void *a, const void *b)

@@ -121,6 +121,25 @@ typedef struct {
 int ot_output_write_parts(ot_output *o, const char *relpath, const ot_output_part *parts,
 			  size_t nparts);
 
+/** A file written piece by piece, as its pieces are made (trace.json of
+ * --all: each op's piece is freed once written). */
+typedef struct ot_output_stream ot_output_stream;
+
+/**
+ * Start writing `relpath` in pieces. Thread-safe; the stream itself is for
+ * one thread. Errors as ot_output_write's for the path; *out is NULL then.
+ */
+int ot_output_stream_open(ot_output *o, const char *relpath, ot_output_stream **out);
+
+/** Append `len` bytes. A write error is kept and returned by close too. */
+int ot_output_stream_write(ot_output_stream *s, const char *data, size_t len);
+
+/**
+ * Finish and free the stream: the file is staged, or left alone when its
+ * bytes equal the published file's (as ot_output_write does).
+ */
+int ot_output_stream_close(ot_output_stream *s);
+
 /**
  * Publish: rename every staged file into place (creating folders as
  * needed), write the new manifest (every path this run produced, sorted),

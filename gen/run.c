@@ -137,6 +137,13 @@ static void parallel_for(size_t n, int jobs, void (*fn)(size_t, void *), void *p
 
 /* ---- the run ------------------------------------------------------------------------ */
 
+static int jobs_of(const ot_run_opts *o)
+{
+	long n = o->jobs > 0 ? o->jobs : sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+}
+
+
 /* Where the wall time goes (-v): every second of a run is in one phase. */
 enum phase { PH_SETUP, PH_READ, PH_INDEX, PH_TESTS, PH_TRACE, PH_RENDER, PH_LAYOUT, PH_WRITE, PH_CLEANUP, PH_COUNT };
 static const char *const phase_names[PH_COUNT] = {"setup", "read", "index", "tests", "trace",
@@ -171,9 +178,9 @@ struct run {
 	ot_run_held *h;
 	OT_VEC(struct op_in) ops;
 	ot_trace **traces;
-	ot_buf *json;  /* each op's trace.json object, made by the tracing thread (freed
-			  once trace.json is written) */
-	ot_tj_entries *entries; /* each op's registry entries, for trace.json */
+	ot_tj_entries *entries; /* each op's registry entries, for trace.json (NULL
+				   without it) */
+	ot_buf *json;         /* the trace.json objects of the batch of ops being written */
 	ot_pages *pages;
 	ot_bundle *bundle;    /* the HTML bundle (--format html) */
 	ot_diagram *diagrams; /* the diagrams of the batch of ops being written */
@@ -211,11 +218,8 @@ static void trace_one(size_t i, void *payload)
 	if (r->h->tests)
 		r->traces[i]->tests = ot_testdb_lookup(r->h->tests, r->traces[i], r->h->reg,
 						       r->traces[i]->arena);
-	if (r->json) {
+	if (r->entries)
 		ot_tracejson_select(&r->entries[i], r->h->reg, &r->traces[i]->aten);
-		ot_tracejson_op(&r->json[i], r->traces[i], &r->entries[i]);
-		ot_buf_shrink(&r->json[i]); /* kept until trace.json is written */
-	}
 }
 
 static void write_file(struct run *r, const char *path, const ot_buf *b)
@@ -226,28 +230,54 @@ static void write_file(struct run *r, const char *path, const ot_buf *b)
 	add_time(r, PH_WRITE, ot_clock() - t);
 }
 
-/* trace.json, written from the ops' pieces (tens of megabytes with --all):
- * never joined in memory */
+/* trace.json is made a batch of ops at a time (tens of megabytes with
+ * --all): each batch's objects are written, then freed. */
+#define JSON_BATCH 256
+
+/* The trace.json object of op i of the batch. */
+static void json_one(size_t i, void *payload)
+{
+	struct run *r = payload;
+	size_t op = r->batch + i;
+	ot_tracejson_op(&r->json[i], r->traces[op], &r->entries[op]);
+}
+
+/* trace.json, streamed: never all of it in memory */
 static void write_trace_json(struct run *r)
 {
 	ot_buf head = OT_BUF_INIT, tail = OT_BUF_INIT;
-	ot_output_part *parts = ot_calloc(2 * r->ops.len + 2, sizeof(*parts));
-	size_t n = 0;
-	double t = ot_clock();
+	ot_output_stream *s = NULL;
+	double t = ot_clock(), wall = 0;
+	int error = ot_output_stream_open(r->out, "trace.json", &s);
 	ot_tracejson_frame(&head, &tail, &r->rel, r->ops.len, r->entries, r->h->tests);
-	parts[n++] = (ot_output_part){head.ptr, head.size};
-	for (size_t i = 0; i < r->ops.len; i++) {
-		const char *sep = ot_tracejson_separator(i);
-		parts[n++] = (ot_output_part){sep, strlen(sep)};
-		parts[n++] = (ot_output_part){r->json[i].ptr, r->json[i].size};
+	if (!error)
+		error = ot_output_stream_write(s, head.ptr, head.size);
+	r->json = ot_calloc(JSON_BATCH, sizeof(*r->json));
+	for (r->batch = 0; !error && r->batch < r->ops.len; r->batch += JSON_BATCH) {
+		size_t n = r->ops.len - r->batch < JSON_BATCH ? r->ops.len - r->batch : JSON_BATCH;
+		double t0 = ot_clock();
+		parallel_for(n, jobs_of(r->o), json_one, r, NULL);
+		wall += ot_clock() - t0;
+		for (size_t k = 0; k < n; k++) {
+			const char *sep = ot_tracejson_separator(r->batch + k);
+			if (!error)
+				error = ot_output_stream_write(s, sep, strlen(sep));
+			if (!error)
+				error = ot_output_stream_write(s, r->json[k].ptr, r->json[k].size);
+			ot_buf_free(&r->json[k]);
+		}
 	}
-	parts[n++] = (ot_output_part){tail.ptr, tail.size};
-	r->phase[PH_RENDER] += ot_clock() - t;
-	t = ot_clock();
-	if (ot_output_write_parts(r->out, "trace.json", parts, n) < 0)
+	free(r->json);
+	r->json = NULL;
+	r->batch = 0;
+	if (!error)
+		error = ot_output_stream_write(s, tail.ptr, tail.size);
+	if (s && ot_output_stream_close(s) < 0 && !error)
+		error = -1;
+	if (error < 0)
 		record_failure(r, "trace.json");
-	r->phase[PH_WRITE] += ot_clock() - t;
-	free(parts);
+	r->phase[PH_RENDER] += wall;
+	r->phase[PH_WRITE] += ot_clock() - t - wall;
 	ot_buf_free(&head);
 	ot_buf_free(&tail);
 }
@@ -401,18 +431,14 @@ static void drop_ops(struct run *r, const bool *drop)
 	for (size_t i = 0; i < r->ops.len; i++) {
 		if (drop[i]) {
 			ot_trace_free(r->traces[i]);
-			if (r->json) {
-				ot_buf_free(&r->json[i]);
+			if (r->entries)
 				ot_vec_free(&r->entries[i]);
-			}
 			continue;
 		}
 		r->traces[k] = r->traces[i];
 		r->ops.items[k] = r->ops.items[i];
-		if (r->json) {
-			r->json[k] = r->json[i];
+		if (r->entries)
 			r->entries[k] = r->entries[i];
-		}
 		k++;
 	}
 	r->ops.len = k;
@@ -449,10 +475,6 @@ static void check_slugs(struct run *r)
 			tr->status = OT_STATUS_ERROR;
 			ot_vec_push(&tr->messages, msg);
 			tr->target.canonical[0] = '\0';
-			if (r->json) { /* serialised already, as traced */
-				ot_buf_clear(&r->json[i]);
-				ot_tracejson_op(&r->json[i], tr, &r->entries[i]);
-			}
 		}
 	}
 	drop_ops(r, drop);
@@ -537,12 +559,6 @@ static int load_wellknown(ot_wellknown **out, const char *templates)
 	free(from);
 	ot_buf_free(&text);
 	return rc;
-}
-
-static int jobs_of(const ot_run_opts *o)
-{
-	long n = o->jobs > 0 ? o->jobs : sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 1 ? 1 : n > 64 ? 64 : (int)n;
 }
 
 /* 0 when every op and layer was found and the list had no bad line, else 1. */
@@ -765,8 +781,8 @@ done:
 
 /*
  * Trace r->ops (collected, not empty) with a tracer over r->h, on the
- * run's threads; with `json`, each op's trace.json object and registry
- * entries are made by the thread that traced it.
+ * run's threads; with `json`, each op's registry entries for trace.json
+ * are picked by the thread that traced it.
  */
 static void trace_ops(struct run *r, bool json, struct progress *prog, bool tty)
 {
@@ -778,12 +794,8 @@ static void trace_ops(struct run *r, bool json, struct progress *prog, bool tty)
 		r->h->tracer = ot_tracer_new(r->h->reg, r->h->ix, r->h->wk, &to);
 	}
 	r->traces = ot_calloc(r->ops.len, sizeof(*r->traces));
-	if (json) {
-		r->json = ot_calloc(r->ops.len, sizeof(*r->json));
+	if (json)
 		r->entries = ot_calloc(r->ops.len, sizeof(*r->entries));
-		for (size_t i = 0; i < r->ops.len; i++)
-			r->json[i] = (ot_buf)OT_BUF_INIT;
-	}
 	r->phase[PH_INDEX] += ot_clock() - t; /* the tracer's tables */
 	t = ot_clock();
 	progress_start(prog, tty && r->ops.len > 20, "tracing", r->ops.len);
@@ -798,11 +810,8 @@ static void run_free(struct run *r)
 	for (size_t i = 0; r->traces && i < r->ops.len; i++)
 		ot_trace_free(r->traces[i]);
 	free(r->traces);
-	for (size_t i = 0; r->json && i < r->ops.len; i++) {
-		ot_buf_free(&r->json[i]);
+	for (size_t i = 0; r->entries && i < r->ops.len; i++)
 		ot_vec_free(&r->entries[i]);
-	}
-	free(r->json);
 	free(r->entries);
 	ot_vec_free(&r->ops);
 }
@@ -924,13 +933,9 @@ int ot_run(const ot_run_opts *o)
 		goto done;
 	}
 
-	/* 7. render and write: trace.json first, so that its pieces (tens of
-	 * megabytes with --all) are freed before the pages are made */
-	if (formats & OT_FORMAT_JSON) {
+	/* 7. render and write */
+	if (formats & OT_FORMAT_JSON)
 		write_trace_json(&r);
-		for (size_t i = 0; i < r.ops.len; i++)
-			ot_buf_free(&r.json[i]);
-	}
 	if (formats & (OT_FORMAT_MD | OT_FORMAT_HTML)) {
 		lines = ot_calloc(r.ops.len ? r.ops.len : 1, sizeof(*lines)); /* the pages keep it */
 		for (size_t i = 0; i < r.ops.len; i++)

@@ -984,6 +984,73 @@ START_TEST(file_written_in_parts)
 }
 END_TEST
 
+/* One run that streams `big` in `n` pieces (ot_output_stream_*). */
+static ot_output_stats run_stream(const char *dir, const ot_output_part *parts, size_t n)
+{
+	ot_output *o = open_ok(dir);
+	ot_output_stream *s;
+	ot_output_stats st;
+	ck_assert_int_eq(ot_output_stream_open(o, "sub/big", &s), 0);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(ot_output_stream_write(s, parts[i].data, parts[i].len), 0);
+	ck_assert_int_eq(ot_output_stream_close(s), 0);
+	ck_assert_int_eq(ot_output_commit(o, &st), 0);
+	ot_output_free(o);
+	return st;
+}
+
+/* A file streamed in pieces: its bytes on disk and in the manifest (a
+ * second run that writes them again changes nothing); rewritten when the
+ * published file is longer, shorter or one byte different. */
+START_TEST(file_streamed_in_pieces)
+{
+	char *dir = tu_tmpdir("out-stream"), *path = tu_path(dir, "sub/big"), *data, *before, *after;
+	size_t len = 150000, got;
+	char *whole = ot_malloc(len);
+	ot_output_part parts[3];
+	ot_output_stats st;
+	for (size_t i = 0; i < len; i++)
+		whole[i] = (char)('a' + i % 19);
+	parts[0] = (ot_output_part){whole, 7};
+	parts[1] = (ot_output_part){whole + 7, 0};
+	parts[2] = (ot_output_part){whole + 7, len - 7};
+	st = run_stream(dir, parts, 3);
+	assert_stats(st, 1, 0, 0);
+	data = tu_read_file(path, &got);
+	ck_assert(got == len && !memcmp(data, whole, len));
+	free(data);
+
+	before = snapshot(dir);
+	st = run_stream(dir, parts, 3);
+	assert_stats(st, 0, 1, 0);
+	after = snapshot(dir);
+	ck_assert_str_eq(before, after);
+	free(before);
+	free(after);
+
+	/* what a run streams is shorter than the published file: rewritten */
+	parts[2].len = len - 8;
+	st = run_stream(dir, parts, 3);
+	assert_stats(st, 1, 0, 0);
+	data = tu_read_file(path, &got);
+	ck_assert_uint_eq(got, len - 1);
+	free(data);
+	/* longer again, then one byte different */
+	parts[2].len = len - 7;
+	st = run_stream(dir, parts, 3);
+	assert_stats(st, 1, 0, 0);
+	whole[len / 2] = '#';
+	st = run_stream(dir, parts, 3);
+	assert_stats(st, 1, 0, 0);
+	data = tu_read_file(path, &got);
+	ck_assert(got == len && data[len / 2] == '#');
+	free(data);
+	free(whole);
+	free(path);
+	free(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("output");
@@ -991,6 +1058,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, first_run_writes_files_and_manifest);
 	tcase_add_test(tc, file_written_in_parts);
+	tcase_add_test(tc, file_streamed_in_pieces);
 	tcase_add_test(tc, identical_run_writes_nothing);
 	tcase_add_test(tc, changed_file_is_rewritten);
 	tcase_add_test(tc, stale_files_and_their_empty_folders_go);
