@@ -804,6 +804,29 @@ static int claim(size_t *index, ot_output *o, const char *relpath)
 	return 0;
 }
 
+/* Claim relpath for this run (thread-safe): its entry's index. */
+static int claim_path(size_t *index, ot_output *o, const char *relpath)
+{
+	int error;
+	if (!relpath || !valid_relpath(relpath))
+		return invalid_path(relpath ? relpath : "(null)");
+	pthread_mutex_lock(&o->lock);
+	error = claim(index, o, relpath);
+	pthread_mutex_unlock(&o->lock);
+	return error;
+}
+
+/* Record how writing entry `index` ended: failed, unchanged or staged. */
+static void settle(ot_output *o, size_t index, int error, bool same, uint64_t hash)
+{
+	pthread_mutex_lock(&o->lock);
+	o->entries.items[index].hash = hash;
+	o->entries.items[index].state = error < 0 ? FAILED : same ? UNCHANGED : STAGED;
+	if (error < 0)
+		o->failed++;
+	pthread_mutex_unlock(&o->lock);
+}
+
 int ot_output_write(ot_output *o, const char *relpath, const char *data, size_t len)
 {
 	ot_output_part part = {data, len};
@@ -818,12 +841,7 @@ int ot_output_write_parts(ot_output *o, const char *relpath, const ot_output_par
 	uint64_t hash;
 	int error;
 
-	if (!relpath || !valid_relpath(relpath))
-		return invalid_path(relpath ? relpath : "(null)");
-	pthread_mutex_lock(&o->lock);
-	error = claim(&index, o, relpath);
-	pthread_mutex_unlock(&o->lock);
-	if (error < 0)
+	if ((error = claim_path(&index, o, relpath)) < 0)
 		return error;
 
 	/* The file I/O runs unlocked: threads write different paths. */
@@ -832,12 +850,7 @@ int ot_output_write_parts(ot_output *o, const char *relpath, const ot_output_par
 		error = stage(o, relpath, parts, nparts);
 
 	hash = error < 0 ? 0 : parts_hash(parts, nparts); /* outside the lock */
-	pthread_mutex_lock(&o->lock);
-	o->entries.items[index].hash = hash;
-	o->entries.items[index].state = error < 0 ? FAILED : same ? UNCHANGED : STAGED;
-	if (error < 0)
-		o->failed++;
-	pthread_mutex_unlock(&o->lock);
+	settle(o, index, error, same, hash);
 	return error;
 }
 
@@ -907,12 +920,7 @@ int ot_output_stream_open(ot_output *o, const char *relpath, ot_output_stream **
 	size_t index = 0;
 	int error;
 	*out = NULL;
-	if (!relpath || !valid_relpath(relpath))
-		return invalid_path(relpath ? relpath : "(null)");
-	pthread_mutex_lock(&o->lock);
-	error = claim(&index, o, relpath);
-	pthread_mutex_unlock(&o->lock);
-	if (error < 0)
+	if ((error = claim_path(&index, o, relpath)) < 0)
 		return error;
 	s = ot_calloc(1, sizeof(*s));
 	s->o = o;
@@ -970,12 +978,7 @@ int ot_output_stream_close(ot_output_stream *s)
 	if (s->staged_parent >= 0 && s->name && (error < 0 || same))
 		unlinkat(s->staged_parent, s->name, 0);
 	close_parent(s->staged_parent, o->stagefd);
-	pthread_mutex_lock(&o->lock);
-	o->entries.items[s->index].hash = error < 0 ? 0 : hash_end(&s->hash);
-	o->entries.items[s->index].state = error < 0 ? FAILED : same ? UNCHANGED : STAGED;
-	if (error < 0)
-		o->failed++;
-	pthread_mutex_unlock(&o->lock);
+	settle(o, s->index, error, same, error < 0 ? 0 : hash_end(&s->hash));
 	ot_buf_free(&s->label);
 	free(s->path);
 	free(s);
