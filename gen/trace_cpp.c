@@ -1368,8 +1368,12 @@ static char type_kind(const char *t, bool schema)
 			return 'B';
 		if (ot_starts_with(t, "float"))
 			return 'F';
+		if (ot_starts_with(t, "str"))
+			return 'R';
 		return '?';
 	}
+	if (strstr(t, "string_view") || strstr(t, "std::string") || strstr(t, "c10::string_view"))
+		return 'R';
 	if (strstr(t, "Dimname"))
 		return 'D';
 	if (strstr(t, "TensorList") || strstr(t, "ITensorListRef") || strstr(t, "vector<Tensor") ||
