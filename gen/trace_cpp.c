@@ -141,6 +141,9 @@ struct body_env {
 	const ot_ix_cdef *d;
 	const tb_binding *in; /* what the caller passed, or NULL */
 	struct tb_ctx *c;
+	/* per device, the top-level check a default call fails (what follows
+	 * never runs), or NULL */
+	const ot_ix_guard *fails_at[OT_DEV_COUNT];
 };
 
 static ot_verdict helper_call_value(const ot_cenv *env, const char *qual, const char *name,
@@ -193,6 +196,54 @@ static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d,
 		be->env[dev].op = op;
 	}
 	be->c = c;
+}
+
+/* Is a check's text a test of which arguments were given alone: names
+ * (bool locals, parameters) and `.has_value()` joined by !, && and ||? Not
+ * a comparison (a string or a dtype a call's conventions only guess, a
+ * parameter reassigned before: `start_dim <= end_dim` after wrapping), a
+ * member, a call, nor a literal (TORCH_CHECK(false) in a catch block). */
+static bool reads_values_alone(const char *text)
+{
+	if (strpbrk(text, "=<>") || !strcmp(text, "false") || !strcmp(text, "true"))
+		return false;
+	for (const char *p = text; *p; p++) {
+		if (!strncmp(p, ".has_value()", 12)) {
+			p += 11;
+			continue;
+		}
+		if (*p == '.' && !isdigit((unsigned char)p[1]))
+			return false;
+		if (*p == '-' && p[1] == '>')
+			return false;
+		if (*p == '(' && p > text) {
+			const char *q = p;
+			while (q > text && q[-1] == ' ')
+				q--;
+			if (q > text && ot_is_ident_char(q[-1]))
+				return false; /* a call */
+		}
+	}
+	return true;
+}
+
+/* Per device, the first check at the top level of d's body (not under an
+ * if, in a compiled arm) whose condition a default call fails, read from
+ * the arguments' values alone: TORCH_CHECK(lengths_has_value ||
+ * offsets_has_value) with both None. */
+static void failing_checks(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d)
+{
+	for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
+		be->fails_at[dev] = NULL;
+		for (uint16_t i = 0; i < d->nguards && !be->fails_at[dev]; i++) {
+			const ot_ix_guard *g = &d->guards[i];
+			if (g->kind != OT_GUARD_CHECK || g->parent || !g->text || !reads_values_alone(g->text) ||
+			    ot_cond_pparm(c->t->build, c->ix, d->file, g->pp).value != OT_TRI_TRUE)
+				continue;
+			if (ot_cond_cexpr(&be->env[dev], g->text).value == OT_TRI_FALSE)
+				be->fails_at[dev] = g;
+		}
+	}
 }
 
 /* A literal argument, or what the caller's own parameters give it. */
@@ -284,7 +335,14 @@ static void call_verdicts(struct tb_ctx *c, const struct body_env *be, const ot_
 	ot_verdict pp = ot_cond_pparm(c->t->build, c->ix, be->d->file, call->pp);
 	*kind = OT_WHEN_GUARD;
 	for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
+		const ot_ix_guard *f = be->fails_at[dev];
 		ot_verdict g = ot_cond_guard(&be->env[dev], be->d, call->guard);
+		if (f && call->line > f->line && pp.value == OT_TRI_TRUE) {
+			/* after a check every default call fails: it raises first */
+			out[dev] = (ot_verdict){.value = OT_TRI_FALSE, .validation = true, .text = f->text,
+						.line = f->line};
+			continue;
+		}
 		if (pp.value != OT_TRI_TRUE) {
 			out[dev] = pp;
 			*kind = OT_WHEN_BUILD;
@@ -1007,6 +1065,7 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 	if (b)
 		st->binding = *b;
 	body_env(c, &be, d, b, op);
+	failing_checks(c, &be, d);
 	if (d->nguards) {
 		/* each guard's own verdict once per device */
 		for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
