@@ -149,6 +149,54 @@ struct body_env {
 static ot_verdict helper_call_value(const ot_cenv *env, const char *qual, const char *name,
 				    const char *const *args, size_t nargs);
 
+/* Is a check's text a test of which arguments were given alone: names
+ * (bool locals, parameters) and `.has_value()` joined by !, && and ||? Not
+ * a comparison (a string or a dtype a call's conventions only guess, a
+ * parameter reassigned before: `start_dim <= end_dim` after wrapping), a
+ * member, a call, nor a literal (TORCH_CHECK(false) in a catch block). */
+static bool reads_values_alone(const char *text)
+{
+	if (strpbrk(text, "=<>") || !strcmp(text, "false") || !strcmp(text, "true"))
+		return false;
+	for (const char *p = text; *p; p++) {
+		if (!strncmp(p, ".has_value()", 12)) {
+			p += 11;
+			continue;
+		}
+		if (*p == '.' && !isdigit((unsigned char)p[1]))
+			return false;
+		if (*p == '-' && p[1] == '>')
+			return false;
+		if (*p == '(' && p > text) {
+			const char *q = p;
+			while (q > text && q[-1] == ' ')
+				q--;
+			if (q > text && ot_is_ident_char(q[-1]))
+				return false; /* a call */
+		}
+	}
+	return true;
+}
+
+/* Per device, the first check at the top level of d's body (not under an
+ * if, in a compiled arm) whose condition a default call fails, read from
+ * the arguments' values alone: TORCH_CHECK(lengths_has_value ||
+ * offsets_has_value) with both None. */
+static void failing_checks(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d)
+{
+	for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
+		be->fails_at[dev] = NULL;
+		for (uint16_t i = 0; i < d->nguards && !be->fails_at[dev]; i++) {
+			const ot_ix_guard *g = &d->guards[i];
+			if (g->kind != OT_GUARD_CHECK || g->parent || !g->text || !reads_values_alone(g->text) ||
+			    ot_cond_pparm(c->t->build, c->ix, d->file, g->pp).value != OT_TRI_TRUE)
+				continue;
+			if (ot_cond_cexpr(&be->env[dev], g->text).value == OT_TRI_FALSE)
+				be->fails_at[dev] = g;
+		}
+	}
+}
+
 static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d, const tb_binding *b,
 		     const char *op)
 {
@@ -196,54 +244,7 @@ static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d,
 		be->env[dev].op = op;
 	}
 	be->c = c;
-}
-
-/* Is a check's text a test of which arguments were given alone: names
- * (bool locals, parameters) and `.has_value()` joined by !, && and ||? Not
- * a comparison (a string or a dtype a call's conventions only guess, a
- * parameter reassigned before: `start_dim <= end_dim` after wrapping), a
- * member, a call, nor a literal (TORCH_CHECK(false) in a catch block). */
-static bool reads_values_alone(const char *text)
-{
-	if (strpbrk(text, "=<>") || !strcmp(text, "false") || !strcmp(text, "true"))
-		return false;
-	for (const char *p = text; *p; p++) {
-		if (!strncmp(p, ".has_value()", 12)) {
-			p += 11;
-			continue;
-		}
-		if (*p == '.' && !isdigit((unsigned char)p[1]))
-			return false;
-		if (*p == '-' && p[1] == '>')
-			return false;
-		if (*p == '(' && p > text) {
-			const char *q = p;
-			while (q > text && q[-1] == ' ')
-				q--;
-			if (q > text && ot_is_ident_char(q[-1]))
-				return false; /* a call */
-		}
-	}
-	return true;
-}
-
-/* Per device, the first check at the top level of d's body (not under an
- * if, in a compiled arm) whose condition a default call fails, read from
- * the arguments' values alone: TORCH_CHECK(lengths_has_value ||
- * offsets_has_value) with both None. */
-static void failing_checks(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d)
-{
-	for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
-		be->fails_at[dev] = NULL;
-		for (uint16_t i = 0; i < d->nguards && !be->fails_at[dev]; i++) {
-			const ot_ix_guard *g = &d->guards[i];
-			if (g->kind != OT_GUARD_CHECK || g->parent || !g->text || !reads_values_alone(g->text) ||
-			    ot_cond_pparm(c->t->build, c->ix, d->file, g->pp).value != OT_TRI_TRUE)
-				continue;
-			if (ot_cond_cexpr(&be->env[dev], g->text).value == OT_TRI_FALSE)
-				be->fails_at[dev] = g;
-		}
-	}
+	failing_checks(c, be, d);
 }
 
 /* A literal argument, or what the caller's own parameters give it. */
@@ -1065,7 +1066,6 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 	if (b)
 		st->binding = *b;
 	body_env(c, &be, d, b, op);
-	failing_checks(c, &be, d);
 	if (d->nguards) {
 		/* each guard's own verdict once per device */
 		for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
