@@ -2961,7 +2961,8 @@ static void canonical_type(char *out, size_t n, const char *type)
 		}
 }
 
-/* A type a template parameter can stand for besides a class: a number. */
+/* A type a template parameter can stand for besides a class of the tree:
+ * a number, a SymInt or a Tensor. */
 static bool value_type(const char *t)
 {
 	static const char *const names[] = {"int64_t", "int", "double", "float", "bool", "SymInt", "Tensor"};

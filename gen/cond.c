@@ -981,6 +981,8 @@ static value local_bool(struct ectx *c, const char *s, size_t n)
 			c->depth--;
 			if (tk.at < tk.n)
 				return v_unknown(); /* what the grammar did not take */
+			if (v.has_sym && v.sym >= buf && v.sym < buf + sizeof(buf))
+				return v_unknown(); /* an enumerator of buf, gone on return */
 			/* narrowed later: only a false start value is known */
 			return again == REASSIGN_NARROWED && v.truth != OT_TRI_FALSE ? v_unknown() : v;
 		}
@@ -1025,10 +1027,9 @@ static bool local_init(const struct ectx *c, const char *s, size_t n, char *buf,
 	return false;
 }
 
-/* Is the Tensor expression `t` as written known to be undefined (FALSE) or
- * defined (TRUE): a default-constructed Tensor, `*opt` or
- * borrow_from_optional_tensor(opt) of a parameter the caller passes None
- * for? */
+/* Is the Tensor expression `t` as written known to be undefined (FALSE): a
+ * default-constructed Tensor, `*opt` or borrow_from_optional_tensor(opt)
+ * of a parameter the caller passes None for? UNKNOWN otherwise. */
 static ot_tri tensor_text_defined(struct ectx *c, const char *t)
 {
 	static const char *const undefined[] = {"Tensor()", "at::Tensor()", "{}", "Tensor{}",
@@ -1070,16 +1071,21 @@ static value local_defined(struct ectx *c, const char *s, size_t n)
 	int depth = 0;
 	if (c->depth > 3 || !local_init(c, s, n, init, sizeof(init)))
 		return v_unknown();
-	/* the top-level `?` and `:` of a conditional initializer */
-	for (size_t i = 0; init[i]; i++) {
+	/* the top-level `?` and the `:` that pairs with it (a ternary in its
+	 * else arm has its own) */
+	for (size_t i = 0, open = 0; init[i] && colon == SIZE_MAX; i++) {
 		if (strchr("([{<", init[i]))
 			depth++;
 		else if (strchr(")]}>", init[i]) && depth)
 			depth--;
-		else if (!depth && init[i] == '?' && q == SIZE_MAX)
-			q = i;
-		else if (!depth && init[i] == ':' && q != SIZE_MAX && init[i + 1] != ':' && (!i || init[i - 1] != ':'))
+		else if (!depth && init[i] == '?') {
+			if (q == SIZE_MAX)
+				q = i;
+			open++;
+		} else if (!depth && init[i] == ':' && q != SIZE_MAX && init[i + 1] != ':' &&
+			   (!i || init[i - 1] != ':') && !--open) {
 			colon = i;
+		}
 	}
 	if (q == SIZE_MAX)
 		return v_truth(tensor_text_defined(c, init));
@@ -1176,6 +1182,16 @@ static value text_value(struct ectx *c, const char *text)
 	v = tk.overflow ? v_unknown() : expr(c, &tk, 0);
 	c->depth--;
 	return tk.at < tk.n ? v_unknown() : v;
+}
+
+/* Does the call `ch` ends with name the output: dtype() or dtype(0)? */
+static bool output_index(const struct toks *tk, const struct chain *ch)
+{
+	size_t i = (size_t)(ch->last - tk->t) + 1;
+	if (i + 1 < tk->n && op_is(&tk->t[i], "(") && op_is(&tk->t[i + 1], ")"))
+		return true;
+	return i + 2 < tk->n && op_is(&tk->t[i], "(") && tk->t[i + 1].kind == TK_NUM &&
+	       tk->t[i + 1].n == 1 && tk->t[i + 1].s[0] == '0' && op_is(&tk->t[i + 2], ")");
 }
 
 /* Does op (a full name, "ne.Scalar") write a Bool tensor for float
@@ -1312,7 +1328,7 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 		return scalar_type_value(c, tk, ch);
 	/* a TensorIterator's output dtype: Bool for a comparison */
 	if (ch->called && name_is(ch->last, "dtype") && name_is(ch->first, "iter") && ch->nnames == 2 &&
-	    c->cenv && bool_output_op(c->cenv->op))
+	    c->cenv && bool_output_op(c->cenv->op) && output_index(tk, ch))
 		return v_sym("Bool");
 	if (WORD_IN(s, n, ((const char *const[]){"scalar_type", "dtype", "result_type", "common_dtype"})) &&
 	    (ch->called || c->pyenv))
@@ -1372,7 +1388,8 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 		/* `{}` passed for a Tensor is a default-constructed one: undefined */
 		if (lit && (!strcmp(lit, "undefined") || empty_literal(lit)))
 			return v_truth(OT_TRI_FALSE);
-		if (lit && !strcmp(lit, "defined"))
+		/* "true": a defined Tensor passed on through an expression (*x) */
+		if (lit && (!strcmp(lit, "defined") || !strcmp(lit, "true")))
 			return v_truth(OT_TRI_TRUE);
 		return v_unknown();
 	}

@@ -885,9 +885,18 @@ static int open_published(ot_output *o, const char *relpath, const char *label, 
 		return -1;
 	fd = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	close_parent(parent, o->dirfd);
-	if (fd < 0)
+	if (fd < 0) {
+		/* missing, or a symlink (renaming replaces the link itself) */
+		if (errno != ENOENT && errno != ELOOP)
+			*error = ot_error_set("cannot open %s: %s", label, strerror(errno));
 		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	}
+	if (fstat(fd, &st) < 0) {
+		*error = ot_error_set("cannot inspect %s: %s", label, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
 		if (S_ISDIR(st.st_mode))
 			*error = ot_error_set("%s is a folder; cannot replace it with a file", label);
 		close(fd);

@@ -618,9 +618,8 @@ static bool better_row(const ot_trace *tr, const ot_step *first, const ot_step *
 	return first->when && !s->when;
 }
 
-/* The forward main path split where the devices part: what both run, what
- * only the CPU runs, what only CUDA runs; and the derivatives that carry
- * the gradient. */
+/* Add step s to the rows of one stretch (`dev`: the device whose path it
+ * is, 0 for the common part or the backward). */
 static void add_row(const ot_trace *tr, struct layer_rows *r, const ot_step *s, uint8_t dev)
 {
 	/* the layer's first step a default call always takes there, else its
@@ -635,6 +634,9 @@ static void add_row(const ot_trace *tr, struct layer_rows *r, const ot_step *s, 
 	}
 }
 
+/* The forward main path split where the devices part: what both run
+ * before it, then each device's path (with the helpers both share, after
+ * their own steps); and the derivatives that carry the gradient. */
 static void main_rows(const ot_trace *tr, const ot_pathview *v, struct layer_rows rows[ROWS_COUNT])
 {
 	const uint8_t both = OT_MAIN_CPU | OT_MAIN_CUDA;
@@ -666,8 +668,6 @@ static void main_rows(const ot_trace *tr, const ot_pathview *v, struct layer_row
 	free(prefix);
 }
 
-/* The layers of one stretch in the order its steps are reached (a device's
- * path starts where it parts from the other's, at any layer). */
 static size_t row_rank(const ot_trace *tr, const ot_step *s, uint8_t dev)
 {
 	/* a step both devices share was first reached from the other's path,
@@ -675,6 +675,8 @@ static size_t row_rank(const ot_trace *tr, const ot_step *s, uint8_t dev)
 	return (size_t)(s - tr->steps.items) + (s->main == dev ? 0 : tr->steps.len);
 }
 
+/* The layers of one stretch in the order its steps are reached (a device's
+ * path starts where it parts from the other's, at any layer). */
 static size_t reached_order(const ot_trace *tr, const struct layer_rows *r, uint8_t dev, int order[OT_LAYER_COUNT])
 {
 	size_t n = 0;

@@ -23,7 +23,7 @@ static const char *const group_titles[OT_OTHER_COUNT] = {
 	[OT_OTHER_BACKEND] = "Other dispatch keys",
 	[OT_OTHER_BUILD] = "Another build",
 	[OT_OTHER_ERROR] = "Errors and validation",
-	[OT_OTHER_BY_NAME] = "Matched by name only (the receiver's type is not known: maybe no call of this op)",
+	[OT_OTHER_BY_NAME] = "Matched by name only (the receiver's type or the overload is not known: maybe no call of this op)",
 	[OT_OTHER_UNCONDITIONED] = "Reached off the main paths",
 };
 

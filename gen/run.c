@@ -253,6 +253,8 @@ static void write_trace_json(struct run *r)
 	if (!error)
 		error = ot_output_stream_write(s, head.ptr, head.size);
 	r->json = ot_calloc(JSON_BATCH, sizeof(*r->json));
+	for (size_t k = 0; k < JSON_BATCH; k++)
+		r->json[k] = (ot_buf)OT_BUF_INIT;
 	for (r->batch = 0; !error && r->batch < r->ops.len; r->batch += JSON_BATCH) {
 		size_t n = r->ops.len - r->batch < JSON_BATCH ? r->ops.len - r->batch : JSON_BATCH;
 		double t0 = ot_clock();

@@ -156,7 +156,8 @@ static ot_verdict helper_call_value(const ot_cenv *env, const char *qual, const 
  * member, a call, nor a literal (TORCH_CHECK(false) in a catch block). */
 static bool reads_values_alone(const char *text)
 {
-	if (strpbrk(text, "=<>") || !strcmp(text, "false") || !strcmp(text, "true"))
+	if (strpbrk(text, "=<>") || !strcmp(text, "false") || !strcmp(text, "true") ||
+	    isdigit((unsigned char)text[0]))
 		return false;
 	for (const char *p = text; *p; p++) {
 		if (!strncmp(p, ".has_value()", 12)) {
@@ -178,6 +179,17 @@ static bool reads_values_alone(const char *text)
 	return true;
 }
 
+/* Is check g written with a macro that raises when it fails
+ * (TORCH_CHECK and its kin, TORCH_INTERNAL_ASSERT), not one that warns
+ * (TORCH_WARN_ONCE, TORCH_CHECK_WARN) or checks debug builds only? */
+static bool raising_check(struct tb_ctx *c, const ot_ix_cdef *d, const ot_ix_guard *g)
+{
+	size_t len;
+	const char *t = ot_index_line(c->ix, d->file, g->line, &len);
+	return t && (memmem(t, len, "TORCH_CHECK", 11) || memmem(t, len, "TORCH_INTERNAL_ASSERT", 21)) &&
+	       !memmem(t, len, "WARN", 4) && !memmem(t, len, "DEBUG_ONLY", 10);
+}
+
 /* Per device, the first check at the top level of d's body (not under an
  * if, in a compiled arm) whose condition a default call fails, read from
  * the arguments' values alone: TORCH_CHECK(lengths_has_value ||
@@ -189,6 +201,7 @@ static void failing_checks(struct tb_ctx *c, struct body_env *be, const ot_ix_cd
 		for (uint16_t i = 0; i < d->nguards && !be->fails_at[dev]; i++) {
 			const ot_ix_guard *g = &d->guards[i];
 			if (g->kind != OT_GUARD_CHECK || g->parent || !g->text || !reads_values_alone(g->text) ||
+			    !raising_check(c, d, g) ||
 			    ot_cond_pparm(c->t->build, c->ix, d->file, g->pp).value != OT_TRI_TRUE)
 				continue;
 			if (ot_cond_cexpr(&be->env[dev], g->text).value == OT_TRI_FALSE)

@@ -70,7 +70,9 @@ struct tb_state {
 /* How much deeper than --helper-depth the helpers of a template read with
  * its arguments are followed (_rnn_impl -> apply_layer_stack ->
  * FullLayer::operator() -> GRUCell::operator() -> CellParams::linear_ih:
- * the plumbing of class templates is deep, and rare). */
+ * the plumbing of class templates is deep, and rare); value arguments
+ * count too (slow_conv_dilated_all_cpu_template<scalar_t, 3>: its im2col
+ * and gemm calls). */
 #define TB_SUBST_EXTRA_DEPTH 4
 
 struct tb_ctx {

@@ -238,7 +238,7 @@ static void reached_either_way(struct view *v)
 		w2 = e->when ? e->when : v->when_of[e->from];
 		/* the parent's edge that made the step; another call site of the
 		 * same parent (dispatch(...) in both arms of an if) counts */
-		if (s->parent == from && (!w2 || !strcmp(w2, s->when)))
+		if (s->parent == from && w2 && !strcmp(w2, s->when))
 			continue;
 		w = w2 ? either(tr->arena, s->when, w2) : "";
 		if (!w)
