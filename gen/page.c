@@ -952,18 +952,22 @@ static const char *launch_note(ot_arena *a, const ot_trace *tr, const ot_pathvie
 	return r;
 }
 
-/* The entry where a default CUDA call stops for want of a kernel (on the
- * CPU's main path, no CUDA one), when nothing is on the CUDA main path. */
-static const ot_node *idle_on_cuda(const ot_trace *tr)
+/* The entry where a default call on a device (`bit`) stops for want of a
+ * kernel, when nothing is on that device's main path: one the other
+ * device's main path reaches, or the op's own (an MPS-only op). */
+static const ot_node *idle_on(const ot_trace *tr, uint8_t bit)
 {
 	const ot_node *idle = NULL;
 	for (size_t i = 0; i < tr->nodes.len; i++) {
 		const ot_node *n = &tr->nodes.items[i];
-		if (n->main & OT_MAIN_CUDA)
+		if (n->main & bit)
 			return NULL;
-		if (!idle && (n->idle & OT_MAIN_CUDA) && (n->main & OT_MAIN_CPU))
+		if (!idle && (n->idle & bit) && (n->main & (uint8_t)~bit))
 			idle = n;
 	}
+	for (size_t r = 0; !idle && r < tr->main_roots && r < tr->roots.len; r++)
+		if (tr->nodes.items[tr->roots.items[r]].idle & bit)
+			idle = &tr->nodes.items[tr->roots.items[r]];
 	return idle;
 }
 
@@ -979,11 +983,15 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	ot_strvec work = {0}; /* the other ops on the main paths, allocations aside */
 	const ot_node *idle;
 	size_t ncalls;
+	bool views_only;
 
 	for (size_t i = 0; i < tr->calls.len; i++)
 		if (!ot_aten_is_bookkeeping(tr->calls.items[i]))
 			ot_vec_push(&work, tr->calls.items[i]);
 	ncalls = work.len;
+	/* an op without a kernel of its own whose main paths only make views
+	 * or allocate: no kernel runs */
+	views_only = tr->composite_implicit && !ncalls && tr->calls.len;
 
 #define NOTE(...)                                                                        \
 	do {                                                                             \
@@ -1007,7 +1015,7 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	}
 	if (tr->raises[OT_DEV_CUDA])
 		; /* no GPU work to describe */
-	else if ((idle = idle_on_cuda(tr)))
+	else if ((idle = idle_on(tr, OT_MAIN_CUDA)))
 		NOTE("No CUDA kernel: the dispatch table of %s at %s has none for a dense CUDA tensor, "
 		     "so a CUDA call fails at dispatch.",
 		     md_code(a, idle->symbol), location(p, a, idle->file, idle->line));
@@ -1024,6 +1032,9 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 		NOTE("On CUDA the work starts in %s at %s, in a file nvcc compiles; the kernels it "
 		     "launches were not followed.",
 		     md_code(a, gpu->symbol), location(p, a, gpu->file, gpu->line));
+	else if (views_only)
+		NOTE("No kernel runs on either device: its main paths only make views or allocate (%s).",
+		     joined_codes(a, &tr->calls, 8));
 	else
 		NOTE("No GPU kernel launch or library call was found on the CUDA main path within the "
 		     "followed depth.");
@@ -1032,6 +1043,10 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 		if (launches)
 			NOTE("%s", launches);
 	}
+	if (!tr->raises[OT_DEV_CPU] && (idle = idle_on(tr, OT_MAIN_CPU)))
+		NOTE("No CPU kernel: the dispatch table of %s at %s has none for a dense CPU tensor, "
+		     "so a CPU call fails at dispatch.",
+		     md_code(a, idle->symbol), location(p, a, idle->file, idle->line));
 	if (cpu_libs)
 		NOTE("%s", cpu_libs);
 	if (tr->raises[OT_DEV_CPU] && tr->raises[OT_DEV_CUDA])
@@ -1043,7 +1058,7 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	else if (tr->composite_implicit)
 		NOTE("CompositeImplicitAutograd: no kernel of its own; it runs as the ops it calls "
 		     "(%s), each dispatched on its own unless a compiler fuses them.",
-		     ncalls ? joined_codes(a, &work, 8) : "none found");
+		     ncalls ? joined_codes(a, &work, 8) : views_only ? "views and allocations only" : "none found");
 	else if (ncalls)
 		NOTE("On its main paths it also calls %zu other op%s (%s), each dispatched on its own.",
 		     ncalls, ncalls == 1 ? "" : "s", joined_codes(a, &work, 8));

@@ -879,10 +879,11 @@ static bool body_op(struct tb_ctx *c, uint32_t node, const struct body_env *be, 
 		const char *why = ot_arena_printf(c->a, OT_WHY_BY_NAME ": %s",
 						  ck->why ? ck->why : "no overload takes these arguments");
 		e.exact = false;
-		/* a call a default call never makes keeps that reason */
-		for (int dev = 0; dev < OT_DEV_COUNT; dev++)
-			if (e.reach[dev] != OT_REACH_NEVER)
-				tb_never(&e, (ot_device)dev, OT_WHEN_NAME, why);
+		/* not known to be a call at all: that is its reason, whatever
+		 * guard it is written under (a page lists it apart, never as a
+		 * call the guard's arm makes) */
+		tb_never(&e, OT_DEV_CPU, OT_WHEN_NAME, why);
+		tb_never(&e, OT_DEV_CUDA, OT_WHEN_NAME, why);
 	}
 	tb_edge(c, &e);
 	/* a call matched by name only does not make its caller worth keeping */
