@@ -2893,16 +2893,11 @@ static void type_head(char *out, size_t n, const char *type)
 }
 
 /* Is `name` one of the comma-separated template parameters `list`? */
+static int tparam_index(const char *list, const char *name);
+
 static bool is_tparam(const char *list, const char *name)
 {
-	size_t n = strlen(name);
-	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
-		while (*p == ' ')
-			p++;
-		if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == '\0' || p[n] == ' '))
-			return true;
-	}
-	return false;
+	return tparam_index(list, name) >= 0;
 }
 
 /* A class of the standard library or c10 that values have (never a
@@ -2941,10 +2936,6 @@ static bool constructed_type(char *out, size_t n, const char *arg)
 	return true;
 }
 
-/* How a local or parameter `arg` of x's function fits a parameter of
- * helper h declared `ptype`, by the class their types name (a
- * std::array does not bind a scalar_t's Vectorized overload): 3 the same
- * class, -5 another class, 0 not known (or a template parameter of h). */
 /* `type` normalized (normalize_type), with c10's list aliases spelt out:
  * IntArrayRef is ArrayRef<int64_t>, SymIntArrayRef ArrayRef<SymInt>. */
 static void canonical_type(char *out, size_t n, const char *type)
@@ -2988,15 +2979,14 @@ static int tparam_index(const char *list, const char *name)
 }
 
 /* The type a call `f<A, B>(...)` (an auto local's initializer) returns:
- * the return type written before f's name on its definition's line, with
- * f's template parameters replaced by the call's arguments (`scalar_t
+ * f's written return type (return_type), with f's template parameters
+ * replaced by the call's arguments (`scalar_t
  * row_sum(...)` called as row_sum<acc_t, P>(...) returns acc_t); NULL when
  * not known. */
 static const char *call_return_type(struct ck_ctx *x, const char *init)
 {
-	size_t k = strspn(init, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:"), len;
-	const char *name = init, *targs[OT_CK_MAX_SUBST], *line, *at, *t;
-	char ret[96];
+	size_t k = strspn(init, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:");
+	const char *name = init, *targs[OT_CK_MAX_SUBST], *ret;
 	int nt = 0, ti;
 	const ot_ix_cdef *def = NULL;
 	if (!k || (init[k] != '<' && init[k] != '('))
@@ -3014,31 +3004,8 @@ static const char *call_return_type(struct ck_ctx *x, const char *init)
 	for (const ot_ix_cdef *d = ot_index_cdefs(x->ck->ix, name); d && !def; d = d->next)
 		if (!d->gen && d->kind == OT_CDEF_FUNC && (nt <= 0 || d->fn_tparams))
 			def = d;
-	if (!def || !(line = ot_index_line(x->ck->ix, def->file, def->line, &len)))
+	if (!def || !(ret = return_type(x, def)))
 		return NULL;
-	at = memmem(line, len, name, strlen(name));
-	if (!at)
-		return NULL;
-	/* the last word before the name: the return type (static, inline and
-	 * macros before it), with its template arguments (std::array<T, n>) */
-	for (t = at; t > line && t[-1] == ' '; t--)
-		;
-	k = 0;
-	if (t > line && t[-1] == '>') {
-		int depth = 0;
-		do {
-			char ch = *--t;
-			k++;
-			depth += ch == '>' ? 1 : ch == '<' ? -1 : 0;
-		} while (t > line && depth);
-		if (depth)
-			return NULL;
-	}
-	while (t > line && (ot_is_ident_char(t[-1]) || t[-1] == ':'))
-		t--, k++;
-	if (!k || k >= sizeof(ret))
-		return NULL;
-	snprintf(ret, sizeof(ret), "%.*s", (int)k, t);
 	ti = def->fn_tparams ? tparam_index(def->fn_tparams, ret) : -1;
 	if (ti >= 0)
 		return ti < nt ? targs[ti] : NULL;
@@ -3052,9 +3019,14 @@ static const char *call_return_type(struct ck_ctx *x, const char *init)
 		if (ti >= 0 && ti < nt)
 			return ot_arena_printf(x->a, "%.*s%s%s", (int)(lt - ret), ret, targs[ti], lt + en);
 	}
-	return ot_arena_strdup(x->a, ret);
+	return ret;
 }
 
+/* How a local or parameter `arg` of x's function fits a parameter of
+ * helper h declared `ptype`, by the class their types name (a
+ * std::array does not bind a scalar_t's Vectorized overload): 3 the same
+ * class (4 an ArrayRef of the same element), 2 a container an ArrayRef
+ * views, -5 another class, 0 not known (or a template parameter of h). */
 static int class_fit(struct ck_ctx *x, const ot_ix_cdef *h, const char *arg, const char *ptype)
 {
 	char ca[160], cp[160];
