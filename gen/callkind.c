@@ -3584,27 +3584,14 @@ static void deduce_targs(struct ck_ctx *x, const ot_ix_cdef *to, const char *con
  * static method's class template arguments), or SIZE_MAX. */
 static size_t class_targs_before(const char *code, size_t lo, size_t at)
 {
-	size_t i = at;
-	int depth = 0;
-	while (i > lo && (code[i - 1] == ' ' || code[i - 1] == '\n' || code[i - 1] == '\t'))
-		i--;
-	if (i < lo + 3 || code[i - 1] != ':' || code[i - 2] != ':')
+	size_t i = back_ws(code, lo, at), m;
+	if (i < lo + 2 || code[i - 1] != ':' || code[i - 2] != ':')
 		return SIZE_MAX;
-	i -= 2;
-	while (i > lo && (code[i - 1] == ' ' || code[i - 1] == '\n' || code[i - 1] == '\t'))
-		i--;
+	i = back_ws(code, lo, i - 2);
 	if (i <= lo || code[i - 1] != '>')
 		return SIZE_MAX;
-	while (i > lo) {
-		char ch = code[--i];
-		if (ch == '>')
-			depth++;
-		else if (ch == '<' && !--depth)
-			return i;
-		else if (ch == ';' || ch == '{' || ch == '}')
-			return SIZE_MAX;
-	}
-	return SIZE_MAX;
+	m = match_bracket(code, lo, at, i - 1);
+	return m == (size_t)-1 ? SIZE_MAX : m;
 }
 
 size_t ot_callkind_subst(const ot_callkinds *ck, const ot_ix_cdef *from, const ot_ix_call *c,

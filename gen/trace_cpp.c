@@ -1165,6 +1165,7 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 				tb_binding hb;
 				long hn;
 				bool sub;
+				uint32_t loop;
 				bool native = ck.kind == OT_CK_NATIVE;
 				hn = tb_lookup(c, OT_NODE_CFUNC, h, NULL);
 				if (hn < 0)
@@ -1201,13 +1202,14 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 					sub = true;
 				/* a helper running the element loop on CPU threads:
 				 * where a CPU call does its work */
-				if (!sub && !native && !ot_path_nvcc_only(fpath(c, h->file)) && cpu_loop_line(h)) {
+				if (!sub && !native && !ot_path_nvcc_only(fpath(c, h->file)) &&
+				    (loop = cpu_loop_line(h))) {
 					ot_node *hn_node = &c->tr->nodes.items[hn];
 					hn_node->layer = OT_LAYER_KERNEL;
 					hn_node->backend = "CPU";
 					hn_node->note = ot_arena_printf(
 						c->a, "helper called by %s: runs the element loop on CPU threads (line %u)",
-						d->name, cpu_loop_line(h));
+						d->name, loop);
 					sub = true;
 				}
 				if (!sub && !native) {
