@@ -718,6 +718,7 @@ struct ectx {
 };
 
 static value expr(struct ectx *c, struct toks *tk, int min);
+static value text_value(struct ectx *c, const char *text);
 
 /* The segments of a name chain: the last name, whether it is called, and
  * whether it follows '.'/'->' (a member). */
@@ -868,13 +869,11 @@ static value literal_value(const char *lit, size_t n)
 	}
 	{
 		const char *sym = constant_symbol(lit, n); /* Float: a dtype passed on */
-		const char *last = memmem(lit, n, "::", 2);
+		size_t ln = n;
+		const char *last = unqualified(lit, &ln);
 		if (sym)
 			return v_sym(sym);
-		for (; last && memmem(last + 2, n - (size_t)(last + 2 - lit), "::", 2);
-		     last = memmem(last + 2, n - (size_t)(last + 2 - lit), "::", 2))
-			;
-		if (last && !memchr(lit, '(', n) && enumerator(last + 2, n - (size_t)(last + 2 - lit)))
+		if (last != lit && !memchr(lit, '(', n) && enumerator(last, ln))
 			return v_symn(lit, n); /* an enumerator passed on */
 	}
 	return v_unknown();
@@ -1065,7 +1064,6 @@ static ot_tri tensor_text_defined(struct ectx *c, const char *t)
 static value local_defined(struct ectx *c, const char *s, size_t n)
 {
 	char init[600];
-	struct toks tk;
 	value cond;
 	size_t q = SIZE_MAX, colon = SIZE_MAX;
 	int depth = 0;
@@ -1093,11 +1091,8 @@ static value local_defined(struct ectx *c, const char *s, size_t n)
 		return v_unknown();
 	init[q] = '\0';
 	init[colon] = '\0';
-	tokenize(&tk, init, false);
-	c->depth++;
-	cond = tk.overflow ? v_unknown() : expr(c, &tk, 0);
-	c->depth--;
-	if (tk.at < tk.n || cond.truth == OT_TRI_UNKNOWN)
+	cond = text_value(c, init);
+	if (cond.truth == OT_TRI_UNKNOWN)
 		return v_unknown();
 	return v_truth(tensor_text_defined(c, cond.truth == OT_TRI_TRUE ? init + q + 1 : init + colon + 1));
 }
@@ -1679,19 +1674,13 @@ static value expr(struct ectx *c, struct toks *tk, int min)
 	return cond.truth == OT_TRI_TRUE ? a : cond.truth == OT_TRI_FALSE ? b : v_unknown();
 }
 
-static ot_verdict evaluate(struct ectx *c, const char *text, bool python)
+static ot_verdict evaluate(struct ectx *c, const char *text)
 {
-	struct toks tk;
-	value v;
 	ot_verdict out = {.value = OT_TRI_UNKNOWN, .text = text};
+	value v;
 	if (!text)
 		return out;
-	tokenize(&tk, text, python);
-	if (tk.overflow)
-		return out;
-	v = expr(c, &tk, 0);
-	if (tk.at < tk.n) /* something the grammar did not take: do not claim to know */
-		v = v_unknown();
+	v = text_value(c, text); /* what the grammar does not take: unknown */
 	out.value = v.truth;
 	out.select = v.select;
 	return out;
@@ -1700,22 +1689,16 @@ static ot_verdict evaluate(struct ectx *c, const char *text, bool python)
 ot_verdict ot_cond_cexpr(const ot_cenv *env, const char *text)
 {
 	struct ectx c = {env, NULL, env->dev, 0};
-	return evaluate(&c, text, false);
+	return evaluate(&c, text);
 }
 
 const char *ot_cond_literal(const ot_cenv *env, const char *text, char *buf, size_t n)
 {
 	struct ectx c = {env, NULL, env->dev, 0};
-	struct toks tk;
 	value v;
 	if (!text || !n)
 		return NULL;
-	tokenize(&tk, text, false);
-	if (tk.overflow)
-		return NULL;
-	v = expr(&c, &tk, 0);
-	if (tk.at < tk.n)
-		return NULL;
+	v = text_value(&c, text);
 	if (v.empty)
 		return "None";
 	if (v.has_num) {
@@ -1741,7 +1724,7 @@ const char *ot_cond_literal(const ot_cenv *env, const char *text, char *buf, siz
 ot_verdict ot_cond_pyexpr(const ot_pyenv *env, const char *text)
 {
 	struct ectx c = {NULL, env, env->dev, 0};
-	return evaluate(&c, text, true);
+	return evaluate(&c, text);
 }
 
 /* ---- guard chains ------------------------------------------------------------------------ */
