@@ -593,9 +593,6 @@ static bool restates_parent(const ot_trace *tr, const ot_step *s)
 	return up && up->layer == s->layer && up->found && s->found && !strcmp(up->symbol, s->symbol);
 }
 
-/* Does step s stand for its layer better than `first`: in a layer of
- * kernels, of the op's own overloads where first is of an op it calls;
- * else taken by every default call where first is conditional? */
 /* Is step s of the op's own overloads, and reached from one (a helper both
  * the op and a callee share, such as cpu_kernel, is the callee's under it)? */
 static bool own_step(const ot_trace *tr, const ot_step *s)
@@ -604,6 +601,10 @@ static bool own_step(const ot_trace *tr, const ot_step *s)
 	return ot_trace_own_op(tr, s->op) && (!up || ot_trace_own_op(tr, up->op));
 }
 
+/* Does step s stand for its layer better than `first`: on one device's
+ * path, of that device alone where first is shared; in a layer of
+ * kernels, of the op's own overloads where first is of an op it calls;
+ * else taken by every default call where first is conditional? */
 static bool better_row(const ot_trace *tr, const ot_step *first, const ot_step *s, uint8_t dev)
 {
 	/* on one device's path, its own steps before those it shares with

@@ -835,7 +835,7 @@ static void out_first_binding(const ot_reg_func *f, const ot_callkind *ck, tb_bi
 	for (size_t k = 0; k < f->schema.nargs && k < TB_MAX_PARAMS; k++) {
 		const ot_reg_arg *a = &f->schema.args[k];
 		size_t from = a->kwarg_only && a->is_write ? io++ : ir++;
-		bool passed = from < in.n && (a->kwarg_only && a->is_write ? from < nout : true);
+		bool passed = from < in.n;
 		b->value[k] = passed ? in.value[from] : NULL;
 		b->stub[k] = passed ? in.stub[from] : NULL;
 		b->fn[k] = passed ? in.fn[from] : NULL;
@@ -1447,7 +1447,7 @@ static char type_kind(const char *t, bool schema)
 			return 'R';
 		return '?';
 	}
-	if (strstr(t, "string_view") || strstr(t, "std::string") || strstr(t, "c10::string_view"))
+	if (strstr(t, "string_view") || strstr(t, "std::string"))
 		return 'R';
 	if (strstr(t, "Dimname"))
 		return 'D';
