@@ -3833,8 +3833,12 @@ void ot_callkind_of_in(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cde
 		bool out_call = false;
 		const char *op;
 		/* at::symint::resize_<T>(...): the op, whichever of its C++
-		 * spellings (resize_, resize__symint) T picks */
-		if ((!strcmp(q, "at") || !strcmp(q, "at::symint")) && ni && ni->op) {
+		 * spellings (resize_, resize__symint) T picks; at::cuda::sort(...)
+		 * and at::cpu::mul_out(...) call the op's kernel for that device
+		 * (code of that device only, so the device's path picks it) */
+		if ((!strcmp(q, "at") || !strcmp(q, "at::symint") || !strcmp(q, "at::cpu") ||
+		     !strcmp(q, "at::cuda")) &&
+		    ni && ni->op) {
 			op = op_of_name(ck->reg, arena, c->name, &out_call);
 			out->kind = OT_CK_OP;
 			out->op = op;
