@@ -13,6 +13,7 @@
 #include "cond.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1617,7 +1618,25 @@ static int prec(const struct toks *tk, const struct tok *t, bool *negate)
 	}
 	if (op_is(t, "<") || op_is(t, ">") || op_is(t, "<=") || op_is(t, ">="))
 		return 4;
+	if (op_is(t, "+") || op_is(t, "-"))
+		return 5;
+	if (op_is(t, "*") || op_is(t, "/") || op_is(t, "//"))
+		return 6;
 	return -1;
+}
+
+/* `l op r` of arithmetic: a number when both are, else not known. */
+static value arithmetic(const struct tok *op, value l, value r)
+{
+	if (!l.has_num || !r.has_num)
+		return v_unknown();
+	if (op_is(op, "+"))
+		return v_num(l.num + r.num);
+	if (op_is(op, "-"))
+		return v_num(l.num - r.num);
+	if (op_is(op, "*"))
+		return v_num(l.num * r.num);
+	return r.num != 0 ? v_num(op_is(op, "//") ? floor(l.num / r.num) : l.num / r.num) : v_unknown();
 }
 
 static value binary_expr(struct ectx *c, struct toks *tk, int min)
@@ -1648,6 +1667,8 @@ static value binary_expr(struct ectx *c, struct toks *tk, int min)
 			l.select = sel;
 		} else if (name_is(op, "in")) {
 			l = v_unknown();
+		} else if (p >= 5) {
+			l = arithmetic(op, l, r);
 		} else {
 			l = compare(op, l, r);
 			if (not_after)

@@ -86,33 +86,6 @@ static int own_group(const ot_step *s)
 	return -1;
 }
 
-/* The aten ops that do no work of the op's own: they allocate or resize a
- * tensor, or make a view of one (new sizes, strides or offset over the same
- * storage), or are identities for a dense real tensor. Every kernel calls
- * some; what they run is the allocator's or the view's, not the op's.
- * (Composite views that may copy, reshape and contiguous, are not here.) */
-static const char *const bookkeeping_ops[] = {
-	"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "resize_",
-	"resize_as_", "resize_output", "_resize_output",
-	"as_strided", "view", "_reshape_alias", "_unsafe_view", "t", "transpose", "permute",
-	"expand", "unsqueeze", "squeeze", "select", "slice", "as_strided_", "t_", "transpose_",
-	"unsqueeze_", "squeeze_", "alias", "detach", "lift_fresh", "resolve_conj", "resolve_neg"};
-
-static bool is_bookkeeping_name(const char *name, size_t n)
-{
-	if (n > 7 && !memcmp(name + n - 7, "_symint", 7))
-		n -= 7;
-	for (size_t i = 0; i < OT_ARRAY_LEN(bookkeeping_ops); i++)
-		if (strlen(bookkeeping_ops[i]) == n && !memcmp(bookkeeping_ops[i], name, n))
-			return true;
-	return false;
-}
-
-bool ot_aten_is_bookkeeping(const char *name)
-{
-	return is_bookkeeping_name(name, strlen(name));
-}
-
 bool ot_symbol_is_bookkeeping(const char *symbol, bool registry_entry)
 {
 	const char *name = symbol, *c, *dot;
@@ -122,10 +95,10 @@ bool ot_symbol_is_bookkeeping(const char *symbol, bool registry_entry)
 		name = c + 2;
 	dot = strchr(name, '.');
 	if (dot && registry_entry)
-		return is_bookkeeping_name(name, (size_t)(dot - name)); /* an overload's entry */
+		return ot_aten_is_bookkeeping_n(name, (size_t)(dot - name)); /* an overload's entry */
 	if (dot)
 		name = strrchr(name, '.') + 1; /* a method call on a tensor */
-	return is_bookkeeping_name(name, strlen(name));
+	return ot_aten_is_bookkeeping(name);
 }
 
 /* Does `s` call or define a bookkeeping op? */
@@ -140,7 +113,7 @@ static bool op_is_bookkeeping(const ot_trace *tr)
 {
 	for (size_t i = 0; i < tr->aten.len; i++) {
 		const char *full = tr->aten.items[i], *dot = strchr(full, '.');
-		if (is_bookkeeping_name(full, dot ? (size_t)(dot - full) : strlen(full)))
+		if (ot_aten_is_bookkeeping_n(full, dot ? (size_t)(dot - full) : strlen(full)))
 			return true;
 	}
 	return false;

@@ -72,10 +72,6 @@ void ot_pathview_free(ot_pathview *v);
 /** "Sparse tensors", "Another build", ...: the heading of a group. */
 const char *ot_other_group_title(ot_other_group g);
 
-/** True for an aten op (base name: "empty_like", "view") that only
- * allocates, resizes or views a tensor. */
-bool ot_aten_is_bookkeeping(const char *name);
-
 /** True for a step's symbol that names a bookkeeping op: at::empty,
  * at::native::empty_like, out.resize_, self.view; with `registry_entry`, an
  * entry of native_functions.yaml (empty.memory_format). */

@@ -4,6 +4,7 @@
  */
 #include "trace.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +87,27 @@ bool ot_trace_own_op(const ot_trace *tr, const char *op)
 		if (!strcmp(tr->aten.items[i], op))
 			return true;
 	return false;
+}
+
+/* Letters and digits of `s`, lowercased: "CrossEntropyLoss" and
+ * "cross_entropy_loss" both give "crossentropyloss". */
+static void squash(char *out, size_t n, const char *s)
+{
+	size_t j = 0;
+	for (; *s && j + 1 < n; s++)
+		if (isalnum((unsigned char)*s))
+			out[j++] = (char)tolower((unsigned char)*s);
+	out[j] = '\0';
+}
+
+bool ot_trace_names_op(const ot_trace *tr, const char *op)
+{
+	char t[160], o[160];
+	if (tr->target.strategy != OT_STRAT_MODULE && tr->target.strategy != OT_STRAT_FUNCTIONAL)
+		return true;
+	squash(t, sizeof(t), tr->target.name);
+	squash(o, sizeof(o), op);
+	return *t && *o && (ot_starts_with(o, t) || ot_starts_with(t, o));
 }
 
 ot_trace *ot_trace_new(void)

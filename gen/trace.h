@@ -409,6 +409,16 @@ void ot_trace_mark(ot_trace *tr);
 /** Derive the summary from the marked graph. */
 void ot_trace_summarize(ot_trace *tr);
 
+/** Is aten op `op` ("lstm.input") the op a module or functional input
+ * names (nn.LSTM: lstm; F.cross_entropy: cross_entropy_loss), rather than
+ * one its code also calls? True for every op of other inputs. */
+bool ot_trace_names_op(const ot_trace *tr, const char *op);
+
+/** True for an aten op (base name: "empty_like", "view") that only
+ * allocates, resizes or views a tensor; _n: of the name's first n bytes. */
+bool ot_aten_is_bookkeeping(const char *name);
+bool ot_aten_is_bookkeeping_n(const char *name, size_t n);
+
 /** Build the first-reach view from the marked graph. */
 void ot_trace_make_steps(ot_trace *tr);
 

@@ -192,6 +192,22 @@ static const char *init_param(const ot_pyenv *env, const char *name)
 	return NULL;
 }
 
+/* The name a number conversion of a parameter converts ("dropout" of
+ * `float(dropout)`: the value is the parameter's), else `value` itself. */
+static const char *conversion_arg(const char *value, char *buf, size_t n)
+{
+	static const char *const conv[] = {"float(", "int(", "bool("};
+	for (size_t i = 0; i < OT_ARRAY_LEN(conv); i++) {
+		size_t k = strlen(conv[i]), len = strlen(value);
+		if (ot_starts_with(value, conv[i]) && len > k + 1 && value[len - 1] == ')' &&
+		    len - k - 1 < n && strspn(value + k, "abcdefghijklmnopqrstuvwxyz_0123456789") == len - k - 1) {
+			snprintf(buf, n, "%.*s", (int)(len - k - 1), value + k);
+			return buf;
+		}
+	}
+	return value;
+}
+
 /* The literal a Module's attribute holds after a default construction: the
  * last assignment of `self.attr` (or register_parameter/register_buffer of
  * it as None) in the __init__s of the class and its bases whose guard holds
@@ -203,7 +219,7 @@ static const char *attr_literal(struct tb_ctx *c, const ot_ix_pydef *cls, const 
 	const ot_ix_pydef *chain[6];
 	ot_pyflow flows[6];
 	size_t n = init_chain(c, cls, chain, OT_ARRAY_LEN(chain));
-	char self_attr[160], quoted[2][160];
+	char self_attr[160], quoted[2][160], conv[160];
 	const char *val = NULL, *out = NULL;
 	bool sure = true, found = false;
 	struct init_env ie = {flows, n, 0};
@@ -248,7 +264,7 @@ static const char *attr_literal(struct tb_ctx *c, const ot_ix_pydef *cls, const 
 			val = v;
 			sure = vd.value == OT_TRI_TRUE;
 			if (sure && v && !is_literal(v))
-				out = init_param(&env, v); /* a parameter passed on */
+				out = init_param(&env, conversion_arg(v, conv, sizeof(conv))); /* a parameter passed on */
 			else
 				out = NULL;
 		}
@@ -750,29 +766,6 @@ static void entry_binding(struct pyvisit *v, const ot_pycall *call, const ot_reg
 				b->value[k] = arg_value(v, call->kwval[j], call->ref->line);
 }
 
-/* Letters and digits of `s`, lowercased: "CrossEntropyLoss" and
- * "cross_entropy_loss" both give "crossentropyloss". */
-static void squash(char *out, size_t n, const char *s)
-{
-	size_t j = 0;
-	for (; *s && j + 1 < n; s++)
-		if (isalnum((unsigned char)*s))
-			out[j++] = (char)tolower((unsigned char)*s);
-	out[j] = '\0';
-}
-
-/* Is aten op `op` the op the user asked for (nn.LSTM: lstm; F.cross_entropy:
- * cross_entropy_loss), rather than one its code also calls? */
-static bool primary_op(const struct tb_ctx *c, const char *op)
-{
-	char t[160], o[160];
-	if (c->tr->target.strategy != OT_STRAT_MODULE && c->tr->target.strategy != OT_STRAT_FUNCTIONAL)
-		return true;
-	squash(t, sizeof(t), c->tr->target.name);
-	squash(o, sizeof(o), op);
-	return *t && *o && (ot_starts_with(o, t) || ot_starts_with(t, o));
-}
-
 /* Add the op the Python code reaches to the op's own overloads (tr->aten). */
 static void own_op(struct tb_ctx *c, const ot_reg_func *f)
 {
@@ -839,7 +832,7 @@ static bool reach_op(struct pyvisit *v, const ot_pycall *call, const char *name,
 	for (size_t i = 0; i < n; i++) {
 		const ot_reg_func *f = ov[i];
 		uint32_t en;
-		if (f != chosen && !primary_op(c, name))
+		if (f != chosen && !ot_trace_names_op(c->tr, name))
 			continue; /* the other overloads of an op the code only uses */
 		en = tb_entry(c, f, 0, f == chosen ? &b : NULL, true);
 		ot_edge e = tb_always(OT_EDGE_BRIDGE, from, en);
@@ -867,7 +860,7 @@ static bool reach_op(struct pyvisit *v, const ot_pycall *call, const char *name,
 		tb_edge(c, &e);
 		own_op(c, f);
 	}
-	if (primary_op(c, name))
+	if (ot_trace_names_op(c->tr, name))
 		inplace_variants(c, from, name);
 	return true;
 }

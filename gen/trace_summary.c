@@ -170,25 +170,77 @@ static void selections(ot_trace *tr)
 	}
 }
 
-/* The overload a default call reaches first, leading tr->aten; the facts
- * of its entry for the performance notes. */
+/* The aten ops that do no work of the op's own: they allocate or resize a
+ * tensor, or make a view of one (new sizes, strides or offset over the same
+ * storage), or are identities for a dense real tensor. Every kernel calls
+ * some; what they run is the allocator's or the view's, not the op's.
+ * (Composite views that may copy, reshape and contiguous, are not here.) */
+static const char *const bookkeeping_ops[] = {
+	"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "resize_",
+	"resize_as_", "resize_output", "_resize_output",
+	"as_strided", "view", "_reshape_alias", "_unsafe_view", "t", "transpose", "permute",
+	"expand", "unsqueeze", "squeeze", "select", "slice", "as_strided_", "t_", "transpose_",
+	"unsqueeze_", "squeeze_", "alias", "detach", "lift_fresh", "resolve_conj", "resolve_neg"};
+
+bool ot_aten_is_bookkeeping_n(const char *name, size_t n)
+{
+	if (n > 7 && !memcmp(name + n - 7, "_symint", 7))
+		n -= 7;
+	for (size_t i = 0; i < OT_ARRAY_LEN(bookkeeping_ops); i++)
+		if (strlen(bookkeeping_ops[i]) == n && !memcmp(bookkeeping_ops[i], name, n))
+			return true;
+	return false;
+}
+
+bool ot_aten_is_bookkeeping(const char *name)
+{
+	return ot_aten_is_bookkeeping_n(name, strlen(name));
+}
+
+/* How well a main-path entry of the Python code stands for the op: one
+ * named like it first, then one that does work (not a view or an
+ * allocation), then one every default call runs on both devices, then on
+ * one. */
+static int overload_rank(const ot_trace *tr, const ot_node *nd)
+{
+	int r = ot_trace_names_op(tr, nd->op) ? 8 : 0;
+	if (!ot_aten_is_bookkeeping_n(nd->op, strcspn(nd->op, ".")))
+		r += 4;
+	if (nd->sure == (OT_MAIN_CPU | OT_MAIN_CUDA))
+		r += 2;
+	else if (nd->sure)
+		r += 1;
+	return r;
+}
+
+/* The overload that stands for the op, leading tr->aten: of the entries
+ * the op's own code reaches on a main path, the one overload_rank puts
+ * first (the first reached among equals); the facts of its entry for the
+ * performance notes. */
 static void main_overload(ot_trace *tr, const uint32_t *order, size_t n)
 {
 	const ot_reg_func *f = NULL;
-	for (size_t i = 0; i < n && !f; i++) {
+	const ot_node *best = NULL;
+	int best_rank = -1;
+	for (size_t i = 0; i < n; i++) {
 		const ot_node *nd = &tr->nodes.items[order[i]];
-		if (nd->kind != OT_NODE_ENTRY || nd->depth != 0)
+		int r;
+		if (nd->kind != OT_NODE_ENTRY || nd->depth != 0 || !nd->op)
 			continue;
-		for (size_t k = 0; k < tr->aten.len; k++)
-			if (!strcmp(tr->aten.items[k], nd->op)) {
-				const char *first = tr->aten.items[k];
-				memmove(tr->aten.items + 1, tr->aten.items, k * sizeof(*tr->aten.items));
-				tr->aten.items[0] = first;
-				tr->overload = first;
-				f = nd->src;
-				break;
-			}
+		if ((r = overload_rank(tr, nd)) > best_rank) {
+			best = nd;
+			best_rank = r;
+		}
 	}
+	for (size_t k = 0; best && k < tr->aten.len; k++)
+		if (!strcmp(tr->aten.items[k], best->op)) {
+			const char *first = tr->aten.items[k];
+			memmove(tr->aten.items + 1, tr->aten.items, k * sizeof(*tr->aten.items));
+			tr->aten.items[0] = first;
+			tr->overload = first;
+			f = best->src;
+			break;
+		}
 	if (!tr->overload && tr->aten.len)
 		tr->overload = tr->aten.items[0];
 	for (size_t k = 0; k < tr->aten.len; k++) {
