@@ -895,13 +895,17 @@ static enum reassign assigned_again(const char *from, const char *end, const cha
 		if (p + n == decl || (p > from && ot_is_ident_char(p[-1])) || ot_is_ident_char(*q) ||
 		    (p > from && (p[-1] == '.' || p[-1] == '>')))
 			continue;
+		/* counted: n++, ++n, n--, --n */
+		if ((q + 1 < end && (q[0] == '+' || q[0] == '-') && q[1] == q[0]) ||
+		    (p - from >= 2 && (p[-1] == '+' || p[-1] == '-') && p[-2] == p[-1]))
+			return REASSIGN_OTHER;
 		while (q < end && (*q == ' ' || *q == '\t'))
 			q++;
 		if (q + 1 < end && q[0] == '&' && q[1] == '=') {
 			r = REASSIGN_NARROWED;
 			continue;
 		}
-		if (q + 1 < end && strchr("|^+-", q[0]) && q[1] == '=')
+		if (q + 1 < end && strchr("|^+-*/", q[0]) && q[1] == '=')
 			return REASSIGN_OTHER;
 		if (!(q + 1 < end && q[0] == '=' && q[1] != '='))
 			continue;
@@ -920,26 +924,16 @@ static enum reassign assigned_again(const char *from, const char *end, const cha
 	return r;
 }
 
-/* Does the text before `b` (in `code`) end with the type name `type`
- * (with `constant`, `const type`)? */
-static bool declared_as(const char *code, const char *b, const char *type, bool constant)
+/* Does the text before `b` (in `code`) end with the type name `type`? */
+static bool declared_as(const char *code, const char *b, const char *type)
 {
 	size_t n = strlen(type);
-	if (!((size_t)(b - code) >= n && !memcmp(b - n, type, n) &&
-	      ((size_t)(b - code) == n || !ot_is_ident_char(b[-(long)n - 1]))))
-		return false;
-	if (!constant)
-		return true;
-	b -= n;
-	while (b > code && (b[-1] == ' ' || b[-1] == '\t'))
-		b--;
-	return (size_t)(b - code) >= 5 && !memcmp(b - 5, "const", 5);
+	return (size_t)(b - code) >= n && !memcmp(b - n, type, n) &&
+	       ((size_t)(b - code) == n || !ot_is_ident_char(b[-(long)n - 1]));
 }
 
-/* `const bool NAME = EXPR;` (or auto, or a ScalarType; a number only when const: `int n = 0`
- * is counted up by n++, a change this reading does not follow) in the body
- * before the condition. */
-
+/* `const bool NAME = EXPR;` (or auto, a ScalarType, an int64_t or int) in
+ * the body before the condition, not assigned or counted again. */
 static value local_bool(struct ectx *c, const char *s, size_t n)
 {
 	const ot_cenv *e = c->cenv;
@@ -956,9 +950,9 @@ static value local_bool(struct ectx *c, const char *s, size_t n)
 			continue;
 		while (b > e->code && (b[-1] == ' ' || b[-1] == '\t'))
 			b--;
-		if (!declared_as(e->code, b, "bool", false) && !declared_as(e->code, b, "auto", false) &&
-		    !declared_as(e->code, b, "ScalarType", false) && !declared_as(e->code, b, "int64_t", true) &&
-		    !declared_as(e->code, b, "int", true))
+		if (!declared_as(e->code, b, "bool") && !declared_as(e->code, b, "auto") &&
+		    !declared_as(e->code, b, "ScalarType") && !declared_as(e->code, b, "int64_t") &&
+		    !declared_as(e->code, b, "int"))
 			continue;
 		while (*q == ' ' || *q == '\t')
 			q++;
@@ -1522,10 +1516,12 @@ static value compare(const struct tok *op, value l, value r)
 		return v_truth(t);
 	}
 	if ((sym_is(l, "nonzero") && r.has_num && r.num == 0) || (sym_is(r, "nonzero") && l.has_num && l.num == 0)) {
+		/* a count is more than 0: n > 0, n >= 0, 0 < n, 0 <= n hold */
+		bool gt = op_is(op, ">") || op_is(op, ">="), lt = op_is(op, "<") || op_is(op, "<=");
 		if (eq)
 			return v_truth(OT_TRI_FALSE);
-		if (ne || op_is(op, ">") || op_is(op, "<"))
-			return v_truth(l.has_sym == op_is(op, ">") || ne ? OT_TRI_TRUE : OT_TRI_FALSE);
+		if (ne || gt || lt)
+			return v_truth(l.has_sym == gt || ne ? OT_TRI_TRUE : OT_TRI_FALSE);
 		return v_unknown();
 	}
 	if (l.has_num && r.has_num) {

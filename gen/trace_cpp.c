@@ -531,8 +531,8 @@ static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_bi
 			v = "undefined";
 		else
 			v = local_value(be, a, at);
-		if (!strcmp(v, "?") && !ot_is_identifier(a))
-			v = expression_value(be, a);
+		if (!strcmp(v, "?"))
+			v = expression_value(be, a); /* an expression, or a local the body sets once */
 		b->value[i] = v;
 	}
 }

@@ -180,7 +180,7 @@ static const char *const bookkeeping_ops[] = {
 	"resize_as_", "resize_output", "_resize_output",
 	"as_strided", "view", "_reshape_alias", "_unsafe_view", "t", "transpose", "permute",
 	"expand", "unsqueeze", "squeeze", "select", "slice", "as_strided_", "t_", "transpose_",
-	"unsqueeze_", "squeeze_", "alias", "detach", "lift_fresh", "resolve_conj", "resolve_neg"};
+	"unsqueeze_", "squeeze_", "alias", "detach", "lift_fresh", "resolve_conj", "resolve_neg", "conj"};
 
 bool ot_aten_is_bookkeeping_n(const char *name, size_t n)
 {
