@@ -695,6 +695,17 @@ static size_t reached_order(const ot_trace *tr, const struct layer_rows *r, uint
 	return n;
 }
 
+/* Every layer in the order a page tells them: those both devices run in
+ * the order they are reached (a structured kernel's meta function before
+ * its impl), then the rest in the model's order. */
+static void layer_sequence(const ot_trace *tr, const struct layer_rows *common, int order[OT_LAYER_COUNT])
+{
+	size_t n = reached_order(tr, common, OT_MAIN_CPU | OT_MAIN_CUDA, order);
+	for (int layer = 0; layer < OT_LAYER_COUNT; layer++)
+		if (!common->first[layer])
+			order[n++] = layer;
+}
+
 static void overview_step(ot_buf *b, ot_arena *a, const ot_step *s, size_t count)
 {
 	ot_buf_printf(b, "%s  (%s:%u)%s", shown(a, s->symbol), shown(a, s->file), s->line,
@@ -718,10 +729,13 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, ot_arena *
 	struct layer_rows rows[ROWS_COUNT];
 	ot_buf b = OT_BUF_INIT;
 	bool first = true;
+	int seq[OT_LAYER_COUNT];
 	const char *r;
 
 	main_rows(tr, v, rows);
-	for (int layer = 0; layer < OT_LAYER_COUNT; layer++) {
+	layer_sequence(tr, &rows[ROWS_COMMON], seq);
+	for (int k = 0; k < OT_LAYER_COUNT; k++) {
+		int layer = seq[k];
 		const ot_step *s = rows[ROWS_COMMON].first[layer];
 		if (!s)
 			continue;
@@ -910,6 +924,15 @@ static const ot_step *first_main(const ot_trace *tr, const ot_pathview *v, ot_la
 	return conditional ? conditional : setup;
 }
 
+/* The index of `s` in `v`, or -1. */
+static long strvec_index(const ot_strvec *v, const char *s)
+{
+	for (size_t i = 0; i < v->len; i++)
+		if (!strcmp(v->items[i], s))
+			return (long)i;
+	return -1;
+}
+
 /* The GPU calls (kernel launches, library calls) of the CUDA forward main
  * path as one note: those every default call makes, then those the
  * arguments or a run-time choice decide (alternatives, or extra calls: not
@@ -917,21 +940,43 @@ static const ot_step *first_main(const ot_trace *tr, const ot_pathview *v, ot_la
  * there are none. A launch site and its __global__ kernel count once. */
 static const char *launch_note(ot_arena *a, const ot_trace *tr, const ot_pathview *v)
 {
-	ot_strvec sure = {0}, maybe = {0};
+	ot_strvec sure = {0}, maybe = {0}, maybe_when = {0};
 	const char *r = NULL;
 	for (size_t i = 0; i < tr->steps.len; i++) {
 		const ot_step *s = &tr->steps.items[i];
-		ot_strvec *into;
-		bool seen = false;
+		long k;
+		const char *w;
 		if (v->part[i] != OT_PART_MAIN || s->layer != OT_LAYER_CUDA || !(s->main & OT_MAIN_CUDA) ||
-		    !s->found || v->bookkeeping[i] || restates_parent(tr, s) || setup_call(s->symbol))
+		    !s->found || v->bookkeeping[i] || setup_call(s->symbol))
 			continue;
-		into = (s->sure & OT_MAIN_CUDA) ? &sure : &maybe;
-		for (size_t k = 0; k < into->len && !seen; k++)
-			seen = !strcmp(into->items[k], s->symbol);
-		if (!seen)
-			ot_vec_push(into, s->symbol);
+		if (restates_parent(tr, s)) {
+			/* the __global__ kernel under a launch counts with its
+			 * launch, unless launches in the arms of one if reach it
+			 * either way (its step lost the launch's condition) */
+			if (!s->when && tr->steps.items[s->parent].when && strvec_index(&sure, s->symbol) < 0)
+				ot_vec_push(&sure, s->symbol);
+			continue;
+		}
+		if (s->sure & OT_MAIN_CUDA) {
+			if (strvec_index(&sure, s->symbol) < 0)
+				ot_vec_push(&sure, s->symbol);
+		} else if ((k = strvec_index(&maybe, s->symbol)) < 0) {
+			ot_vec_push(&maybe, s->symbol);
+			ot_vec_push(&maybe_when, s->when);
+		} else if (s->when && maybe_when.items[k] && (w = ot_when_either(a, maybe_when.items[k], s->when)) &&
+			   !*w && strvec_index(&sure, s->symbol) < 0) {
+			ot_vec_push(&sure, s->symbol); /* the same call in both arms of an if */
+		}
 	}
+	/* what runs either way is not one of the choices */
+	for (size_t k = 0; k < sure.len; k++) {
+		long j = strvec_index(&maybe, sure.items[k]);
+		if (j >= 0) {
+			memmove(maybe.items + j, maybe.items + j + 1, (maybe.len - (size_t)j - 1) * sizeof(*maybe.items));
+			maybe.len--;
+		}
+	}
+	ot_vec_free(&maybe_when);
 	if (sure.len || maybe.len) {
 		const char *every =
 			sure.len == 1 ? ot_arena_printf(a, "Every default CUDA call makes one GPU call, %s",
@@ -1800,15 +1845,18 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 		memset(also, 0, (tr->steps.len + 1) * sizeof(*also));
 		for (size_t i = 0; i <= tr->steps.len; i++)
 			teller[i] = -1;
+		int seq[OT_LAYER_COUNT];
 		ot_pathview_build(&v, tr);
 		main_rows(tr, &v, rows);
+		layer_sequence(tr, &rows[ROWS_COMMON], seq);
 		ot_v_set(a, ctx, "traced", t);
 		ot_v_set(a, t, "overview", ot_v_str_borrow(a, overview(tr, &v, a)));
 		if (diagram_file)
 			ot_v_set_str(a, t, "diagram", diagram_file);
 		/* Layer by layer: the main paths' forward steps (the backward and
 		 * the other paths have their own sections) */
-		for (int layer = 0; layer < OT_LAYER_COUNT; layer++) {
+		for (int k = 0; k < OT_LAYER_COUNT; k++) {
+			const int layer = seq[k];
 			ot_value *steps = ot_v_list(a), *cond = ot_v_list(a), *lm;
 			step_lines sl = {0}, sure_lines = {0}, allocs = {0}; /* allocs: the bookkeeping calls */
 			size_t ncond, nsure, nalloc;
@@ -1906,8 +1954,9 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 		}
 		/* Summary: per layer the main path's first step, per device
 		 * where the devices part */
-		for (int layer = 0; layer < OT_LAYER_COUNT; layer++) {
+		for (int k = 0; k < OT_LAYER_COUNT; k++) {
 			static const char *const suffix[ROWS_COUNT] = {"", " (CPU)", " (CUDA)", ""};
+			const int layer = seq[k];
 			for (int set = ROWS_COMMON; set < ROWS_COUNT; set++) {
 				const ot_step *key = rows[set].first[layer];
 				ot_value *row;

@@ -195,10 +195,7 @@ static bool negation_of(const char *a, const char *b)
 	return !strncmp(a, "not (", 5) && !strncmp(a + 5, b, n) && !strcmp(a + 5 + n, ")");
 }
 
-/* The condition under which either of two conditions holds, when one is
- * the other's negation ("" for always) or both are "P and Q", "P and
- * not (Q)" (P); NULL when that cannot be told. */
-static const char *either(ot_arena *a, const char *w1, const char *w2)
+const char *ot_when_either(ot_arena *a, const char *w1, const char *w2)
 {
 	const char *and1 = strstr(w1, " and ");
 	if (negation_of(w1, w2) || negation_of(w2, w1))
@@ -240,7 +237,7 @@ static void reached_either_way(struct view *v)
 		 * same parent (dispatch(...) in both arms of an if) counts */
 		if (s->parent == from && w2 && !strcmp(w2, s->when))
 			continue;
-		w = w2 ? either(tr->arena, s->when, w2) : "";
+		w = w2 ? ot_when_either(tr->arena, s->when, w2) : "";
 		if (!w)
 			continue;
 		if (!old[at])
