@@ -1793,13 +1793,26 @@ static ot_verdict own_cond(const struct gchain *ch, const ot_ix_guard *g)
 	return v;
 }
 
+/* a and b, where both are open: b's condition shown beside a's (the
+ * `else if (y)` after `if (x)` runs when "not (x) and y") */
+static ot_verdict and_shown(ot_verdict a, ot_verdict b)
+{
+	ot_verdict r = ot_verdict_and(a, b);
+	if (r.value == OT_TRI_UNKNOWN && a.value == OT_TRI_UNKNOWN && b.value == OT_TRI_UNKNOWN && a.text &&
+	    b.text && !r.also && strcmp(a.text, b.text)) {
+		r.also = b.text;
+		r.also_negated = b.negated;
+	}
+	return r;
+}
+
 /* The arms of a chain before `g` (walking `prev`) were all not taken. */
 static ot_verdict none_before(const struct gchain *ch, const ot_ix_guard *g)
 {
 	ot_verdict v = ot_verdict_true();
 	for (const ot_ix_guard *e = guard_at(ch, g->prev); e; e = guard_at(ch, e->prev)) {
 		ot_verdict own = e->kind == OT_GUARD_ELSE ? verdict(OT_TRI_TRUE, NULL) : own_cond(ch, e);
-		v = ot_verdict_and(v, negated(own));
+		v = and_shown(v, negated(own));
 		if (e->kind == OT_GUARD_IF || e->kind == OT_GUARD_ELSE)
 			break;
 	}
@@ -1842,7 +1855,7 @@ static ot_verdict arm_taken(const struct gchain *ch, const ot_ix_guard *e)
 	if (e->kind == OT_GUARD_ELSE)
 		return none_before(ch, e);
 	if (e->kind == OT_GUARD_ELSE_IF) /* its own condition first: what a reader is shown */
-		return ot_verdict_and(own_cond(ch, e), none_before(ch, e));
+		return and_shown(own_cond(ch, e), none_before(ch, e));
 	return own_cond(ch, e);
 }
 
@@ -2042,6 +2055,10 @@ static ot_verdict chain_verdict(const struct gchain *ch, uint16_t guard)
 		if (also && also->text && why && why->text && strcmp(also->text, why->text)) {
 			v.also = also->text;
 			v.also_negated = also->negated;
+		} else if (why == &open && open.also) {
+			/* the arms of its own chain not taken before it */
+			v.also = open.also;
+			v.also_negated = open.also_negated;
 		}
 	}
 	v.select = any_select;

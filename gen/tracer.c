@@ -254,6 +254,24 @@ static const char *cond_shown(struct tb_ctx *c, const char *text, bool negated)
 	return ot_arena_printf(c->a, "not (%s)", text);
 }
 
+/* A condition as one side of "a and b": a disjunction in parentheses
+ * unless it is all one "not (...)". */
+static const char *conjunct(struct tb_ctx *c, const char *text)
+{
+	if (ot_starts_with(text, "not (")) {
+		int depth = 0;
+		size_t i = 4;
+		for (; text[i]; i++)
+			if (text[i] == '(')
+				depth++;
+			else if (text[i] == ')' && --depth == 0)
+				break;
+		if (text[i] && !text[i + 1])
+			return text;
+	}
+	return strstr(text, "||") || strstr(text, " or ") ? ot_arena_printf(c->a, "(%s)", text) : text;
+}
+
 const char *tb_verdict_text(struct tb_ctx *c, const ot_verdict *v)
 {
 	const char *t;
@@ -261,7 +279,8 @@ const char *tb_verdict_text(struct tb_ctx *c, const ot_verdict *v)
 		return NULL;
 	t = cond_shown(c, v->text, v->negated);
 	if (v->also)
-		t = ot_arena_printf(c->a, "%s and %s", cond_shown(c, v->also, v->also_negated), t);
+		t = ot_arena_printf(c->a, "%s and %s", conjunct(c, cond_shown(c, v->also, v->also_negated)),
+				    conjunct(c, t));
 	return t;
 }
 
