@@ -1690,11 +1690,14 @@ static const struct impl_row {
 	 "a reduced-float branch; the lambdas replaced by scalar_gelu / vectorized_gelu helpers"},
 	{"gelu.out", "meta", "aten/src/ATen/native/Activation.cpp:167", "aten/src/ATen/native/Activation.cpp:229",
 	 "F.gelu", "TORCH_META_FUNC(gelu)", 1, 1, "c10::string_view became std::string_view"},
-	/* torch.mean's CPU call allocates with empty_strided (the profiler
-	 * records it); F.batch_norm reached it only through the cuDNN branch,
-	 * which a CPU call never takes */
+	/* nn.GRU's CPU call allocates with empty_like, which makes an
+	 * empty_strided tensor (the profiler records it); F.batch_norm reached
+	 * it only through the cuDNN branch, which a CPU call never takes, and
+	 * torch.mean only through make_reduction's self.to(in_dtype), which a
+	 * float32 call skips (its profiled empty_strided is TensorIterator's
+	 * own conversion of div_'s scalar) */
 	{"empty_strided_cpu", "cpp", "aten/src/ATen/native/TensorFactories.cpp:212",
-	 "aten/src/ATen/native/TensorFactories.cpp:319", "torch.mean", "empty_strided_cpu", 6, 2,
+	 "aten/src/ATen/native/TensorFactories.cpp:319", "nn.GRU", "empty_strided_cpu", 6, 2,
 	 "fill_empty_deterministic_ under deterministic algorithms"},
 	{"sum_out", "cpp", "aten/src/ATen/native/ReduceOps.cpp:1080", "aten/src/ATen/native/ReduceOps.cpp:1197",
 	 "torch.einsum", "sum_out", 8, 1, "a float accumulation buffer when should_use_acc_buffer(iter)"},
