@@ -232,6 +232,235 @@ static void formula_helpers(struct tb_ctx *c, const ot_reg_schema *schema, const
 	}
 }
 
+/* ---- the operators of a formula: grad * x is at::mul ---------------------------------- */
+
+/* What an operand of a formula is: a Tensor, a number, or not known. */
+enum operand { OPND_UNKNOWN, OPND_TENSOR, OPND_NUMBER };
+
+/* Methods whose result is a number whatever they are called on. */
+static const char *const number_methods[] = {"toDouble", "toComplexDouble", "toFloat", "toLong", "toInt",
+					     "toBool", "item", "size", "sym_size", "numel", "sym_numel", "dim",
+					     "stride", "sym_stride", "is_complex", "defined", "scalar_type"};
+
+/* A reading of one formula: the ops its Tensor operators run, in order. */
+struct arith {
+	const ot_reg_schema *schema;
+	const ot_registry *reg;
+	const char *ops[16];
+	size_t nops;
+};
+
+static bool word_is(const char *s, size_t n, const char *w)
+{
+	return strlen(w) == n && !memcmp(s, w, n);
+}
+
+/* A name of a formula: grad and result are Tensors, the schema's
+ * arguments what their types say. */
+static enum operand name_kind(const ot_reg_schema *schema, const char *s, size_t n)
+{
+	if (word_is(s, n, "grad") || word_is(s, n, "result"))
+		return OPND_TENSOR;
+	for (size_t i = 0; i < schema->nargs; i++) {
+		const char *t = schema->args[i].type;
+		if (!word_is(s, n, schema->args[i].name) || strchr(t, '['))
+			continue;
+		if (ot_starts_with(t, "Tensor"))
+			return OPND_TENSOR;
+		if (ot_starts_with(t, "Scalar") || ot_starts_with(t, "float") || ot_starts_with(t, "int") ||
+		    ot_starts_with(t, "SymInt") || ot_starts_with(t, "bool"))
+			return OPND_NUMBER;
+	}
+	return OPND_UNKNOWN;
+}
+
+static enum operand combined(enum operand a, enum operand b)
+{
+	return a == OPND_TENSOR || b == OPND_TENSOR	  ? OPND_TENSOR
+	       : a == OPND_NUMBER && b == OPND_NUMBER ? OPND_NUMBER
+						      : OPND_UNKNOWN;
+}
+
+/* The ops of `l op r` for at::Tensor's operators (TensorOperators.h): with
+ * a Tensor l, l.add(r), l.mul(r), l.sub(r), l.div(r); with a number l,
+ * r.add(l), r.mul(l), or empty_like(r).fill_(l).sub_(r) / .div_(r). */
+static void operator_ops(struct arith *ar, char op, enum operand l, enum operand r)
+{
+	static const char *const with_tensor[] = {"add.Tensor", "mul.Tensor", "sub.Tensor", "div.Tensor"};
+	static const char *const with_number[] = {"add.Scalar", "mul.Scalar", "sub.Scalar", "div.Scalar"};
+	int i = op == '+' ? 0 : op == '*' ? 1 : op == '-' ? 2 : 3;
+	const char *add[2] = {NULL, NULL};
+	if (l == OPND_TENSOR && r != OPND_UNKNOWN)
+		add[0] = r == OPND_TENSOR ? with_tensor[i] : with_number[i];
+	else if (l == OPND_NUMBER && r == OPND_TENSOR && i < 2)
+		add[0] = with_number[i];
+	else if (l == OPND_NUMBER && r == OPND_TENSOR) {
+		add[0] = "fill_.Scalar";
+		add[1] = i == 2 ? "sub_.Tensor" : "div_.Tensor";
+	}
+	for (int k = 0; k < 2 && add[k] && ar->nops < OT_ARRAY_LEN(ar->ops); k++)
+		ar->ops[ar->nops++] = add[k];
+}
+
+static enum operand sum_of(struct arith *ar, const char **s, const char *end, int level);
+
+/* Past the bracket group opening at `s`, its arguments read for the
+ * operators they hold (at::mul(grad * x, y)). */
+static const char *call_args(struct arith *ar, const char *s, const char *end, int level)
+{
+	s++;
+	while (s < end && *s != ')') {
+		sum_of(ar, &s, end, level + 1);
+		while (s < end && *s != ',' && *s != ')') {
+			/* what the grammar does not take: skip to the next argument */
+			if (*s == '(' || *s == '[' || *s == '{') {
+				int depth = 0;
+				for (; s < end; s++)
+					if (*s == '(' || *s == '[' || *s == '{')
+						depth++;
+					else if ((*s == ')' || *s == ']' || *s == '}') && --depth == 0)
+						break;
+			}
+			if (s < end)
+				s++;
+		}
+		if (s < end && *s == ',')
+			s++;
+	}
+	return s < end ? s + 1 : s;
+}
+
+/* One operand at *s: a number, a name, a call, a group, with the methods
+ * called on it; *s moves past it. */
+static enum operand operand_of(struct arith *ar, const char **sp, const char *end, int level)
+{
+	const char *s = *sp, *b;
+	enum operand k = OPND_UNKNOWN;
+	bool neg = false;
+	while (s < end && (*s == ' ' || *s == '-' || *s == '+'))
+		neg = neg || *s++ == '-';
+	b = s;
+	if (level > 8 || s >= end) {
+		*sp = s;
+		return OPND_UNKNOWN;
+	}
+	if (*s == '(') {
+		s++;
+		k = sum_of(ar, &s, end, level + 1);
+		while (s < end && *s == ' ')
+			s++;
+		if (s < end && *s == ')')
+			s++;
+		else
+			k = OPND_UNKNOWN;
+	} else if (isdigit((unsigned char)*s)) {
+		while (s < end && (isalnum((unsigned char)*s) || *s == '.'))
+			s++;
+		k = OPND_NUMBER;
+	} else if (isalpha((unsigned char)*s) || *s == '_') {
+		while (s < end && (isalnum((unsigned char)*s) || *s == '_' || *s == ':'))
+			s++;
+		if (s < end && *s == '(') {
+			/* a call: of an op (x or at::x), a Tensor */
+			const char *name = ot_starts_with(b, "at::") ? b + 4 : b;
+			char nm[96];
+			size_t n;
+			snprintf(nm, sizeof(nm), "%.*s", (int)(s - name), name);
+			k = ot_registry_overloads(ar->reg, nm, &n) ? OPND_TENSOR : OPND_UNKNOWN;
+			s = call_args(ar, s, end, level);
+		} else {
+			k = name_kind(ar->schema, b, (size_t)(s - b));
+		}
+	} else {
+		*sp = s;
+		return OPND_UNKNOWN;
+	}
+	/* methods: a number's give numbers (alpha.conj()), a Tensor's Tensors
+	 * but for those that give a number */
+	while (s + 1 < end && *s == '.' && (isalpha((unsigned char)s[1]) || s[1] == '_')) {
+		const char *m = ++s;
+		bool number = false;
+		while (s < end && (isalnum((unsigned char)*s) || *s == '_'))
+			s++;
+		for (size_t i = 0; i < OT_ARRAY_LEN(number_methods); i++)
+			number = number || word_is(m, (size_t)(s - m), number_methods[i]);
+		if (s < end && *s == '(')
+			s = call_args(ar, s, end, level);
+		if (number)
+			k = OPND_NUMBER;
+	}
+	if (neg && k == OPND_TENSOR && ar->nops < OT_ARRAY_LEN(ar->ops))
+		ar->ops[ar->nops++] = "neg"; /* -x is x.neg() */
+	*sp = s;
+	return k;
+}
+
+/* The binary operator at *s of the given ones, or 0. */
+static char operator_at(const char **sp, const char *end, const char *ops)
+{
+	const char *s = *sp;
+	while (s < end && *s == ' ')
+		s++;
+	*sp = s;
+	if (s + 1 < end && (s[1] == '=' || s[1] == s[0] || (s[0] == '-' && s[1] == '>')))
+		return 0;
+	return s < end && strchr(ops, *s) && *s ? *s : 0;
+}
+
+/* A product of operands, left to right. */
+static enum operand product_of(struct arith *ar, const char **s, const char *end, int level)
+{
+	enum operand acc = operand_of(ar, s, end, level);
+	char op;
+	while ((op = operator_at(s, end, "*/"))) {
+		enum operand r;
+		(*s)++;
+		r = operand_of(ar, s, end, level);
+		operator_ops(ar, op, acc, r);
+		acc = combined(acc, r);
+	}
+	return acc;
+}
+
+/* A sum of products, left to right. */
+static enum operand sum_of(struct arith *ar, const char **s, const char *end, int level)
+{
+	enum operand acc = product_of(ar, s, end, level);
+	char op;
+	while ((op = operator_at(s, end, "+-"))) {
+		enum operand r;
+		(*s)++;
+		r = product_of(ar, s, end, level);
+		operator_ops(ar, op, acc, r);
+		acc = combined(acc, r);
+	}
+	return acc;
+}
+
+/* The ops the Tensor operators of `formula` run, as derivative edges from
+ * `parent` (each op once per entry: `seen`). */
+static void formula_operators(struct tb_ctx *c, const ot_reg_schema *schema, const char *formula, int depth,
+			      uint32_t parent, ot_map *seen, const ot_verdict v[OT_DEV_COUNT])
+{
+	struct arith ar = {.schema = schema, .reg = c->t->reg};
+	const char *s = formula, *end = formula + strlen(formula);
+	sum_of(&ar, &s, end, 0);
+	for (size_t i = 0; i < ar.nops; i++) {
+		const char *key = ot_arena_printf(c->a, "operator %s", ar.ops[i]);
+		const ot_reg_func *f = ot_registry_find(c->t->reg, ar.ops[i]);
+		long hn;
+		if (!f || ot_map_get(seen, key))
+			continue;
+		ot_map_put(seen, key, (void *)1);
+		hn = tb_entry(c, f, depth + 1, NULL, depth + 1 <= c->max_depth);
+		if (hn >= 0) {
+			ot_edge e = {.kind = OT_EDGE_DERIVATIVE, .from = parent, .to = (uint32_t)hn, .exact = true};
+			tb_reach(c, &e, v, OT_WHEN_GUARD, NULL); /* the condition is in the formula shown */
+			tb_edge(c, &e);
+		}
+	}
+}
+
 /* The top-level `cond ? a : b` of a formula: the offsets of its '?' and
  * ':' (a `::` is no arm separator). */
 static bool top_ternary(const char *f, size_t *q, size_t *colon)
@@ -263,6 +492,15 @@ static bool top_ternary(const char *f, size_t *q, size_t *colon)
 	return false;
 }
 
+/* What one arm of a formula runs: the helpers and ops it calls, and the
+ * ops of its Tensor operators. */
+static void formula_arm(struct tb_ctx *c, const ot_reg_schema *schema, const char *f, const char *op, int depth,
+			uint32_t parent, ot_map *seen, const struct forward_args *fw, const ot_verdict v[OT_DEV_COUNT])
+{
+	formula_helpers(c, schema, f, op, depth, parent, seen, fw, v);
+	formula_operators(c, schema, f, depth, parent, seen, v);
+}
+
 /* The calls of formula `f` from `parent`, each arm of a top-level
  * `cond ? a : b` with cond as the guard a dense float32 input decides
  * (acosh's `self.is_complex() ? ... .conj() : ...` takes the second). */
@@ -275,7 +513,7 @@ static void formula_calls(struct tb_ctx *c, const ot_reg_schema *schema, const c
 	for (int d = 0; d < OT_DEV_COUNT; d++)
 		yes[d] = ot_verdict_true();
 	if (!top_ternary(f, &q, &colon)) {
-		formula_helpers(c, schema, f, op, depth, parent, seen, fw, yes);
+		formula_arm(c, schema, f, op, depth, parent, seen, fw, yes);
 		return;
 	}
 	/* in the trace's arena: the edges' conditions quote them */
@@ -295,11 +533,11 @@ static void formula_calls(struct tb_ctx *c, const ot_reg_schema *schema, const c
 	/* the arm a default call takes first: a function both arms call is
 	 * shown once, as that arm calls it */
 	if (then_v[OT_DEV_CPU].value == OT_TRI_FALSE)
-		formula_helpers(c, schema, f + colon + 1, op, depth, parent, seen, fw, else_v);
-	formula_helpers(c, schema, ot_arena_strndup(c->a, f + q + 1, colon - q - 1), op, depth, parent,
+		formula_arm(c, schema, f + colon + 1, op, depth, parent, seen, fw, else_v);
+	formula_arm(c, schema, ot_arena_strndup(c->a, f + q + 1, colon - q - 1), op, depth, parent,
 			seen, fw, then_v);
 	if (then_v[OT_DEV_CPU].value != OT_TRI_FALSE)
-		formula_helpers(c, schema, f + colon + 1, op, depth, parent, seen, fw, else_v);
+		formula_arm(c, schema, f + colon + 1, op, depth, parent, seen, fw, else_v);
 }
 
 static long formula_node(struct tb_ctx *c, const ot_reg_deriv *dv, const char *op, const char *how,
