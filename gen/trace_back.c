@@ -407,34 +407,25 @@ static char operator_at(const char **sp, const char *end, const char *ops)
 	return s < end && strchr(ops, *s) && *s ? *s : 0;
 }
 
-/* A product of operands, left to right. */
-static enum operand product_of(struct arith *ar, const char **s, const char *end, int level)
+/* Operands joined left to right by the operators of one precedence: a
+ * sum of products (`sums`), or a product of operands. */
+static enum operand chain_of(struct arith *ar, const char **s, const char *end, int level, bool sums)
 {
-	enum operand acc = operand_of(ar, s, end, level);
+	enum operand acc = sums ? chain_of(ar, s, end, level, false) : operand_of(ar, s, end, level);
 	char op;
-	while ((op = operator_at(s, end, "*/"))) {
+	while ((op = operator_at(s, end, sums ? "+-" : "*/"))) {
 		enum operand r;
 		(*s)++;
-		r = operand_of(ar, s, end, level);
+		r = sums ? chain_of(ar, s, end, level, false) : operand_of(ar, s, end, level);
 		operator_ops(ar, op, acc, r);
 		acc = combined(acc, r);
 	}
 	return acc;
 }
 
-/* A sum of products, left to right. */
 static enum operand sum_of(struct arith *ar, const char **s, const char *end, int level)
 {
-	enum operand acc = product_of(ar, s, end, level);
-	char op;
-	while ((op = operator_at(s, end, "+-"))) {
-		enum operand r;
-		(*s)++;
-		r = product_of(ar, s, end, level);
-		operator_ops(ar, op, acc, r);
-		acc = combined(acc, r);
-	}
-	return acc;
+	return chain_of(ar, s, end, level, true);
 }
 
 /* The ops the Tensor operators of `formula` run, as derivative edges from
