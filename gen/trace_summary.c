@@ -225,7 +225,7 @@ static void main_overload(ot_trace *tr, const uint32_t *order, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const ot_node *nd = &tr->nodes.items[order[i]];
 		int r;
-		if (nd->kind != OT_NODE_ENTRY || nd->depth != 0 || !nd->op)
+		if (nd->kind != OT_NODE_ENTRY || nd->depth != 0 || !nd->op || !ot_trace_own_op(tr, nd->op))
 			continue;
 		if ((r = overload_rank(tr, nd)) > best_rank) {
 			best = nd;
