@@ -971,6 +971,25 @@ static const char *param_type(struct ck_ctx *x, const char *name)
 }
 
 static ot_ty expr_type(struct ck_ctx *x, const char *e);
+
+/* Is the unqualified call whose '(' is at `open` in `e` not the aten op
+ * of its name: an argument of a known type other than Tensor and none a
+ * Tensor (minimum(maximum(v, kZeroVec), kSixVec) of Vectorized values is
+ * vec::minimum, found by argument-dependent lookup)? */
+static bool vector_maths(struct ck_ctx *x, const char *e, size_t open)
+{
+	const char *args[OT_CK_MAX_ARGS];
+	int n = split_args(args, OT_CK_MAX_ARGS, x->a, e, open, strlen(e));
+	bool other = false;
+	for (int i = 0; i < n && i < OT_CK_MAX_ARGS; i++) {
+		ot_ty t = expr_type(x, args[i]);
+		if (t == OT_TY_TENSOR || t == OT_TY_TENSOR_PTR || t == OT_TY_TENSOR_LIST)
+			return false;
+		other = other || t == OT_TY_OTHER;
+	}
+	return other;
+}
+
 static const char *expr_class(struct ck_ctx *x, const char *e);
 
 /* What macro parameter `name` of the #define that generated definition d
@@ -1833,6 +1852,8 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 				    !strcmp(q, "native::")) {
 					bool out_call;
 					const char *op = op_of_name(x->ck->reg, x->a, method, &out_call);
+					if (op && !*q && vector_maths(x, e, open))
+						return OT_TY_OTHER;
 					if (op && (out_call || op_result(x->ck->reg, op) != OT_TY_OTHER))
 						return out_call ? OT_TY_TENSOR : op_result(x->ck->reg, op);
 				}
