@@ -643,8 +643,8 @@ void tb_decompositions(struct tb_ctx *c, uint32_t entry, const char *base, const
 			 * torch.compile's backend (Inductor) takes it or lowers the
 			 * op itself is its own table's choice, not read here */
 			ot_edge e = tb_always(OT_EDGE_DECOMPOSES, entry, (uint32_t)id);
-			tb_never(&e, OT_DEV_CPU, OT_WHEN_SELECT, "decomposed by a graph capture (torch.export, torch.compile)");
-			tb_never(&e, OT_DEV_CUDA, OT_WHEN_SELECT, "decomposed by a graph capture (torch.export, torch.compile)");
+			tb_never(&e, OT_DEV_CPU, OT_WHEN_SELECT, OT_WHEN_GRAPH_CAPTURE);
+			tb_never(&e, OT_DEV_CUDA, OT_WHEN_SELECT, OT_WHEN_GRAPH_CAPTURE);
 			tb_edge(c, &e);
 		}
 	}

@@ -102,10 +102,11 @@ static void node_step(struct view *v, uint32_t node, int parent, const char *whe
 	s.sure = n->sure & s.main;
 	s.when = when;
 	/* a decomposition registered for every overload of an op (aten.lerp,
-	 * an OverloadPacket) is not the overload's whose walk reached it first */
+	 * an OverloadPacket) runs under graph capture, whichever overload's
+	 * walk reached it first */
 	if (n->kind == OT_NODE_DECOMP && n->symbol && ot_starts_with(n->symbol, "aten.") &&
 	    !strchr(n->symbol + 5, '.'))
-		s.when = NULL;
+		s.when = OT_WHEN_GRAPH_CAPTURE;
 	s.body = n->body;
 	s.fails = n->fails;
 	s.predicate = n->predicate;
