@@ -1876,10 +1876,6 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 						step_lines_add(p, a, &allocs, NULL, NULL, s);
 					continue;
 				}
-				if (s->depth && s->layer == OT_LAYER_YAML && s->parent >= 0 &&
-				    tr->steps.items[s->parent].layer != OT_LAYER_YAML && !v.bookkeeping[s->parent])
-					continue; /* the registry entry of an op a C++ step calls: that
-						     step tells the call, the op's own page its entry */
 				if (s->found && restates_parent(tr, s) && teller[s->parent] >= 0) {
 					/* a stub's declaration, definition and
 					 * registrations: told in its call's paragraph */
