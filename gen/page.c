@@ -601,6 +601,19 @@ static bool own_step(const ot_trace *tr, const ot_step *s)
 	return ot_trace_own_op(tr, s->op) && (!up || ot_trace_own_op(tr, up->op));
 }
 
+/* Is step s the entry that stands for the op (tr->overload), or a step
+ * at most `levels` above it? */
+static bool leads_to_overload(const ot_trace *tr, const ot_step *s, int levels)
+{
+	long at = s - tr->steps.items;
+	if (s->op && !strcmp(s->op, tr->overload))
+		return true;
+	for (size_t i = (size_t)at + 1; levels > 0 && i < tr->steps.len; i++)
+		if (tr->steps.items[i].parent == at && leads_to_overload(tr, &tr->steps.items[i], levels - 1))
+			return true;
+	return false;
+}
+
 /* Does step s stand for its layer better than `first`: on one device's
  * path, of that device alone where first is shared; in a layer of
  * kernels, of the op's own overloads where first is of an op it calls;
@@ -615,6 +628,14 @@ static bool better_row(const ot_trace *tr, const ot_step *first, const ot_step *
 		bool own_first = own_step(tr, first), own_s = own_step(tr, s);
 		if (own_first != own_s)
 			return own_s;
+	}
+	if ((s->layer == OT_LAYER_YAML || s->layer == OT_LAYER_BRIDGE) && tr->overload) {
+		/* the entry that stands for the op, or the bridge to it
+		 * (lstm.input and _VF.lstm, not the zeros its module makes
+		 * first) */
+		bool stands_first = leads_to_overload(tr, first, 2), stands_s = leads_to_overload(tr, s, 2);
+		if (stands_first != stands_s)
+			return stands_s;
 	}
 	return first->when && !s->when;
 }

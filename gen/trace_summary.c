@@ -263,6 +263,12 @@ static void main_overload(ot_trace *tr, const uint32_t *order, size_t n)
 	}
 }
 
+/* Is entry node nd the overload that stands for the op (main_overload)? */
+static bool stands_for_op(const ot_trace *tr, const ot_node *nd)
+{
+	return tr->overload && nd->op && !strcmp(nd->op, tr->overload);
+}
+
 void ot_trace_summarize(ot_trace *tr)
 {
 	size_t n = tr->nodes.len;
@@ -279,12 +285,15 @@ void ot_trace_summarize(ot_trace *tr)
 			const ot_node *nd = &tr->nodes.items[order[i]];
 			uint32_t *key = &tr->key[dev][nd->layer];
 			/* the forward's node for each layer (in a layer of kernels,
-			 * the first of the op's own overloads if it has one there);
-			 * the backward's for its own */
+			 * the first of the op's own overloads if it has one there;
+			 * among the entries, the one that stands for the op); the
+			 * backward's for its own */
 			if (nd->found && (nd->layer == OT_LAYER_BACKWARD || !(nd->back & OT_MAIN_BIT(dev))) &&
-			    (!*key || (ot_layer_does_work((ot_layer)nd->layer) &&
-				       !ot_trace_own_op(tr, tr->nodes.items[*key - 1].op) &&
-				       ot_trace_own_op(tr, nd->op))))
+			    (!*key ||
+			     (ot_layer_does_work((ot_layer)nd->layer) &&
+			      !ot_trace_own_op(tr, tr->nodes.items[*key - 1].op) && ot_trace_own_op(tr, nd->op)) ||
+			     (nd->layer == OT_LAYER_YAML && stands_for_op(tr, nd) &&
+			      !stands_for_op(tr, &tr->nodes.items[*key - 1]))))
 				*key = order[i] + 1;
 		}
 	}
