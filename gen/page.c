@@ -1625,22 +1625,48 @@ static const char *test_file_line(const ot_pages *p, const ot_testfacts *tf, ot_
 	return r;
 }
 
-/* The test files grouped by folder, one line each: {dir, files}. */
+/* Does a test of `file` run an entry itself (not only over a filtered
+ * list), or does the file name one? */
+static bool runs_directly(const ot_testfacts *tf, const char *file)
+{
+	if (count_in(tf->runs, tf->nruns, file))
+		return true;
+	for (size_t k = 0; k < tf->nmentions; k++)
+		if (!strcmp(tf->mentions[k].file, file))
+			return true;
+	return false;
+}
+
+/* The test files grouped by folder, one line each: {dir, files}; the
+ * folders whose files only go over filtered lists share one last line,
+ * each file with its path. */
 static ot_value *test_dirs(const ot_pages *p, const ot_testfacts *tf, ot_arena *a, ot_value *names)
 {
 	ot_value *dirs = ot_v_list(a);
-	ot_buf b = OT_BUF_INIT;
+	ot_buf b = OT_BUF_INIT, filtered = OT_BUF_INIT;
 	const char *dir = NULL;
-	size_t dlen = 0;
+	size_t dlen = 0, first = 0;
+	bool direct = false;
 	for (size_t i = 0; i <= ot_v_len(names); i++) {
 		const char *file = i < ot_v_len(names) ? ot_v_cstr(ot_v_at(names, i)) : NULL;
 		const char *slash = file ? strrchr(file, '/') : NULL;
 		size_t len = slash ? (size_t)(slash - file) + 1 : 0;
 		if (dir && (!file || len != dlen || strncmp(file, dir, len))) {
-			ot_value *m = ot_v_map(a);
-			ot_v_set(a, m, "dir", ot_v_str_borrow(a, md_code(a, dlen ? ot_arena_strndup(a, dir, dlen) : "./")));
-			ot_v_set(a, m, "files", ot_v_str_borrow(a, ot_arena_strndup(a, b.ptr, b.size)));
-			ot_v_push(a, dirs, m);
+			if (direct) {
+				ot_value *m = ot_v_map(a);
+				ot_v_set(a, m, "dir",
+					 ot_v_str_borrow(a, md_code(a, dlen ? ot_arena_strndup(a, dir, dlen) : "./")));
+				ot_v_set(a, m, "files", ot_v_str_borrow(a, ot_arena_strndup(a, b.ptr, b.size)));
+				ot_v_push(a, dirs, m);
+			} else {
+				for (size_t k = first; k < i; k++) {
+					const char *f = ot_v_cstr(ot_v_at(names, k));
+					const char *line = test_file_line(p, tf, a, f);
+					/* the file's line names it by base name: here by path */
+					ot_buf_printf(&filtered, "%s%s%s", filtered.size ? " · " : "", md_code(a, f),
+						      line + strlen(md_code(a, strrchr(f, '/') ? strrchr(f, '/') + 1 : f)));
+				}
+			}
 			ot_buf_clear(&b);
 			dir = NULL;
 		}
@@ -1649,10 +1675,20 @@ static ot_value *test_dirs(const ot_pages *p, const ot_testfacts *tf, ot_arena *
 		if (!dir) {
 			dir = file;
 			dlen = len;
+			first = i;
+			direct = false;
 		}
+		direct = direct || runs_directly(tf, file);
 		ot_buf_printf(&b, "%s%s", b.size ? " · " : "", test_file_line(p, tf, a, file));
 	}
+	if (filtered.size) {
+		ot_value *m = ot_v_map(a);
+		ot_v_set_str(a, m, "dir", "only over filtered lists");
+		ot_v_set(a, m, "files", ot_v_str_borrow(a, ot_arena_strndup(a, filtered.ptr, filtered.size)));
+		ot_v_push(a, dirs, m);
+	}
 	ot_buf_free(&b);
+	ot_buf_free(&filtered);
 	return dirs;
 }
 
