@@ -159,6 +159,8 @@ static const struct macro cuda124[] = {
 	{"CUDNN_VERSION", 90100, true}, {"CUDNN_MAJOR", 9, true},
 	{"CUSPARSE_VERSION", 12303, true}, {"CUSOLVER_VERSION", 11600, true},
 	{"CUSPARSELT_VERSION", 600, true},
+	/* ATen/cudnn/Descriptors.h defines it when CUDNN_VERSION >= 8907 */
+	{"USE_CUDNN_RNN_V8_API", 1, true},
 };
 
 /* Oldest first; a release takes the newest profile not newer than it. */
