@@ -900,8 +900,12 @@ static const char *library_note(ot_arena *a, const ot_trace *tr, uint8_t dev, co
  * workspace), not the call that does the op's work. */
 static bool setup_call(const char *symbol)
 {
+	/* and a library's queries and settings (cudnnGetRNNWeightParams,
+	 * cudnnGetRNNTempSpaceSizes, cublasSetMathMode): host calls, no work */
 	static const char *const words[] = {"SetStream", "Handle", "Workspace", "Descriptor", "SetMathMode",
-					    "Create", "Destroy", "GetVersion", "getCurrent"};
+					    "Create", "Destroy", "GetVersion", "getCurrent", "cudnnGet",
+					    "cudnnSet", "cublasGet", "cublasSet", "cusolverDnGet",
+					    "cusolverDnSet", "cufftGet", "cufftSet", "cusparseGet", "cusparseSet"};
 	for (size_t i = 0; i < OT_ARRAY_LEN(words); i++)
 		if (strstr(symbol, words[i]))
 			return true;
@@ -935,7 +939,7 @@ static const ot_step *first_main(const ot_trace *tr, const ot_pathview *v, ot_la
 		if (setup_call(s->symbol)) {
 			if (!setup)
 				setup = s;
-		} else if (s->when) {
+		} else if (!(s->sure & dev)) {
 			if (!conditional)
 				conditional = s;
 		} else {
@@ -952,6 +956,12 @@ static long strvec_index(const ot_strvec *v, const char *s)
 		if (!strcmp(v->items[i], s))
 			return (long)i;
 	return -1;
+}
+
+/* Does every default CUDA call run the function that makes step s? */
+static bool caller_sure(const ot_trace *tr, const ot_step *s)
+{
+	return s->parent >= 0 && (tr->steps.items[s->parent].sure & OT_MAIN_CUDA);
 }
 
 /* The GPU calls (kernel launches, library calls) of the CUDA forward main
@@ -972,9 +982,11 @@ static const char *launch_note(ot_arena *a, const ot_trace *tr, const ot_pathvie
 			continue;
 		if (restates_parent(tr, s)) {
 			/* the __global__ kernel under a launch counts with its
-			 * launch, unless launches in the arms of one if reach it
-			 * either way (its step lost the launch's condition) */
-			if (!s->when && tr->steps.items[s->parent].when && strvec_index(&sure, s->symbol) < 0)
+			 * launch, unless launches in the arms of one if, made by
+			 * a function every call runs, reach it either way (its
+			 * step lost the launch's condition) */
+			const ot_step *launch = &tr->steps.items[s->parent];
+			if (!s->when && launch->when && caller_sure(tr, launch) && strvec_index(&sure, s->symbol) < 0)
 				ot_vec_push(&sure, s->symbol);
 			continue;
 		}
@@ -983,9 +995,10 @@ static const char *launch_note(ot_arena *a, const ot_trace *tr, const ot_pathvie
 				ot_vec_push(&sure, s->symbol);
 		} else if ((k = strvec_index(&maybe, s->symbol)) < 0) {
 			ot_vec_push(&maybe, s->symbol);
-			ot_vec_push(&maybe_when, s->when);
-		} else if (s->when && maybe_when.items[k] && (w = ot_when_either(a, maybe_when.items[k], s->when)) &&
-			   !*w && strvec_index(&sure, s->symbol) < 0) {
+			ot_vec_push(&maybe_when, caller_sure(tr, s) ? s->when : NULL);
+		} else if (s->when && caller_sure(tr, s) && maybe_when.items[k] &&
+			   (w = ot_when_either(a, maybe_when.items[k], s->when)) && !*w &&
+			   strvec_index(&sure, s->symbol) < 0) {
 			ot_vec_push(&sure, s->symbol); /* the same call in both arms of an if */
 		}
 	}
@@ -1038,6 +1051,13 @@ static const ot_node *idle_on(const ot_trace *tr, uint8_t bit)
 	return idle;
 }
 
+/* ", for some calls," when not every default CUDA call makes GPU step s
+ * (its conditions are in Layer by layer). */
+static const char *some_calls(const ot_step *s)
+{
+	return s->sure & OT_MAIN_CUDA ? "" : ", for some calls,";
+}
+
 /* Performance notes, each a fact of the main paths. */
 static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_pathview *v, ot_arena *a)
 {
@@ -1087,14 +1107,14 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 		     "so a CUDA call fails at dispatch.",
 		     md_code(a, idle->symbol), location(p, a, idle->file, idle->line));
 	else if (gpu_libs && gpu)
-		NOTE("%s Its first GPU step is %s at %s.", gpu_libs, md_code(a, gpu->symbol),
+		NOTE("%s Its first GPU step%s is %s at %s.", gpu_libs, some_calls(gpu), md_code(a, gpu->symbol),
 		     location(p, a, gpu->file, gpu->line));
 	else if (gpu_libs)
 		NOTE("%s", gpu_libs);
 	else if (gpu)
 		NOTE("On CUDA the work is PyTorch's own kernels (no vendor library on the main path), "
-		     "the first %s at %s.",
-		     md_code(a, gpu->symbol), location(p, a, gpu->file, gpu->line));
+		     "the first%s %s at %s.",
+		     some_calls(gpu), md_code(a, gpu->symbol), location(p, a, gpu->file, gpu->line));
 	else if ((gpu = first_nvcc_main(tr, v)))
 		NOTE("On CUDA the work starts in %s at %s, in a file nvcc compiles; the kernels it "
 		     "launches were not followed.",
