@@ -863,15 +863,11 @@ static void main_libraries(const ot_trace *tr, uint8_t dev, ot_strvec *always, o
 			const ot_node *nd = &tr->nodes.items[i];
 			uint8_t fwd = nd->main & (uint8_t)~nd->back;
 			ot_strvec *into = pass == 0 ? always : sometimes;
-			bool sure = (nd->sure & dev) != 0, seen = false;
+			bool sure = (nd->sure & dev) != 0;
 			if ((nd->kind != OT_NODE_LIBCALL && nd->kind != OT_NODE_LAUNCH) || !nd->lib ||
 			    own_kernel(nd->lib) || !(fwd & dev) || sure != (pass == 0))
 				continue;
-			for (size_t k = 0; k < always->len && !seen; k++)
-				seen = !strcmp(always->items[k], nd->lib);
-			for (size_t k = 0; k < sometimes->len && !seen; k++)
-				seen = !strcmp(sometimes->items[k], nd->lib);
-			if (!seen)
+			if (ot_strvec_index(always, nd->lib) < 0 && ot_strvec_index(sometimes, nd->lib) < 0)
 				ot_vec_push(into, nd->lib);
 		}
 }
@@ -949,15 +945,6 @@ static const ot_step *first_main(const ot_trace *tr, const ot_pathview *v, ot_la
 	return conditional ? conditional : setup;
 }
 
-/* The index of `s` in `v`, or -1. */
-static long strvec_index(const ot_strvec *v, const char *s)
-{
-	for (size_t i = 0; i < v->len; i++)
-		if (!strcmp(v->items[i], s))
-			return (long)i;
-	return -1;
-}
-
 /* Does every default CUDA call run the function that makes step s? */
 static bool caller_sure(const ot_trace *tr, const ot_step *s)
 {
@@ -986,25 +973,25 @@ static const char *launch_note(ot_arena *a, const ot_trace *tr, const ot_pathvie
 			 * a function every call runs, reach it either way (its
 			 * step lost the launch's condition) */
 			const ot_step *launch = &tr->steps.items[s->parent];
-			if (!s->when && launch->when && caller_sure(tr, launch) && strvec_index(&sure, s->symbol) < 0)
+			if (!s->when && launch->when && caller_sure(tr, launch) && ot_strvec_index(&sure, s->symbol) < 0)
 				ot_vec_push(&sure, s->symbol);
 			continue;
 		}
 		if (s->sure & OT_MAIN_CUDA) {
-			if (strvec_index(&sure, s->symbol) < 0)
+			if (ot_strvec_index(&sure, s->symbol) < 0)
 				ot_vec_push(&sure, s->symbol);
-		} else if ((k = strvec_index(&maybe, s->symbol)) < 0) {
+		} else if ((k = ot_strvec_index(&maybe, s->symbol)) < 0) {
 			ot_vec_push(&maybe, s->symbol);
 			ot_vec_push(&maybe_when, caller_sure(tr, s) ? s->when : NULL);
 		} else if (s->when && caller_sure(tr, s) && maybe_when.items[k] &&
 			   (w = ot_when_either(a, maybe_when.items[k], s->when)) && !*w &&
-			   strvec_index(&sure, s->symbol) < 0) {
+			   ot_strvec_index(&sure, s->symbol) < 0) {
 			ot_vec_push(&sure, s->symbol); /* the same call in both arms of an if */
 		}
 	}
 	/* what runs either way is not one of the choices */
 	for (size_t k = 0; k < sure.len; k++) {
-		long j = strvec_index(&maybe, sure.items[k]);
+		long j = ot_strvec_index(&maybe, sure.items[k]);
 		if (j >= 0) {
 			memmove(maybe.items + j, maybe.items + j + 1, (maybe.len - (size_t)j - 1) * sizeof(*maybe.items));
 			maybe.len--;

@@ -89,6 +89,14 @@ bool ot_trace_own_op(const ot_trace *tr, const char *op)
 	return false;
 }
 
+long ot_strvec_index(const ot_strvec *v, const char *s)
+{
+	for (size_t i = 0; i < v->len; i++)
+		if (!strcmp(v->items[i], s))
+			return (long)i;
+	return -1;
+}
+
 /* Letters and digits of `s`, lowercased: "CrossEntropyLoss" and
  * "cross_entropy_loss" both give "crossentropyloss". */
 static void squash(char *out, size_t n, const char *s)

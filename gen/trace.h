@@ -228,6 +228,9 @@ typedef struct {
 
 typedef OT_VEC(const char *) ot_strvec;
 
+/** The index of string `s` in `v`, or -1. */
+long ot_strvec_index(const ot_strvec *v, const char *s);
+
 /* ---- the trace --------------------------------------------------------------------- */
 
 /** One fact of the first-reach view (trace.json's `steps`). */

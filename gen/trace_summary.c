@@ -11,17 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static bool has(const ot_strvec *v, const char *s)
-{
-	for (size_t i = 0; i < v->len; i++)
-		if (!strcmp(v->items[i], s))
-			return true;
-	return false;
-}
-
 static void add(ot_trace *tr, ot_strvec *v, const char *s)
 {
-	if (s && *s && !has(v, s))
+	if (s && *s && ot_strvec_index(v, s) < 0)
 		ot_vec_push(v, ot_arena_strdup(tr->arena, s));
 }
 
@@ -98,9 +90,9 @@ static void backends(ot_trace *tr)
 		}
 	}
 	/* CUDA and CPU first, then the others in their order */
-	if (has(&keys, "CUDA"))
+	if (ot_strvec_index(&keys, "CUDA") >= 0)
 		add(tr, &tr->backends, "CUDA");
-	if (has(&keys, "CPU"))
+	if (ot_strvec_index(&keys, "CPU") >= 0)
 		add(tr, &tr->backends, "CPU");
 	for (size_t i = 0; i < keys.len; i++)
 		add(tr, &tr->backends, keys.items[i]);
