@@ -1045,6 +1045,23 @@ static const char *some_calls(const ot_step *s)
 	return s->sure & OT_MAIN_CUDA ? "" : ", for some calls,";
 }
 
+/* The base names of the well-known ops `dev`'s forward main path reaches
+ * and does not follow, in order, into *out (freed by the caller); their
+ * count. */
+static size_t wellknown_stops(ot_arena *a, const ot_trace *tr, uint8_t dev, ot_strvec *out)
+{
+	for (size_t i = 0; i < tr->nodes.len; i++) {
+		const ot_node *n = &tr->nodes.items[i];
+		const char *base;
+		if (!n->wellknown_stop || !(n->main & dev & (uint8_t)~n->back) || !n->op)
+			continue;
+		base = ot_arena_strndup(a, n->op, strcspn(n->op, "."));
+		if (!ot_aten_is_bookkeeping(base) && ot_strvec_index(out, base) < 0)
+			ot_vec_push(out, base);
+	}
+	return out->len;
+}
+
 /* Performance notes, each a fact of the main paths. */
 static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_pathview *v, ot_arena *a)
 {
@@ -1055,6 +1072,7 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	const char *cpu_libs = library_note(a, tr, OT_MAIN_CPU, "CPU");
 	const ot_reg_func *own = tr->overload ? ot_registry_find(p->reg, tr->overload) : NULL;
 	ot_strvec work = {0}; /* the other ops on the main paths, allocations aside */
+	ot_strvec stops = {0}; /* the well-known ops they reach and do not follow */
 	const ot_node *idle;
 	size_t ncalls;
 	bool views_only;
@@ -1109,6 +1127,11 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	else if (views_only)
 		NOTE("No kernel runs on either device: its main paths only make views or allocate (%s).",
 		     joined_codes(a, &tr->calls, 8));
+	else if (wellknown_stops(a, tr, OT_MAIN_CUDA, &stops))
+		NOTE("No GPU kernel launch or library call was found on the CUDA main path within the "
+		     "followed depth; it reaches well-known ops whose kernels this trace does not "
+		     "follow: %s.",
+		     joined_codes(a, &stops, 8));
 	else
 		NOTE("No GPU kernel launch or library call was found on the CUDA main path within the "
 		     "followed depth.");
@@ -1168,6 +1191,7 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 		NOTE("In place: the result is written into `self`'s storage.");
 #undef NOTE
 	ot_vec_free(&work);
+	ot_vec_free(&stops);
 	ot_buf_free(&b);
 	return list;
 }

@@ -98,6 +98,8 @@ typedef struct {
 				  dense tensors: an entry whose dispatch table has
 				  no kernel there (a CUDA-only op on the CPU) */
 	bool found;          /**< false for OT_NODE_MISSING */
+	bool wellknown_stop; /**< ENTRY: a well-known op reached and not followed (the
+				  reference's page tells its kernels) */
 	const char *file;    /**< repository-relative; NULL when not found */
 	uint32_t line;       /**< 1-based; 0 when not found */
 	uint32_t fails;      /**< CFUNC: the line (in `file`) of a statement its body

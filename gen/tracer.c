@@ -426,8 +426,10 @@ uint32_t tb_entry(struct tb_ctx *c, const ot_reg_func *f, int depth, const tb_bi
 	/* a well-known op is the reference's page, unless asked for in full:
 	 * then the op itself (depth 0) is traced. An entry made before by a
 	 * call matched by name only is expanded when a real call reaches it. */
-	if (expand && depth <= c->max_depth + TB_SURE_EXTRA_DEPTH && !tb_state(c, (uint32_t)id)->queued &&
-	    ((depth == 0 && c->tr->full) || !tb_wellknown_stop(c, f->schema.name))) {
+	bool stop = !(depth == 0 && c->tr->full) && tb_wellknown_stop(c, f->schema.name);
+	if (expand && stop)
+		c->tr->nodes.items[id].wellknown_stop = true;
+	if (expand && depth <= c->max_depth + TB_SURE_EXTRA_DEPTH && !tb_state(c, (uint32_t)id)->queued && !stop) {
 		tb_state(c, (uint32_t)id)->queued = true;
 		tb_queue(c, (uint32_t)id, f, depth);
 	} else if (expand && !tb_state(c, (uint32_t)id)->queued && !c->in_backward) {
