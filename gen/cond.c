@@ -862,6 +862,12 @@ static value literal_value(const char *lit, size_t n)
 		return v_truth(OT_TRI_TRUE);
 	if (LIT(OT_COND_OBJECT))
 		return v_sym(OT_COND_OBJECT);
+	if (LIT("nonzero")) {
+		/* a count passed on (N = iter.numel()): more than 0 */
+		value v = v_sym("nonzero");
+		v.truth = OT_TRI_TRUE;
+		return v;
+	}
 #undef LIT
 	if (n && (isdigit((unsigned char)lit[0]) || (lit[0] == '-' && n > 1)))
 		return v_num(strtod(lit, NULL));
@@ -1724,6 +1730,8 @@ const char *ot_cond_literal(const ot_cenv *env, const char *text, char *buf, siz
 		snprintf(buf, n, "%.17g", v.num);
 		return buf;
 	}
+	if (sym_is(v, "nonzero"))
+		return "nonzero"; /* a count, more than 0 (literal_value reads it back) */
 	if (v.has_sym) {
 		/* a quoted string, a constant the evaluator knows (Float), an
 		 * enumerator (Activation::GELU) */
