@@ -466,7 +466,10 @@ enum scope_kind {
 	SC_CASE,      /* from a case label to the next one or the switch's end */
 	SC_THEN,      /* c ? [then] : otherwise */
 	SC_OTHERWISE, /* c ? then : [otherwise] */
-	SC_CHECK,     /* the arguments of TORCH_CHECK(...) */
+	SC_CHECK_COND,/* the condition of TORCH_CHECK(cond, ...): it runs on
+			 every call; the message after it is SC_CHECK */
+	SC_CHECK,     /* the message arguments of TORCH_CHECK(...), or all of
+			 a debug-only assert's or a warning's */
 	SC_COND,      /* the condition of an `else if (...)`: evaluated only when
 			 no earlier arm of the chain was taken */
 	SC_AFTER,     /* the rest of a block after an if chain that returns */
@@ -481,8 +484,11 @@ struct scope_guard {
 	uint16_t guard;/* 1-based in walker.guards; SC_SWITCH: the enclosing one */
 	int depth;     /* brace depth where the scope began (before its '{') */
 	int paren;     /* parenthesis depth where it began */
-	size_t end;    /* SC_CHECK, SC_COND: offset of the closing ')' */
+	size_t end;    /* SC_CHECK, SC_CHECK_COND, SC_COND: offset of the
+			  closing ')' */
 	const char *subject; /* SC_SWITCH: the switched expression */
+	size_t message_at;      /* SC_CHECK_COND: the ',' after the condition */
+	uint16_t message_guard; /* SC_CHECK_COND: the message's guard */
 };
 
 /* An if/switch whose condition has been read: it takes effect after the
@@ -911,7 +917,8 @@ static struct scope_guard *top_arm(struct walker *w)
 {
 	for (int k = w->nscopes - 1; k >= 0; k--) {
 		struct scope_guard *sc = &w->scopes[k];
-		if (sc->kind == SC_AFTER || sc->kind == SC_CHECK || sc->kind == SC_COND)
+		if (sc->kind == SC_AFTER || sc->kind == SC_CHECK || sc->kind == SC_CHECK_COND ||
+		    sc->kind == SC_COND)
 			continue;
 		if (sc->kind == SC_CASE)
 			return w->depth == sc->depth ? sc : NULL;
@@ -990,7 +997,7 @@ static void finish_chain(struct walker *w, uint16_t last, size_t at, int paren)
 		return;
 	if (leaves) {
 		uint16_t g = add_guard(w, OT_GUARD_AFTER, NULL, at, last);
-		push_scope(w, (struct scope_guard){0, SC_AFTER, false, g, w->depth, paren, 0, NULL});
+		push_scope(w, (struct scope_guard){0, SC_AFTER, false, g, w->depth, paren, 0, NULL, 0, 0});
 	}
 }
 
@@ -1072,7 +1079,7 @@ static bool body_keyword(struct walker *w, size_t s, size_t e, int paren)
 			 * taken: `else if (params.use_mkldnn(...))` after use_cudnn */
 			push_scope(w, (struct scope_guard){0, SC_COND, false,
 							   add_guard(w, OT_GUARD_ELSE, NULL, s, w->chain),
-							   w->depth, paren, close, NULL});
+							   w->depth, paren, close, NULL, 0, 0});
 			w->chain = 0;
 			w->chain_at = 0;
 		}
@@ -1095,7 +1102,7 @@ static bool body_keyword(struct walker *w, size_t s, size_t e, int paren)
 		w->chain_at = 0;
 		push_scope(w, (struct scope_guard){0, SC_ARM, after < w->len && c[after] == '{',
 						   add_guard(w, OT_GUARD_ELSE, NULL, s, prev), w->depth,
-						   paren, 0, NULL});
+						   paren, 0, NULL, 0, 0});
 		return true;
 	}
 	case 's':
@@ -1129,7 +1136,7 @@ static bool body_keyword(struct walker *w, size_t s, size_t e, int paren)
 			uint16_t g = add_guard(w, OT_GUARD_CASE, text, s, 0);
 			if (g && g <= w->guards.len)
 				w->guards.items[g - 1].subject = sw->subject;
-			push_scope(w, (struct scope_guard){0, SC_CASE, false, g, w->depth, paren, 0, NULL});
+			push_scope(w, (struct scope_guard){0, SC_CASE, false, g, w->depth, paren, 0, NULL, 0, 0});
 		}
 		return true;
 	}
@@ -1168,11 +1175,16 @@ static bool body_keyword(struct walker *w, size_t s, size_t e, int paren)
 					break;
 			}
 			const char *first = cond_text(w, open + 1, a);
-			if (!strcmp(first, "false") && !ot_starts_with(c + s, "TORCH_WARN"))
+			bool warning = ot_starts_with(c + s, "TORCH_WARN");
+			uint16_t g = add_guard(w, OT_GUARD_CHECK, first, s, 0);
+			if (!strcmp(first, "false") && !warning)
 				mark_arm(w, true, s);
-			push_scope(w, (struct scope_guard){0, SC_CHECK, false,
-							   add_guard(w, OT_GUARD_CHECK, first, s, 0),
-							   w->depth, paren, close, NULL});
+			if (warning || memmem(c + s, n, "DEBUG_ONLY", 10))
+				push_scope(w, (struct scope_guard){0, SC_CHECK, false, g, w->depth, paren,
+								   close, NULL, 0, 0});
+			else
+				push_scope(w, (struct scope_guard){0, SC_CHECK_COND, false, cur_guard(w),
+								   w->depth, paren, close, NULL, a, g});
 		}
 		return true;
 	}
@@ -1184,7 +1196,8 @@ static void body_close_paren(struct walker *w, size_t at, int paren)
 {
 	while (w->nscopes) {
 		struct scope_guard *sc = &w->scopes[w->nscopes - 1];
-		if ((sc->kind == SC_CHECK || sc->kind == SC_COND) && sc->end == at) {
+		if ((sc->kind == SC_CHECK || sc->kind == SC_CHECK_COND || sc->kind == SC_COND) &&
+		    sc->end == at) {
 			w->nscopes--;
 			continue;
 		}
@@ -1202,12 +1215,12 @@ static void body_close_paren(struct walker *w, size_t at, int paren)
 		w->pending.on = false;
 		if (w->pending.kind == 0xff)
 			push_scope(w, (struct scope_guard){0, SC_SWITCH, braced, cur_guard(w), w->depth,
-							   paren, 0, w->pending.text});
+							   paren, 0, w->pending.text, 0, 0});
 		else
 			push_scope(w, (struct scope_guard){0, SC_ARM, braced,
 							   add_guard(w, w->pending.kind, w->pending.text,
 								     at, w->pending.prev),
-							   w->depth, paren, 0, NULL});
+							   w->depth, paren, 0, NULL, 0, 0});
 	}
 }
 
@@ -1230,6 +1243,13 @@ static void body_separator(struct walker *w, size_t at, int paren, bool comma)
 			continue;
 		}
 		break;
+	}
+	if (comma && w->nscopes) {
+		struct scope_guard *sc = &w->scopes[w->nscopes - 1];
+		if (sc->kind == SC_CHECK_COND && sc->message_at == at) {
+			sc->kind = SC_CHECK; /* the message is built only when the check fails */
+			sc->guard = sc->message_guard;
+		}
 	}
 }
 
@@ -1365,7 +1385,7 @@ static void body_logical(struct walker *w, size_t at, int paren, bool or)
 		if (or) /* the operand's negation, as a ternary's otherwise arm */
 			g = add_guard(w, OT_GUARD_OTHERWISE, NULL, at, g);
 		push_scope(w, (struct scope_guard){0, or ? SC_OR : SC_AND, false, g, w->depth, paren, 0,
-						   NULL});
+						   NULL, 0, 0});
 	}
 }
 
@@ -1375,7 +1395,7 @@ static void body_question(struct walker *w, size_t at, int paren)
 	const char *text = cond_text(w, j, at);
 	end_operands(w, paren, true);
 	push_scope(w, (struct scope_guard){0, SC_THEN, false, add_guard(w, OT_GUARD_THEN, text, at, 0),
-					   w->depth, paren, 0, NULL});
+					   w->depth, paren, 0, NULL, 0, 0});
 }
 
 /* A single ':' at `at`: the end of a ternary's second operand? */
@@ -1393,7 +1413,7 @@ static void body_colon(struct walker *w, size_t at, int paren)
 	w->nscopes--;
 	push_scope(w, (struct scope_guard){0, SC_OTHERWISE, false,
 					   add_guard(w, OT_GUARD_OTHERWISE, NULL, at, then), w->depth,
-					   paren, 0, NULL});
+					   paren, 0, NULL, 0, 0});
 }
 
 /* The launch macro `s` names at offset `at`: its last #define before

@@ -223,6 +223,48 @@ START_TEST(scanner_else_if_condition_runs_after_earlier_arms)
 }
 END_TEST
 
+/* A check's condition runs on every call; its message is built only when
+ * the check fails, and a debug-only assert or a warning runs none of its
+ * arguments in a release build's default call. */
+START_TEST(scanner_check_condition_runs_message_validates)
+{
+	static const char text[] =
+		"bool f(const Tensor& x) {\n  if (x.dim() > 1) {\n"
+		"    TORCH_CHECK(cond_a(x).all().item<bool>(), \"bad \", msg_a(x));\n  }\n"
+		"  TORCH_INTERNAL_ASSERT(cond_b(x));\n"
+		"  TORCH_INTERNAL_ASSERT_DEBUG_ONLY(cond_c(x), msg_c(x));\n"
+		"  TORCH_WARN(msg_d(x));\n  return true;\n}\n";
+	static const struct {
+		const char *call;
+		int kind; /* the guard's kind, -1 for none */
+	} want[] = {
+		{"cond_a", OT_GUARD_IF}, {"msg_a", OT_GUARD_CHECK}, {"cond_b", -1},
+		{"cond_c", OT_GUARD_CHECK}, {"msg_c", OT_GUARD_CHECK}, {"msg_d", OT_GUARD_CHECK},
+	};
+	ot_arena *a = ot_arena_new();
+	ot_scan_result r;
+	const ot_ix_cdef *d;
+	scan(&r, a, text);
+	ck_assert_uint_ge(r.cdefs.len, 1);
+	d = &r.cdefs.items[0];
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		bool seen = false;
+		for (uint32_t i = 0; i < d->ncalls; i++) {
+			const ot_ix_call *call = &d->calls[i];
+			const ot_ix_guard *g = call->guard ? &d->guards[call->guard - 1] : NULL;
+			if (strcmp(call->name, want[k].call))
+				continue;
+			seen = true;
+			ck_assert_msg((g ? (int)g->kind : -1) == want[k].kind, "%s: guard kind %d, expected %d",
+				      want[k].call, g ? (int)g->kind : -1, want[k].kind);
+		}
+		ck_assert_msg(seen, "%s: no call", want[k].call);
+	}
+	ot_scan_result_free(&r);
+	ot_arena_free(a);
+}
+END_TEST
+
 START_TEST(scanner_pasted_function_names)
 {
 	ot_arena *a = ot_arena_new();
@@ -1219,6 +1261,7 @@ int main(void)
 	tcase_add_test(scanner, scanner_bodies_that_always_raise);
 	tcase_add_test(scanner, scanner_ternary_condition_stops_at_a_block);
 	tcase_add_test(scanner, scanner_else_if_condition_runs_after_earlier_arms);
+	tcase_add_test(scanner, scanner_check_condition_runs_message_validates);
 	tcase_add_test(scanner, scanner_literal_if_elif_else_chains);
 	tcase_add_test(scanner, scanner_macro_statement_before_namespace);
 	tcase_add_test(scanner, scanner_impl_func_and_nested_invocations);
