@@ -456,6 +456,11 @@ static void normalize_type(char *out, size_t n, const char *type)
 			p += 8;
 			continue;
 		}
+		if (!strncmp(p, "typename", 8) && !ot_is_ident_char(p[8]) &&
+		    (p == type || !ot_is_ident_char(p[-1]))) {
+			p += 8; /* typename Kernel::Params is Kernel::Params */
+			continue;
+		}
 		if ((p == type || !ot_is_ident_char(p[-1])) &&
 		    (!strncmp(p, "at::", 4) || !strncmp(p, "c10::", 5) || !strncmp(p, "std::", 5))) {
 			p += p[0] == 'a' ? 4 : 5;
@@ -1229,6 +1234,16 @@ static const char *class_of_type(struct ck_ctx *x, const char *type)
 	lt = strcspn(t, "<*");
 	t[lt] = '\0';
 	c = strrchr(t, ':');
+	if (c && c - t >= 2 && c[-1] == ':') {
+		/* Kernel::Params, Gemm::Arguments: a type nested in a class (or in a
+		 * template parameter's type) is not any class of that name; only a
+		 * namespace's (at::native::Foo) is read by its name */
+		const char *q = c - 2;
+		while (q > t && ot_is_ident_char(q[-1]))
+			q--;
+		if (isupper((unsigned char)*q) || ot_index_is_class(x->ck->ix, ot_arena_strndup(x->a, q, (size_t)(c - 1 - q))))
+			return NULL;
+	}
 	c = c ? c + 1 : t;
 	if (!*c || !ot_index_is_class(x->ck->ix, c) || ot_callkind_type(type) != OT_TY_OTHER)
 		return NULL;
@@ -2004,17 +2019,10 @@ static bool receiver(const char *c, size_t lo, size_t at, size_t *rs, size_t *re
 	return *rs < *re;
 }
 
-/* The operands of the binary operator at `at` (one or two characters long):
- * the postfix expression before it, and the unary-prefixed one after it. */
-static bool operands(const char *c, size_t lo, size_t hi, size_t at, size_t oplen, size_t *ls, size_t *le,
-		     size_t *rs, size_t *re)
+/* The unary-prefixed postfix expression from `from` on: *rs and *re. */
+static bool operand_after(const char *c, size_t lo, size_t hi, size_t from, size_t *rs, size_t *re)
 {
-	size_t i;
-	*le = back_ws(c, lo, at);
-	*ls = postfix_start(c, lo, *le, at);
-	if (*ls >= *le)
-		return false;
-	i = *rs = skip_ws(c, at + oplen, hi);
+	size_t i = *rs = skip_ws(c, from, hi);
 	while (i < hi && (c[i] == '-' || c[i] == '*' || c[i] == '&' || c[i] == '!'))
 		i = skip_ws(c, i + 1, hi);
 	if (i < hi && c[i] == '(') {
@@ -2045,6 +2053,18 @@ static bool operands(const char *c, size_t lo, size_t hi, size_t at, size_t ople
 	}
 	*re = i;
 	return *rs < *re;
+}
+
+/* The operands of the binary operator at `at` (one or two characters long):
+ * the postfix expression before it, and the unary-prefixed one after it. */
+static bool operands(const char *c, size_t lo, size_t hi, size_t at, size_t oplen, size_t *ls, size_t *le,
+		     size_t *rs, size_t *re)
+{
+	*le = back_ws(c, lo, at);
+	*ls = postfix_start(c, lo, *le, at);
+	if (*ls >= *le)
+		return false;
+	return operand_after(c, lo, hi, at + oplen, rs, re);
 }
 
 /* ---- argument categories, for overloads ----------------------------------------------------------- */
@@ -2637,7 +2657,8 @@ static const char *library_of(const char *q, const char *n, const char *const *a
 	if (ot_starts_with(q, "pocketfft"))
 		return "PocketFFT";
 	if (ot_starts_with(q, "cutlass") || strstr(q, "::cutlass"))
-		return "CUTLASS";
+		return NULL; /* cutlass::ceil_div, cutlass::TensorRef<...>(...): arithmetic
+				and types; CUTLASS's work is a Gemm object's run() */
 	if (strstr(q, "pytorch_flash") || strstr(q, "flash::"))
 		return "FlashAttention";
 	if (ot_starts_with(q, "cufft"))
@@ -3386,6 +3407,22 @@ static void operator_kind(struct ck_ctx *x, ot_callkind *out, const ot_ix_call *
 	const char *l, *r;
 	ot_ty lt, rt;
 	out->kind = OT_CK_NONE;
+	if (ni && ni->op && !strcmp(c->name, "neg")) {
+		/* a unary minus: -x is x.neg() when x is a Tensor */
+		if (!operand_after(code, x->d->body, hi, c->off + 1, &rs, &re))
+			return;
+		r = span(x->a, code, rs, re);
+		if (expr_type(x, r) != OT_TY_TENSOR)
+			return;
+		out->kind = OT_CK_OP;
+		out->op = ni->op;
+		out->text = memchr(code + c->off, '\n', re - c->off) ? "-" : span(x->a, code, c->off, re);
+		out->receiver_tensor = true;
+		out->args[0] = r;
+		out->nargs = 1;
+		out->overload = fit_overload(x, out->op, false, out->args, out->nargs, true);
+		return;
+	}
 	if (!ni || !ni->op ||
 	    !operands(code, x->d->body, hi, c->off, oplen, &ls, &le, &rs, &re))
 		return;

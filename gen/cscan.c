@@ -10,6 +10,7 @@
  * every `name(` is recorded as a call of that function, so "the body of X"
  * and "what X calls" are exact.
  */
+#include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -765,7 +766,7 @@ static bool call_follows(const char *code, size_t len, size_t end, uint8_t *kind
 	/* template arguments: a short balanced <...> with no statement chars */
 	{
 		int depth = 0;
-		size_t j, limit = i + 160 < len ? i + 160 : len;
+		size_t j, limit = i + 480 < len ? i + 480 : len;
 		for (j = i; j < limit; j++) {
 			char c = code[j];
 			if (c == '<')
@@ -1926,8 +1927,27 @@ static void record_operator(struct walker *w, size_t i, size_t len, const char *
 	ot_vec_push(&w->calls, call);
 }
 
+/* Is the '-' at offset `i` a unary minus of a name or a parenthesis: no
+ * operand before it (an opening bracket, a separator, an operator or the
+ * word `return`), a name or '(' after it? -1 and the like are numbers. */
+static bool unary_minus_at(const struct walker *w, size_t i)
+{
+	const char *c = w->code;
+	size_t p = i, n = next_code(c, w->len, i + 1);
+	while (p > 0 && (c[p - 1] == ' ' || c[p - 1] == '\t' || c[p - 1] == '\n' || c[p - 1] == '\r'))
+		p--;
+	if (n >= w->len || !(isalpha((unsigned char)c[n]) || c[n] == '_' || c[n] == '('))
+		return false;
+	if (p == 0)
+		return false;
+	if (p >= 6 && !memcmp(c + p - 6, "return", 6) && (p == 6 || !ot_is_ident_char(c[p - 7])))
+		return true;
+	return strchr("(,=?:{[&|", c[p - 1]) != NULL;
+}
+
 /* A binary + - * / (or += -= *= /=) at offset `i` of a body: recorded as
- * an OT_CALL_OPERATOR for the classifier to judge by its operands' types.
+ * an OT_CALL_OPERATOR for the classifier to judge by its operands' types;
+ * a unary minus likewise, as "neg" (TensorOperators.h: -x is x.neg()).
  * Returns the offset of the operator's last character. */
 static size_t body_operator(struct walker *w, size_t i)
 {
@@ -1939,6 +1959,18 @@ static size_t body_operator(struct walker *w, size_t i)
 	bool compound = nx == '=';
 	if ((ch == '-' && nx == '>') || (nx == ch && ch != '*' && ch != '/'))
 		return i + 1; /* ->, ++, -- */
+	if (ch == '-' && !compound && unary_minus_at(w, i)) {
+		ot_ix_call call = {0};
+		call.name = "neg";
+		call.qual = "";
+		call.line = line_of(w, i);
+		call.off = (uint32_t)i;
+		call.pp = w->arm;
+		call.guard = cur_guard(w);
+		call.kind = OT_CALL_OPERATOR;
+		ot_vec_push(&w->calls, call);
+		return i;
+	}
 	record_operator(w, i, compound ? 2 : 1, compound ? inplace[which] : plain[which]);
 	return compound ? i + 1 : i;
 }

@@ -265,6 +265,44 @@ START_TEST(scanner_check_condition_runs_message_validates)
 }
 END_TEST
 
+/* A unary minus before a name or a parenthesis is recorded as an operator
+ * "neg" (the classifier keeps it when the operand is a Tensor); a number's
+ * minus and a binary minus are not. A call whose template arguments run
+ * over several long commented lines is still a call. */
+START_TEST(scanner_unary_minus_and_long_template_arguments)
+{
+	static const char text[] =
+		"Tensor f(const Tensor& t, const Tensor& a, const Tensor& b) {\n"
+		"  auto x = (-t * (a - b) + 1);\n  auto y = g(-1, -(a));\n"
+		"  jitted_gpu_kernel</*name=*/                  some_name,\n"
+		"                    /*return_dtype=*/          scalar_t,\n"
+		"                    /*common_dtype=*/          scalar_t,\n"
+		"                    /*arity=*/                 1>(iter, some_string);\n"
+		"  return -x;\n}\n";
+	ot_arena *a = ot_arena_new();
+	ot_scan_result r;
+	const ot_ix_cdef *d;
+	int negs = 0, subs = 0;
+	bool jitted = false;
+	scan(&r, a, text);
+	ck_assert_uint_ge(r.cdefs.len, 1);
+	d = &r.cdefs.items[0];
+	for (uint32_t i = 0; i < d->ncalls; i++) {
+		const ot_ix_call *call = &d->calls[i];
+		if (call->kind == OT_CALL_OPERATOR && !strcmp(call->name, "neg"))
+			negs++;
+		if (call->kind == OT_CALL_OPERATOR && !strcmp(call->name, "sub"))
+			subs++;
+		jitted = jitted || !strcmp(call->name, "jitted_gpu_kernel");
+	}
+	ck_assert_int_eq(negs, 3); /* -t, -(a), return -x */
+	ck_assert_int_eq(subs, 1); /* a - b */
+	ck_assert_msg(jitted, "jitted_gpu_kernel<...>(...) not read as a call");
+	ot_scan_result_free(&r);
+	ot_arena_free(a);
+}
+END_TEST
+
 START_TEST(scanner_pasted_function_names)
 {
 	ot_arena *a = ot_arena_new();
@@ -1262,6 +1300,7 @@ int main(void)
 	tcase_add_test(scanner, scanner_ternary_condition_stops_at_a_block);
 	tcase_add_test(scanner, scanner_else_if_condition_runs_after_earlier_arms);
 	tcase_add_test(scanner, scanner_check_condition_runs_message_validates);
+	tcase_add_test(scanner, scanner_unary_minus_and_long_template_arguments);
 	tcase_add_test(scanner, scanner_literal_if_elif_else_chains);
 	tcase_add_test(scanner, scanner_macro_statement_before_namespace);
 	tcase_add_test(scanner, scanner_impl_func_and_nested_invocations);
