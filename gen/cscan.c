@@ -824,6 +824,18 @@ static uint16_t cur_guard(const struct walker *w)
 	return w->nscopes ? w->scopes[w->nscopes - 1].guard : 0;
 }
 
+/* Call `call` (its name and qualifier set) at offset `at`, of `kind`, under
+ * the walk's current arm and guard. */
+static void push_call(struct walker *w, ot_ix_call call, size_t at, uint8_t kind)
+{
+	call.line = line_of(w, at);
+	call.off = (uint32_t)at;
+	call.pp = w->arm;
+	call.guard = cur_guard(w);
+	call.kind = kind;
+	ot_vec_push(&w->calls, call);
+}
+
 /* A new guard under the current one; its 1-based id (the current one's
  * when the table is full). */
 static uint16_t add_guard(struct walker *w, uint8_t kind, const char *text, size_t at,
@@ -1046,12 +1058,7 @@ static void record_return(struct walker *w, size_t s, size_t e)
 		;
 	call.name = "return";
 	call.qual = cond_text(w, e, end);
-	call.line = line_of(w, s);
-	call.off = (uint32_t)s;
-	call.pp = w->arm;
-	call.guard = cur_guard(w);
-	call.kind = OT_CALL_RETURN;
-	ot_vec_push(&w->calls, call);
+	push_call(w, call, s, OT_CALL_RETURN);
 }
 
 /*
@@ -1465,12 +1472,7 @@ static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind
 		if (m) {
 			call.name = ot_arena_strdup(w->arena, m->kernel);
 			call.qual = ot_arena_strdup(w->arena, m->name);
-			call.line = line_of(w, start);
-			call.off = (uint32_t)start;
-			call.pp = w->arm;
-			call.guard = cur_guard(w);
-			call.kind = OT_CALL_MACRO_LAUNCH;
-			ot_vec_push(&w->calls, call);
+			push_call(w, call, start, OT_CALL_MACRO_LAUNCH);
 		}
 		return;
 	}
@@ -1512,12 +1514,7 @@ static void record_call(struct walker *w, size_t start, size_t end, uint8_t kind
 	} else {
 		call.qual = "";
 	}
-	call.line = line_of(w, start);
-	call.off = (uint32_t)start;
-	call.pp = w->arm;
-	call.guard = cur_guard(w);
-	call.kind = kind;
-	ot_vec_push(&w->calls, call);
+	push_call(w, call, start, kind);
 }
 
 static void pp_save(const struct walker *w, struct pp_state *s)
@@ -1903,6 +1900,15 @@ static bool ends_argument(const char *c, size_t len, size_t i)
 	return i < len && (c[i] == ',' || c[i] == ')');
 }
 
+/* An OT_CALL_OPERATOR named `name` at offset `i`. */
+static void push_operator(struct walker *w, size_t i, const char *name)
+{
+	ot_ix_call call = {0};
+	call.name = name;
+	call.qual = "";
+	push_call(w, call, i, OT_CALL_OPERATOR);
+}
+
 /* The operator `len` long at offset `i` of a body, when an operand stands
  * before it (a name, a call, an index) and one after: an OT_CALL_OPERATOR
  * named `name` (the aten op it would be), for the classifier to judge by
@@ -1911,20 +1917,12 @@ static void record_operator(struct walker *w, size_t i, size_t len, const char *
 {
 	const char *c = w->code;
 	size_t p = i, n = next_code(c, w->len, i + len);
-	ot_ix_call call = {0};
 	while (p > 0 && (c[p - 1] == ' ' || c[p - 1] == '\t' || c[p - 1] == '\n' || c[p - 1] == '\r'))
 		p--;
 	if (p == 0 || !(ot_is_ident_char(c[p - 1]) || c[p - 1] == ')' || c[p - 1] == ']') || n >= w->len ||
 	    !(ot_is_ident_char(c[n]) || c[n] == '(' || c[n] == '-' || c[n] == '*' || c[n] == '!'))
 		return;
-	call.name = name;
-	call.qual = "";
-	call.line = line_of(w, i);
-	call.off = (uint32_t)i;
-	call.pp = w->arm;
-	call.guard = cur_guard(w);
-	call.kind = OT_CALL_OPERATOR;
-	ot_vec_push(&w->calls, call);
+	push_operator(w, i, name);
 }
 
 /* Is the '-' at offset `i` a unary minus of a name or a parenthesis: no
@@ -1960,15 +1958,7 @@ static size_t body_operator(struct walker *w, size_t i)
 	if ((ch == '-' && nx == '>') || (nx == ch && ch != '*' && ch != '/'))
 		return i + 1; /* ->, ++, -- */
 	if (ch == '-' && !compound && unary_minus_at(w, i)) {
-		ot_ix_call call = {0};
-		call.name = "neg";
-		call.qual = "";
-		call.line = line_of(w, i);
-		call.off = (uint32_t)i;
-		call.pp = w->arm;
-		call.guard = cur_guard(w);
-		call.kind = OT_CALL_OPERATOR;
-		ot_vec_push(&w->calls, call);
+		push_operator(w, i, "neg");
 		return i;
 	}
 	record_operator(w, i, compound ? 2 : 1, compound ? inplace[which] : plain[which]);
