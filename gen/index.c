@@ -21,13 +21,14 @@ struct ot_index {
 	ot_arena **arenas;       /* one per worker thread */
 	int narenas;
 	ot_arena *arena;         /* merge-time data */
-	ot_map *cdefs, *stubs, *decls, *classes, *pydefs, *decomps, *docs;
+	ot_map *cdefs, *stubs, *decls, *classes, *pydefs, *decomps, *core_decomps, *docs;
 	ot_map *macros; /* name -> first ot_ix_macro */
 	const char **pynames;
 	size_t npynames;
 	ot_map *call_names; /* every name called in a C++ body (value unused) */
 	ot_map *defines;    /* names of the object-like #defines of the C files */
 	ot_index_stats stats;
+	bool has_core_decomps; /* a core ATen decomposition table was read */
 };
 
 /* ---- which files matter ---------------------------------------------------- */
@@ -576,6 +577,13 @@ static void merge(ot_index *ix)
 			const char *key = base_op(ix->arena, d->op);
 			LINK(ix->decomps, t_d, key, d, ot_ix_decomp);
 		}
+		for (size_t k = 0; k < r->core_decomps.len; k++) {
+			ot_ix_decomp *d = &r->core_decomps.items[k];
+			const char *key = base_op(ix->arena, d->op);
+			if (!ot_map_get(ix->core_decomps, key))
+				ot_map_put(ix->core_decomps, key, d);
+			ix->has_core_decomps = true;
+		}
 		for (size_t k = 0; k < r->docs.len; k++)
 			LINK(ix->docs, t_doc, r->docs.items[k].name, &r->docs.items[k], ot_ix_doc);
 		for (size_t k = 0; k < r->defines.len; k++)
@@ -622,6 +630,7 @@ int ot_index_build(ot_index **out, ot_source *src, int threads)
 	ix->classes = ot_map_new();
 	ix->pydefs = ot_map_new();
 	ix->decomps = ot_map_new();
+	ix->core_decomps = ot_map_new();
 	ix->docs = ot_map_new();
 	ix->macros = ot_map_new();
 	ix->call_names = ot_map_new();
@@ -706,6 +715,7 @@ void ot_index_free(ot_index *ix)
 	ot_map_free(ix->classes);
 	ot_map_free(ix->pydefs);
 	ot_map_free(ix->decomps);
+	ot_map_free(ix->core_decomps);
 	ot_map_free(ix->docs);
 	ot_map_free(ix->macros);
 	ot_map_free(ix->call_names);
@@ -790,6 +800,16 @@ const ot_ix_pydef *ot_index_pydefs(const ot_index *ix, const char *name)
 const ot_ix_decomp *ot_index_decomps(const ot_index *ix, const char *base)
 {
 	return ot_map_get(ix->decomps, base);
+}
+
+const ot_ix_decomp *ot_index_core_decomp(const ot_index *ix, const char *base)
+{
+	return ot_map_get(ix->core_decomps, base);
+}
+
+bool ot_index_has_core_decomps(const ot_index *ix)
+{
+	return ix->has_core_decomps;
 }
 
 const ot_ix_doc *ot_index_docs(const ot_index *ix, const char *name)

@@ -92,6 +92,11 @@ const ot_ix_decl *ot_index_decls(const ot_index *ix, const char *name);
 bool ot_index_is_class(const ot_index *ix, const char *name);
 const ot_ix_pydef *ot_index_pydefs(const ot_index *ix, const char *name);
 const ot_ix_decomp *ot_index_decomps(const ot_index *ix, const char *base_op);
+/** The core ATen decomposition table's entry for `base_op` (torch.export's
+ * default decompositions), or NULL. */
+const ot_ix_decomp *ot_index_core_decomp(const ot_index *ix, const char *base_op);
+/** Does the release have a core ATen decomposition table (2.x; 1.13 none)? */
+bool ot_index_has_core_decomps(const ot_index *ix);
 const ot_ix_doc *ot_index_docs(const ot_index *ix, const char *name);
 
 /** Does some indexed C/C++ file `#define` the object-like macro `name`? (A

@@ -251,6 +251,40 @@ struct open_block {
 	uint32_t indent;
 };
 
+/* The core ATen decomposition table (torch/_decomp/__init__.py, 2.x): the
+ * aten.x of the list its builder hands to get_decompositions, into
+ * out->core_decomps. 2.6 builds it in _core_aten_decompositions_post_autograd,
+ * 2.0 in core_aten_decompositions; 1.13 has none. */
+static void core_table(ot_scan_result *out, ot_arena *arena, const struct pyfile *f, const char *code,
+		       size_t len, uint32_t file, pcre2_match_data *md)
+{
+	static const char *const builders[] = {"def _core_aten_decompositions_post_autograd(",
+					       "def core_aten_decompositions("};
+	const char *def = NULL, *end, *list, *close;
+	for (size_t i = 0; i < OT_ARRAY_LEN(builders) && !def; i++) {
+		def = memmem(code, len, builders[i], strlen(builders[i]));
+		/* the builder that hands a list to get_decompositions */
+		end = def ? memmem(def + 4, len - (size_t)(def + 4 - code), "\ndef ", 5) : NULL;
+		end = end ? end : code + len;
+		list = def ? memmem(def, (size_t)(end - def), "get_decompositions(", 19) : NULL;
+		if (!list)
+			def = NULL;
+	}
+	if (!def || !(list = memchr(list, '[', (size_t)(end - list))))
+		return;
+	close = memchr(list, ']', (size_t)(end - list));
+	for (size_t a = (size_t)(list - code), e = close ? (size_t)(close - code) : (size_t)(end - code);
+	     a < e && ot_scan_match(res[RE_ATEN], code, e, a, md) > 0;) {
+		PCRE2_SIZE *av = pcre2_get_ovector_pointer(md);
+		ot_ix_decomp dc = {0};
+		dc.op = ot_arena_strndup(arena, code + av[2], av[3] - av[2]);
+		dc.file = file;
+		dc.line = line_of(f, av[2]);
+		ot_vec_push(&out->core_decomps, dc);
+		a = av[1];
+	}
+}
+
 void ot_scan_python(ot_scan_result *out, ot_arena *arena, const char *code, const char *text,
 		    size_t len, uint32_t file, const char *path)
 {
@@ -455,7 +489,12 @@ void ot_scan_python(ot_scan_result *out, ot_arena *arena, const char *code, cons
 		}
 	}
 
-	/* 6. docstring anchors */
+	/* 6. the core ATen decomposition table: the aten.x of the list handed
+	 * to get_decompositions in the function that builds it (2.x) */
+	if (path && ot_ends_with(path, "torch/_decomp/__init__.py"))
+		core_table(out, arena, &f, code, len, file, md);
+
+	/* 7. docstring anchors */
 	if (path && (ot_ends_with(path, "/_torch_docs.py") || ot_ends_with(path, "/_tensor_docs.py"))) {
 		bool method = ot_ends_with(path, "/_tensor_docs.py");
 		int which = method ? RE_DOCALL : RE_DOC;
@@ -501,5 +540,6 @@ void ot_scan_result_free(ot_scan_result *r)
 	ot_vec_free(&r->decls);
 	ot_vec_free(&r->pydefs);
 	ot_vec_free(&r->decomps);
+	ot_vec_free(&r->core_decomps);
 	ot_vec_free(&r->docs);
 }

@@ -362,6 +362,8 @@ typedef struct {
 	OT_VEC(ot_ix_decl) decls;   /**< C: data members and type aliases */
 	OT_VEC(ot_ix_pydef) pydefs;
 	OT_VEC(ot_ix_decomp) decomps;
+	OT_VEC(ot_ix_decomp) core_decomps; /**< Python: the ops the core ATen
+				decomposition table lists (torch/_decomp/__init__.py) */
 	OT_VEC(ot_ix_doc) docs;
 	OT_VEC(const char *) defines; /**< C: names of object-like #defines */
 	size_t ncalls;

@@ -280,8 +280,6 @@ const char *ot_status_name(ot_status s);
  * receiver's type, or the overload, is not known): no claim of a call. */
 #define OT_WHY_BY_NAME "matched by name only"
 
-/** The condition of a decomposition: never eager mode. */
-#define OT_WHEN_GRAPH_CAPTURE "decomposed by a graph capture (torch.export, torch.compile)"
 
 typedef struct {
 	ot_arena *arena;

@@ -621,6 +621,31 @@ void tb_backward(struct tb_ctx *c, uint32_t entry, const ot_reg_func *f, const o
 	c->in_backward = was;
 }
 
+/* When a graph capture runs the decomposition of aten.`op` (as written
+ * after "aten."): the core ATen table lists it, or only a table of the
+ * capture's own could; 1.13 has no core table. Whether torch.compile's
+ * backend (Inductor) decomposes it or lowers the op itself is its own
+ * table's choice, not read here. */
+static const char *decomposition_when(struct tb_ctx *c, const char *op)
+{
+	char base[128];
+	const ot_ix_decomp *core;
+	snprintf(base, sizeof(base), "%.*s", (int)strcspn(op, "."), op);
+	if (!ot_index_has_core_decomps(c->ix))
+		return ot_arena_printf(c->a, "a graph capture (make_fx, AOT autograd) whose decomposition table lists aten.%s",
+				       base);
+	core = ot_index_core_decomp(c->ix, base);
+	if (!core)
+		return ot_arena_printf(c->a,
+				       "a graph capture whose own decomposition table lists aten.%s (the core ATen "
+				       "table, torch.export's default, does not)",
+				       base);
+	return ot_arena_printf(c->a,
+			       "a graph capture decomposing with the core ATen table (torch.export's default), "
+			       "which lists aten.%s (%s:%u)",
+			       base, ot_index_file(c->ix, core->file)->path, core->line);
+}
+
 void tb_decompositions(struct tb_ctx *c, uint32_t entry, const char *base, const char *op, int depth)
 {
 	for (const ot_ix_decomp *d = ot_index_decomps(c->ix, base); d; d = d->next) {
@@ -639,12 +664,11 @@ void tb_decompositions(struct tb_ctx *c, uint32_t entry, const char *base, const
 		n.depth = (uint8_t)(depth > 255 ? 255 : depth);
 		id = tb_node(c, &n, d->file, d, NULL, NULL);
 		if (id >= 0) {
-			/* what a graph capture may run, never eager mode; whether
-			 * torch.compile's backend (Inductor) takes it or lowers the
-			 * op itself is its own table's choice, not read here */
+			/* what a graph capture may run, never eager mode */
+			const char *when = decomposition_when(c, d->op);
 			ot_edge e = tb_always(OT_EDGE_DECOMPOSES, entry, (uint32_t)id);
-			tb_never(&e, OT_DEV_CPU, OT_WHEN_SELECT, OT_WHEN_GRAPH_CAPTURE);
-			tb_never(&e, OT_DEV_CUDA, OT_WHEN_SELECT, OT_WHEN_GRAPH_CAPTURE);
+			tb_never(&e, OT_DEV_CPU, OT_WHEN_SELECT, when);
+			tb_never(&e, OT_DEV_CUDA, OT_WHEN_SELECT, when);
 			tb_edge(c, &e);
 		}
 	}

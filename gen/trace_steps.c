@@ -82,6 +82,16 @@ static ot_layer site_layer(const ot_trace *tr, const ot_edge *e)
 	}
 }
 
+/* The condition of a decomposition node's own edge (the graph capture
+ * that runs it), or `when` without one. */
+static const char *decomposition_when(const ot_trace *tr, uint32_t node, const char *when)
+{
+	for (size_t i = 0; i < tr->edges.len; i++)
+		if (tr->edges.items[i].kind == OT_EDGE_DECOMPOSES && tr->edges.items[i].to == node)
+			return tr->edges.items[i].when;
+	return when;
+}
+
 /* The step of `node`, reached under `when`. */
 static void node_step(struct view *v, uint32_t node, int parent, const char *when, const char *note)
 {
@@ -106,7 +116,7 @@ static void node_step(struct view *v, uint32_t node, int parent, const char *whe
 	 * walk reached it first */
 	if (n->kind == OT_NODE_DECOMP && n->symbol && ot_starts_with(n->symbol, "aten.") &&
 	    !strchr(n->symbol + 5, '.'))
-		s.when = OT_WHEN_GRAPH_CAPTURE;
+		s.when = decomposition_when(v->tr, node, when);
 	s.body = n->body;
 	s.fails = n->fails;
 	s.predicate = n->predicate;
