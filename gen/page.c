@@ -1371,7 +1371,7 @@ static ot_value *backward_data(const ot_pages *p, const ot_trace *tr, const ot_p
 				    (r->layer == OT_LAYER_YAML && up && up->layer == OT_LAYER_YAML))
 					continue;
 				set = r->main == (OT_MAIN_CPU | OT_MAIN_CUDA) ? 0 : r->main & OT_MAIN_CPU ? 1 : 2;
-				step_lines_add(p, a, &run_lines[set], NULL,
+				step_lines_add(p, a, &run_lines[set], r->when,
 					       ot_arena_printf(a, "%s · %s", device_label(r->main), short_names[r->layer]), r);
 			}
 			for (int set = 0; set < 3; set++) {
