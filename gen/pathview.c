@@ -3,6 +3,7 @@
  * or another path, and for another path the condition it runs under.
  */
 #include "pathview.h"
+#include <ctype.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,33 @@ static bool dense_backend(const char *b)
 	       !strcmp(b, "Autograd") || !strcmp(b, "Default");
 }
 
+/* Does condition `w` read a build flag: a preprocessor line, defined(X),
+ * a ..._ENABLED or ..._VERSION macro, or a function-like macro written in
+ * capitals (AT_USE_JITERATOR(), AT_CUDNN_ENABLED())? */
+static bool reads_build_flag(const char *w)
+{
+	if (!w)
+		return false;
+	if (w[0] == '#' || strstr(w, "defined(") || strstr(w, "_ENABLED") || strstr(w, "_VERSION") ||
+	    strstr(w, "build"))
+		return true;
+	for (const char *p = w; *p; p++) {
+		const char *e = p;
+		bool lower = false;
+		if (p > w && (ot_is_ident_char(p[-1])))
+			continue;
+		while (ot_is_ident_char(*e)) {
+			lower = lower || islower((unsigned char)*e);
+			e++;
+		}
+		if (e - p > 3 && !lower && isupper((unsigned char)*p) && e[0] == '(' && e[1] == ')')
+			return true;
+		if (e > p)
+			p = e - 1;
+	}
+	return false;
+}
+
 /* The group a step names by itself: its backend, file or condition. */
 static int own_group(const ot_step *s)
 {
@@ -74,7 +102,7 @@ static int own_group(const ot_step *s)
 		return OT_OTHER_ROCM;
 	if (!dense_backend(b))
 		return OT_OTHER_BACKEND;
-	if (w && (w[0] == '#' || strstr(w, "defined(") || strstr(w, "_ENABLED") || strstr(w, "build")))
+	if (reads_build_flag(w))
 		return OT_OTHER_BUILD;
 	if (w && ot_starts_with(w, "called as"))
 		return OT_OTHER_OVERLOAD;
