@@ -2710,16 +2710,33 @@ static void body_calls(ot_arena *arena, const struct mdef *m, size_t close, ot_i
 	ot_vec_free(&names);
 }
 
-/* The items of a macro body (ot_ix_mitem), walked at its top level. */
+/* Does the '{' at token k open a namespace (`namespace x {`, `inline
+ * namespace CPU_CAPABILITY {`, `namespace {`)? */
+static bool mtok_opens_namespace(const struct mdef *m, size_t k)
+{
+	return (k >= 1 && mtok_is(m, k - 1, "namespace")) ||
+	       (k >= 2 && m->toks[k - 1].kind == 'i' && mtok_is(m, k - 2, "namespace"));
+}
+
+/* The items of a macro body (ot_ix_mitem), walked at its top level; a
+ * namespace's block is the top level too. */
 static void macro_items(mitem_vec *items, ot_arena *arena, const struct mdef *m)
 {
-	int depth = 0;
+	int depth = 0, namespaces = 0;
 	for (size_t k = 0; k < m->n; k++) {
 		const struct mtok *tk = &m->toks[k];
 		size_t g, open;
 		bool uses = false, pasted = false;
+		if (mtok_punct(m, k, '{') && depth == 0 && mtok_opens_namespace(m, k)) {
+			namespaces++;
+			continue;
+		}
 		if (mtok_punct(m, k, '(') || mtok_punct(m, k, '[') || mtok_punct(m, k, '{')) {
 			depth++;
+			continue;
+		}
+		if (mtok_punct(m, k, '}') && depth == 0 && namespaces > 0) {
+			namespaces--;
 			continue;
 		}
 		if (mtok_punct(m, k, ')') || mtok_punct(m, k, ']') || mtok_punct(m, k, '}')) {

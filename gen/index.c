@@ -474,10 +474,24 @@ static void expand(struct expand *e, const ot_ix_macro *m, const char *const *ar
 	}
 }
 
+/* Does invocation `it` hand the macro's parameters on in its first
+ * argument (a stub's name pasted from them: op##_stub)? */
+static bool pastes_argument(const ot_ix_mitem *it)
+{
+	if (!it->nargs)
+		return false;
+	for (uint16_t k = 0; k < it->args[0].nparts; k++)
+		if (!it->args[0].parts[k].text)
+			return true;
+	return false;
+}
+
 /* Can an invocation of `name` define anything? When one of its definitions
- * defines a function, invokes its parameter (an X-macro list), or invokes a
- * macro that can. REGISTER_DISPATCH(...) -> REGISTER_ARCH_DISPATCH(...)
- * cannot: its invocations, by the hundred, are not expanded. */
+ * defines a function, invokes its parameter (an X-macro list), invokes a
+ * macro that can, or writes a DispatchStub site with a pasted name
+ * (IMPLEMENT_FLOAT_KERNEL_WITH_AVX512(op): ALSO_REGISTER_AVX512_DISPATCH(
+ * op##_stub, ...)). The stub macros themselves cannot: REGISTER_DISPATCH's
+ * invocations, by the hundred, are read where they are written. */
 static void mark_productive(ot_map *productive, const ot_map *macros)
 {
 	bool changed = true;
@@ -486,14 +500,15 @@ static void mark_productive(ot_map *productive, const ot_map *macros)
 		for (size_t i = 0; i < ot_map_len(macros); i++) {
 			const char *name = ot_map_key_at(macros, i);
 			bool yes = false;
-			if (ot_map_get(productive, name))
+			if (ot_map_get(productive, name) || stub_macro_kind(name) >= 0)
 				continue;
 			for (const ot_ix_macro *m = ot_map_value_at(macros, i); m && !yes; m = m->next)
 				for (uint32_t k = 0; k < m->nitems && !yes; k++) {
 					const ot_ix_mitem *it = &m->items[k];
 					const ot_ix_part *callee = it->name.nparts == 1 ? &it->name.parts[0] : NULL;
 					yes = it->kind != OT_MITEM_INVOKE ||
-					      (callee && (!callee->text || ot_map_get(productive, callee->text)));
+					      (callee && (!callee->text || ot_map_get(productive, callee->text) ||
+							  (stub_macro_kind(callee->text) >= 0 && pastes_argument(it))));
 				}
 			if (yes) {
 				ot_map_put(productive, name, (void *)1);

@@ -505,7 +505,11 @@ static const char PASTE_H[] =
 	"  }                                               \\\n"
 	"  Tensor& op##_kernel_slow_(Tensor& self) { return self.op##_(); }\n"
 	"#define LIST(_) _(sin) _(cos)\n"
-	"#define TWICE(a, b) DEFINE_UNARY(a) DEFINE_UNARY(b)\n";
+	"#define TWICE(a, b) DEFINE_UNARY(a) DEFINE_UNARY(b)\n"
+	"#define IMPL_KERNEL(op) inline namespace CPU_CAPABILITY { \\\n"
+	"  static void op##_kernel(TensorIteratorBase& iter) { loop(iter); } }\n"
+	"#define IMPL_KERNEL_REG(op) IMPL_KERNEL(op) \\\n"
+	"  ALSO_REGISTER_AVX512_DISPATCH(op##_stub, &CPU_CAPABILITY::op##_kernel)\n";
 
 static const char USES_CPP[] =
 	"#include <ATen/native/Paste.h>\n"            /* 1 */
@@ -522,6 +526,7 @@ static const char USES_CPP[] =
 	"DEFINE_UNARY(one, two)\n"                    /* 12: wrong count */
 	"DEFINE_UNARY(\n"                             /* 13 */
 	"    abs)\n"                                  /* 14 */
+	"IMPL_KERNEL_REG(erf)\n"                      /* 15 */
 	"} // namespace native\n"
 	"} // namespace at\n";
 
@@ -643,8 +648,21 @@ START_TEST(index_expands_invocations)
 
 	/* a file that does not include the header does not see its macro */
 	ck_assert_ptr_null(ot_index_cdefs(ix, "sqrt_kernel_slow"));
-	/* tan, exp, log, sin, cos, abs: two each; foo_bar, bar_foo */
-	ck_assert_uint_eq(ot_index_get_stats(ix)->generated, 14);
+	/* a definition in a namespace block of the macro, and the stub
+	 * registration a macro it invokes writes with a pasted name */
+	d = generated(ix, "erf_kernel");
+	ck_assert_ptr_nonnull(d);
+	ck_assert_uint_eq(d->line, 15);
+	{
+		const ot_ix_stub *st = ot_index_stubs(ix, "erf_stub");
+		ck_assert_ptr_nonnull(st);
+		ck_assert_int_eq(st->kind, OT_STUB_REGISTER);
+		ck_assert_str_eq(st->kernel, "erf_kernel");
+		ck_assert_uint_eq(st->line, 15);
+	}
+
+	/* tan, exp, log, sin, cos, abs: two each; foo_bar, bar_foo, erf */
+	ck_assert_uint_eq(ot_index_get_stats(ix)->generated, 15);
 	ot_index_free(ix);
 }
 END_TEST
