@@ -381,7 +381,8 @@ static void read_params(struct reader *r, const ot_ix_pydef *def)
 					if (eq)
 						p.def = quote(r, eq + 1, i);
 					p.kw_only = kw_only;
-					if (c[a] == '*')
+					p.star = c[a] == '*';
+					if (p.star)
 						kw_only = true; /* after *args */
 					ot_vec_push(&r->out->params, p);
 				}
@@ -534,13 +535,53 @@ static size_t locate_operator(struct reader *r, ot_pycall *pc, size_t k, size_t 
 {
 	size_t seen = 0;
 	for (size_t i = s; i < e; i++) {
-		if (r->c[i] != pc->ref->path[0] || !ot_scan_py_binary_operator(r->c, r->f->len, i))
+		bool unary;
+		if (r->c[i] != pc->ref->path[0])
+			continue;
+		unary = r->c[i] == '-' && ot_scan_py_unary_minus(r->c, r->f->len, i);
+		if (!unary && !ot_scan_py_binary_operator(r->c, r->f->len, i))
 			continue;
 		if (seen++ < k)
 			continue;
+		if (unary) {
+			/* -x: no receiver, the operand as the argument */
+			pc->receiver = NULL;
+			pc->pos[0] = operand_after(r, i + 1);
+			pc->npos = pc->pos[0] ? 1 : -1;
+			if (pc->pos[0])
+				pc->text = ot_arena_printf(r->a, "-%s", pc->pos[0]);
+			return i;
+		}
 		pc->receiver = receiver_text(r, i);
 		pc->pos[0] = operand_after(r, i + 1);
 		pc->npos = pc->pos[0] ? 1 : -1;
+		if (pc->receiver && pc->pos[0])
+			pc->text = ot_arena_printf(r->a, "%s %s %s", pc->receiver, pc->ref->path, pc->pos[0]);
+		return i;
+	}
+	pc->npos = -1;
+	return SIZE_MAX;
+}
+
+/* The k-th subscript of the line [s, e): what it indexes as the receiver,
+ * the index as written (`0`, `1:`, `:, 0`) as the one argument. */
+static size_t locate_subscript(struct reader *r, ot_pycall *pc, size_t k, size_t s, size_t e)
+{
+	size_t seen = 0;
+	for (size_t i = s; i < e; i++) {
+		size_t close = i + 1;
+		int depth = 1;
+		if (r->c[i] != '[' || !ot_scan_py_subscript(r->c, i))
+			continue;
+		if (seen++ < k)
+			continue;
+		for (; close < r->f->len && depth; close++)
+			depth += r->c[close] == '[' || r->c[close] == '(' ? 1 : r->c[close] == ']' || r->c[close] == ')' ? -1 : 0;
+		pc->receiver = receiver_text(r, i);
+		pc->pos[0] = depth ? NULL : quote(r, i + 1, close - 1);
+		pc->npos = pc->pos[0] ? 1 : -1;
+		if (pc->receiver && pc->pos[0])
+			pc->text = ot_arena_printf(r->a, "%s[%s]", pc->receiver, pc->pos[0]);
 		return i;
 	}
 	pc->npos = -1;
@@ -557,6 +598,8 @@ static size_t locate_call(struct reader *r, ot_pycall *pc, size_t k)
 	size_t limit = s + 4096 < e ? s + 4096 : e;
 	if (path[0] && strchr("+-*/@", path[0]) && !path[1])
 		return locate_operator(r, pc, k, s, line_end(r->f, pc->ref->line));
+	if (!strcmp(path, "["))
+		return locate_subscript(r, pc, k, s, line_end(r->f, pc->ref->line));
 	for (size_t i = s; i < limit; i++) {
 		size_t j = i, p = 0;
 		if (i > 0 && (is_name_char(c[i - 1]) || c[i - 1] == '.'))

@@ -33,6 +33,8 @@ typedef struct {
 				     a binding the function is (conv2d =
 				     _add_docstr(torch.conv2d, ...)), which
 				     passes the required arguments only */
+	const char *text;       /**< an operator or a subscript as written
+				     (`q * k`, `proj[0]`), else NULL */
 	const char *receiver;   /**< a method called on what a call or an index
 				     gave (ref path ".g" of `x.f(a).g(b)`): that
 				     expression's text ("x.f(a)"), else NULL */
@@ -50,6 +52,7 @@ typedef struct {
 	const char *annotation; /**< or NULL */
 	const char *def;        /**< default as written, or NULL */
 	bool kw_only;
+	bool star;              /**< *args: a tuple of what the call passes */
 } ot_pyparam;
 
 typedef struct {

@@ -6,6 +6,7 @@
  * over the logical lines of the code view.
  */
 #include <pthread.h>
+#include <ctype.h>
 #include <string.h>
 
 #include "buf.h"
@@ -92,6 +93,38 @@ bool ot_scan_py_binary_operator(const char *c, size_t len, size_t i)
 	       (ot_is_ident_char(c[n]) || c[n] == '(' || c[n] == '[');
 }
 
+bool ot_scan_py_unary_minus(const char *c, size_t len, size_t i)
+{
+	size_t p = i, n = i + 1, w;
+	if (c[i] != '-' || (n < len && (c[n] == '=' || c[n] == '-' || c[n] == '>')))
+		return false;
+	while (n < len && (c[n] == ' ' || c[n] == '\t'))
+		n++;
+	if (n >= len || !(isalpha((unsigned char)c[n]) || c[n] == '_' || c[n] == '('))
+		return false; /* -1, -x.y is a name: only names and brackets */
+	while (p > 0 && (c[p - 1] == ' ' || c[p - 1] == '\t'))
+		p--;
+	if (p == 0 || strchr("(,=[:", c[p - 1]))
+		return true;
+	for (w = p; w > 0 && ot_is_ident_char(c[w - 1]); w--)
+		;
+	return w < p && is_keyword(c + w, p - w); /* return -x */
+}
+
+bool ot_scan_py_subscript(const char *c, size_t i)
+{
+	size_t p = i, w;
+	if (c[i] != '[')
+		return false;
+	while (p > 0 && (c[p - 1] == ' ' || c[p - 1] == '\t'))
+		p--;
+	if (p == 0 || !(ot_is_ident_char(c[p - 1]) || c[p - 1] == ')' || c[p - 1] == ']'))
+		return false; /* a list: [a, b], f([x]) */
+	for (w = p; w > 0 && ot_is_ident_char(c[w - 1]); w--)
+		;
+	return w == p || !is_keyword(c + w, p - w); /* in [..], return [..]: lists */
+}
+
 /*
  * The next dotted name in the code view at or after *off — "a", "a.b.c",
  * "self . x" — that does not continue a word or another name, or a method
@@ -105,8 +138,10 @@ static bool next_name(const char *c, size_t len, size_t *off, size_t *s, size_t 
 	size_t i = *off;
 	for (; i < len; i++) {
 		char ch = c[i];
-		if (strchr("+-*/@", ch) && ch && ot_scan_py_binary_operator(c, len, i)) {
-			/* a * b: a call of the operator (pyflow.h reads the operands) */
+		if ((strchr("+-*/@", ch) && ch && ot_scan_py_binary_operator(c, len, i)) ||
+		    (ch == '-' && ot_scan_py_unary_minus(c, len, i)) || (ch == '[' && ot_scan_py_subscript(c, i))) {
+			/* a * b, a[i]: a call of the operator (pyflow.h reads the
+			 * operands) */
 			*s = i;
 			*e = i + 1;
 			*call = true;

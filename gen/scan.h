@@ -32,6 +32,21 @@ void ot_scan_python(ot_scan_result *out, ot_arena *arena, const char *code, cons
  */
 bool ot_scan_py_binary_operator(const char *code, size_t len, size_t i);
 
+/**
+ * Is offset `i` of a Python code view a unary minus of a name or a bracket
+ * (`(-input)`, `return -x`, `= -y`)? Recorded as a call ref "-" like the
+ * binary one; pyflow.h tells them apart by the same rules.
+ */
+bool ot_scan_py_unary_minus(const char *code, size_t len, size_t i);
+
+/**
+ * Is offset `i` of a Python code view a subscript's '[' (x[0], f(a)[1:],
+ * y[i][j]): an operand before it, not a list display ([a, b], `in [...]`)?
+ * The scanner records each as a call ref named "["; pyflow.h finds them
+ * again by the same rule.
+ */
+bool ot_scan_py_subscript(const char *code, size_t i);
+
 /** Release the vectors of a scan result (not the arena data). */
 void ot_scan_result_free(ot_scan_result *r);
 

@@ -555,6 +555,8 @@ static enum pyty name_type(struct pyvisit *v, const char *name, uint32_t line, i
 		const ot_pyparam *p = ot_pyflow_param(&v->flow, name);
 		if (!p || !strcmp(name, "self"))
 			return PT_UNKNOWN;
+		if (p->star)
+			return PT_OTHER; /* *tensors: a tuple */
 		if (p->annotation) {
 			bool tensor = strstr(p->annotation, "Tensor") && !strstr(p->annotation, "List") &&
 				      !strstr(p->annotation, "Tuple") && !strstr(p->annotation, "Sequence") &&
@@ -731,7 +733,7 @@ static void set_site(ot_edge *e, struct pyvisit *v, const ot_pycall *call)
 {
 	e->site_file = fpath(v->c, v->def->file);
 	e->site_line = call->ref->line;
-	e->site_symbol = call->ref->path;
+	e->site_symbol = call->text ? call->text : call->ref->path; /* q * k, proj[0] */
 	e->site_step = true;
 }
 
@@ -985,6 +987,15 @@ static bool py_operator(struct pyvisit *v, const ot_pycall *call)
 	uint32_t line = call->ref->line;
 	enum pyty lt = operand_type(v, call->receiver, line);
 	enum pyty rt = operand_type(v, call->npos == 1 ? call->pos[0] : NULL, line);
+	if (!call->receiver && call->ref->path[0] == '-') {
+		/* -x of a Tensor: Tensor.__neg__ is neg */
+		ot_pycall as_method = *call;
+		if (rt != PT_TENSOR)
+			return false;
+		as_method.receiver = call->pos[0];
+		as_method.npos = 0;
+		return reach_op(v, &as_method, "neg", "Tensor unary minus: Tensor.neg", true, true, NULL, -1);
+	}
 	for (size_t i = 0; i < OT_ARRAY_LEN(ops); i++) {
 		ot_pycall as_method = *call;
 		if (ops[i].sym != call->ref->path[0])
@@ -1005,6 +1016,35 @@ static bool py_operator(struct pyvisit *v, const ot_pycall *call)
 	return false;
 }
 
+/* A subscript of a Tensor (a ref named "["): what Tensor.__getitem__ runs
+ * for it. An integer index selects along dim 0 (x[0] is select.int), one
+ * slice slices it (x[1:] is slice.Tensor); anything else (a Tensor index,
+ * several dims, None, ...) takes paths not read here. */
+static bool py_subscript(struct pyvisit *v, const ot_pycall *call)
+{
+	const char *ix = call->npos == 1 ? call->pos[0] : NULL;
+	ot_pycall as_method = *call;
+	bool number = ix && *ix;
+	if (!ix || operand_type(v, call->receiver, call->ref->line) != PT_TENSOR || strchr(ix, ','))
+		return false;
+	for (const char *p = ix + (*ix == '-'); number && *p; p++)
+		number = *p >= '0' && *p <= '9';
+	as_method.pos[0] = "0";
+	if (number) {
+		as_method.pos[1] = ix;
+		as_method.npos = 2;
+		return reach_op(v, &as_method, "select",
+				ot_arena_printf(v->c->a, "Tensor subscript [%s]: Tensor.select(0, %s)", ix, ix), true,
+				true, NULL, -1);
+	}
+	if (!strchr(ix, ':'))
+		return false;
+	as_method.npos = 1;
+	return reach_op(v, &as_method, "slice",
+			ot_arena_printf(v->c->a, "Tensor subscript [%s]: Tensor.slice along dim 0", ix), true, true,
+			NULL, -1);
+}
+
 /* One call of the body. Returns true when it leads to an aten op. */
 static bool py_call(struct pyvisit *v, const ot_pycall *call)
 {
@@ -1012,6 +1052,8 @@ static bool py_call(struct pyvisit *v, const ot_pycall *call)
 	const char *path = call->ref->path;
 	if (path[0] && strchr("+-*/@", path[0]) && !path[1])
 		return py_operator(v, call);
+	if (!strcmp(path, "["))
+		return py_subscript(v, call);
 	const char *dot = strrchr(path, '.');
 	const char *last = dot ? dot + 1 : path;
 	int ndots = 0;
