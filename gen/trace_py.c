@@ -481,8 +481,21 @@ static enum pyty value_type(struct pyvisit *v, const char *value, uint32_t line,
 	    ot_starts_with(value, "len(") || !strcmp(value, "None") || !strcmp(value, "True") ||
 	    !strcmp(value, "False"))
 		return PT_OTHER;
-	if (tensor_producer(value))
+	if (tensor_producer(value)) {
+		/* torch.x(...), _VF.x(...): what op x gives, when it is one
+		 * (_VF.lstm gives a tuple) */
+		const char *paren = strchr(value, '(');
+		if (paren) {
+			const char *name = paren;
+			enum pyty t;
+			while (name > value && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))
+				name--;
+			t = op_result_type(v->c->t->reg, ot_arena_strndup(v->c->a, name, (size_t)(paren - name)));
+			if (t != PT_UNKNOWN)
+				return t;
+		}
 		return PT_TENSOR;
+	}
 	n = strcspn(value, ".(");
 	if (n < sizeof(head) && value[n] == '(') {
 		/* f(...) of a function of the same file: what its annotation says */
