@@ -3417,9 +3417,8 @@ static void operator_kind(struct ck_ctx *x, ot_callkind *out, const ot_ix_call *
 		out->kind = OT_CK_OP;
 		out->op = ni->op;
 		out->text = memchr(code + c->off, '\n', re - c->off) ? "-" : span(x->a, code, c->off, re);
-		out->receiver_tensor = true;
-		out->args[0] = r;
-		out->nargs = 1;
+		out->receiver_tensor = true; /* the operand is self; neg takes nothing else */
+		out->nargs = 0;
 		out->overload = fit_overload(x, out->op, false, out->args, out->nargs, true);
 		return;
 	}

@@ -1128,9 +1128,16 @@ static bool body_keyword(struct walker *w, size_t s, size_t e, int paren)
 		const char *text;
 		if (!word_eq(c + s, n, "case") && !word_eq(c + s, n, "default"))
 			return false;
-		if (w->nscopes && w->scopes[w->nscopes - 1].kind == SC_CASE &&
-		    w->scopes[w->nscopes - 1].depth == w->depth)
+		/* the case before ends here, with what its returning if chains
+		 * left open (SC_AFTER) */
+		while (w->nscopes &&
+		       (w->scopes[w->nscopes - 1].kind == SC_CASE || w->scopes[w->nscopes - 1].kind == SC_AFTER) &&
+		       w->scopes[w->nscopes - 1].depth == w->depth) {
+			bool was_case = w->scopes[w->nscopes - 1].kind == SC_CASE;
 			w->nscopes--;
+			if (was_case)
+				break;
+		}
 		if (!w->nscopes || w->scopes[w->nscopes - 1].kind != SC_SWITCH ||
 		    w->scopes[w->nscopes - 1].depth + 1 != w->depth)
 			return true;

@@ -303,6 +303,41 @@ START_TEST(scanner_unary_minus_and_long_template_arguments)
 }
 END_TEST
 
+/* A case whose if/else chain returns in every arm ends at the next case
+ * label: each case has its own guard, and the default's TORCH_CHECK(false)
+ * raises in the default only. */
+START_TEST(scanner_case_after_returning_if_chain)
+{
+	static const char text[] =
+		"Tensor f(const Tensor& x, int64_t reduction) {\n  switch (reduction) {\n"
+		"    case Reduction::Mean:\n      if (x.numel() == 0) {\n        return a(x);\n      } else {\n"
+		"        return b(x);\n      }\n    case Reduction::Sum:\n      return c(x);\n"
+		"    default:\n      TORCH_CHECK(false, \"bad\");\n  }\n}\n";
+	ot_arena *a = ot_arena_new();
+	ot_scan_result r;
+	const ot_ix_cdef *d;
+	int cases = 0;
+	scan(&r, a, text);
+	ck_assert_uint_ge(r.cdefs.len, 1);
+	d = &r.cdefs.items[0];
+	for (uint16_t g = 0; g < d->nguards; g++) {
+		const ot_ix_guard *gd = &d->guards[g];
+		if (gd->kind != OT_GUARD_CASE)
+			continue;
+		cases++;
+		ck_assert_msg(gd->raises == !strcmp(gd->text, "default"), "%s: raises %d", gd->text, gd->raises);
+	}
+	ck_assert_int_eq(cases, 3);
+	for (uint32_t i = 0; i < d->ncalls; i++)
+		if (!strcmp(d->calls[i].name, "c")) {
+			const ot_ix_guard *g = &d->guards[d->calls[i].guard - 1];
+			ck_assert_str_eq(g->text, "case Reduction::Sum");
+		}
+	ot_scan_result_free(&r);
+	ot_arena_free(a);
+}
+END_TEST
+
 START_TEST(scanner_pasted_function_names)
 {
 	ot_arena *a = ot_arena_new();
@@ -1319,6 +1354,7 @@ int main(void)
 	tcase_add_test(scanner, scanner_else_if_condition_runs_after_earlier_arms);
 	tcase_add_test(scanner, scanner_check_condition_runs_message_validates);
 	tcase_add_test(scanner, scanner_unary_minus_and_long_template_arguments);
+	tcase_add_test(scanner, scanner_case_after_returning_if_chain);
 	tcase_add_test(scanner, scanner_literal_if_elif_else_chains);
 	tcase_add_test(scanner, scanner_macro_statement_before_namespace);
 	tcase_add_test(scanner, scanner_impl_func_and_nested_invocations);
