@@ -845,16 +845,24 @@ struct reg {
 
 typedef OT_VEC(struct reg) reg_vec;
 
+/* The registrations op's trace lists, into out, and into `stubs` the stubs
+ * it reaches itself (depth 0) whose registrations it lists: a stub the trace
+ * stopped at says nothing about its registrations. */
 static void registrations(ot_arena *a, const ot_tj_op *op, reg_vec *out, ot_map *stubs)
 {
+	ot_map *reached = ot_map_new();
 	for (size_t i = 0; i < op->nsteps; i++) {
 		const ot_step *s = &op->steps[i];
 		struct reg r = {s->symbol, NULL, NULL, s};
 		if (s->found && s->depth == 0 && s->layer == OT_LAYER_STUB)
-			ot_map_put(stubs, s->symbol, (void *)1);
+			ot_map_put(reached, s->symbol, (void *)1);
 		if (registration(a, s, &r.macro, &r.kernel))
 			ot_vec_push(out, r);
 	}
+	for (size_t i = 0; i < out->len; i++)
+		if (ot_map_get(reached, out->items[i].stub))
+			ot_map_put(stubs, out->items[i].stub, (void *)1);
+	ot_map_free(reached);
 }
 
 static const char *reg_text(ot_arena *a, const struct reg *r)
