@@ -2242,20 +2242,12 @@ static bool kernel_value_type(const char *t)
 
 /* Is `arg` an element of a list of integers, `shape[0]` with a local or
  * parameter `IntArrayRef shape` (an int: add(shape[0]) is add.Scalar)? */
+static const char *subscript_container(struct ck_ctx *x, const char *expr);
+
 static bool int_list_element(struct ck_ctx *x, const char *arg)
 {
-	const char *open = strchr(arg, '['), *init, *range, *type;
-	char name[96], t[128];
-	size_t n = open ? (size_t)(open - arg) : 0;
-	if (!n || n >= sizeof(name) || !ot_ends_with(arg, "]") || strchr(open + 1, '['))
-		return false;
-	memcpy(name, arg, n);
-	name[n] = '\0';
-	if (!ot_is_identifier(name))
-		return false;
-	type = local_type(x->ck, x->f->code, x->d, x->at, name, &init, &range);
-	if (!type)
-		type = param_type(x, name);
+	const char *type = subscript_container(x, arg);
+	char t[128];
 	if (!type)
 		return false;
 	normalize_type(t, sizeof(t), type);
@@ -2263,9 +2255,34 @@ static bool int_list_element(struct ck_ctx *x, const char *arg)
 	       strstr(t, "ArrayRef<int64_t>");
 }
 
+static enum cat type_cat(const char *type);
+
+/* The declared type of `name` in `name[...]` (one subscript), or NULL. */
+static const char *subscript_container(struct ck_ctx *x, const char *expr)
+{
+	const char *open = strchr(expr, '['), *init, *range, *type;
+	char name[96];
+	size_t n = open ? (size_t)(open - expr) : 0;
+	if (!n || n >= sizeof(name) || !ot_ends_with(expr, "]") || strchr(open + 1, '['))
+		return NULL;
+	memcpy(name, expr, n);
+	name[n] = '\0';
+	if (!ot_is_identifier(name))
+		return NULL;
+	type = local_type(x->ck, x->f->code, x->d, x->at, name, &init, &range);
+	return type ? type : param_type(x, name);
+}
+
+/* The element type of `name[...]` when name's declared type is a container
+ * (ArrayRef<Scalar>, std::vector<double>), else NULL. */
+static const char *subscript_element(struct ck_ctx *x, const char *expr)
+{
+	const char *type = subscript_container(x, expr);
+	return type ? element_type(x, type) : NULL;
+}
+
 static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 {
-	char t[128];
 	if (!*arg)
 		return C_UNKNOWN;
 	if (!strcmp(arg, "true") || !strcmp(arg, "false"))
@@ -2317,8 +2334,13 @@ static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 	case OT_TY_TENSOR_LIST:
 		return C_TLIST;
 	case OT_TY_UNKNOWN:
-	case OT_TY_AUTO:
-		return C_UNKNOWN;
+	case OT_TY_AUTO: {
+		/* const auto& ax_dx = spacing[i]: an element of its container
+		 * (ArrayRef<Scalar> spacing) */
+		const char *init, *range, *type = local_type(x->ck, x->f->code, x->d, x->at, arg, &init, &range);
+		const char *elem = type && strstr(type, "auto") && init ? subscript_element(x, init) : NULL;
+		return elem ? type_cat(elem) : C_UNKNOWN;
+	}
 	default:
 		break;
 	}
@@ -2334,31 +2356,37 @@ static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 			for (size_t i = 0; i < x->nparams; i++)
 				if (!strcmp(x->pnames[i], arg))
 					type = x->ptypes[i];
-		if (!type)
-			return C_UNKNOWN;
-		normalize_type(t, sizeof(t), type);
-		if (!strcmp(t, "int64_t") || !strcmp(t, "int") || !strcmp(t, "SymInt") ||
-		    !strcmp(t, "size_t"))
-			return C_INT;
-		if (!strcmp(t, "double") || !strcmp(t, "float") || kernel_value_type(t))
-			return C_FLOAT;
-		if (!strcmp(t, "Scalar"))
-			return C_SCALAR;
-		if (!strcmp(t, "bool"))
-			return C_BOOL;
-		if (strstr(t, "IntArrayRef") || strstr(t, "SymIntArrayRef") || strstr(t, "vector<int64_t>") ||
-		    strstr(t, "DimVector"))
-			return C_LIST;
-		if (strstr(t, "Dimname"))
-			return C_DIMNAME;
-		if (!strcmp(t, "ScalarType") || !strcmp(t, "optional<ScalarType>"))
-			return C_SCALARTYPE;
-		if (!strcmp(t, "TensorOptions"))
-			return C_OPTIONS;
-		if (!strcmp(t, "Device") || !strcmp(t, "optional<Device>"))
-			return C_DEVICE;
-		return C_OTHER;
+		return type ? type_cat(type) : C_UNKNOWN;
 	}
+}
+
+/* The category of a value of declared type `type`. */
+static enum cat type_cat(const char *type)
+{
+	char t[128];
+	normalize_type(t, sizeof(t), type);
+	if (!strcmp(t, "int64_t") || !strcmp(t, "int") || !strcmp(t, "SymInt") || !strcmp(t, "size_t"))
+		return C_INT;
+	if (!strcmp(t, "double") || !strcmp(t, "float") || kernel_value_type(t))
+		return C_FLOAT;
+	if (!strcmp(t, "Scalar"))
+		return C_SCALAR;
+	if (!strcmp(t, "bool"))
+		return C_BOOL;
+	if (strstr(t, "IntArrayRef") || strstr(t, "SymIntArrayRef") || strstr(t, "vector<int64_t>") ||
+	    strstr(t, "DimVector"))
+		return C_LIST;
+	if (strstr(t, "Dimname"))
+		return C_DIMNAME;
+	if (!strcmp(t, "ScalarType") || !strcmp(t, "optional<ScalarType>"))
+		return C_SCALARTYPE;
+	if (!strcmp(t, "TensorOptions"))
+		return C_OPTIONS;
+	if (!strcmp(t, "Device") || !strcmp(t, "optional<Device>"))
+		return C_DEVICE;
+	if (ot_callkind_type(t) == OT_TY_TENSOR)
+		return C_TENSOR;
+	return C_OTHER;
 }
 
 static enum cat arithmetic_cat(struct ck_ctx *x, const char *arg)
