@@ -487,6 +487,14 @@ static value selection_value(const char *s, size_t n, ot_device dev)
 	if (memmem(s, n, "miopen", 6) || memmem(s, n, "xnnpack", 7) || memmem(s, n, "mps", 3) ||
 	    memmem(s, n, "hipblas", 7))
 		return v_truth(OT_TRI_FALSE);
+	/* a reduced-precision path (use_mkldnn_bf16_matmul, ..._fp16_...):
+	 * not for float32; bf32 and tf32 only under a lowered
+	 * float32MatmulPrecision, a session setting; oneDNN's matmul is made
+	 * of those three (use_mkldnn_matmul) */
+	if (memmem(s, n, "bf16", 4) || memmem(s, n, "fp16", 4) || memmem(s, n, "bf32", 4) ||
+	    memmem(s, n, "tf32", 4) || memmem(s, n, "half", 4) ||
+	    (memmem(s, n, "mkldnn", 6) && memmem(s, n, "matmul", 6)))
+		return v_truth(OT_TRI_FALSE);
 	if (memmem(s, n, "cudnn", 5) || memmem(s, n, "cuda", 4) || memmem(s, n, "cublas", 6))
 		return dev == OT_DEV_CUDA ? v_select(OT_TRI_TRUE) : v_truth(OT_TRI_FALSE);
 	/* a release wheel has oneDNN, and picks it for float32 on the CPU */
