@@ -2256,6 +2256,7 @@ static bool int_list_element(struct ck_ctx *x, const char *arg)
 }
 
 static enum cat type_cat(const char *type);
+static bool constructed_type(char *out, size_t n, const char *arg);
 
 /* The declared type of `name` in `name[...]` (one subscript), or NULL. */
 static const char *subscript_container(struct ck_ctx *x, const char *expr)
@@ -2304,7 +2305,11 @@ static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 		return C_OPTIONS;
 	{
 		enum cat c = call_cat(arg);
+		char built[128];
 		if (c != C_UNKNOWN)
+			return c;
+		/* opmath_t{base}, std::vector<int64_t>{n}: a value of that type */
+		if (constructed_type(built, sizeof(built), arg) && (c = type_cat(built)) != C_OTHER)
 			return c;
 	}
 	if (strpbrk(arg, "+-*/") && !strchr(arg, '[') && !has_call(arg)) {
