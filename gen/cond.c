@@ -1493,6 +1493,38 @@ static bool foreign_backend(value v)
 	return false;
 }
 
+/* An enumerator (`EmbeddingBagMode::MEAN`, `MEAN`) with the value its
+ * enum's definition gives it, when the index has it; else v as it is. */
+static value enumerator_value(const struct ectx *c, value v)
+{
+	const char *name = v.sym, *colon;
+	size_t n = v.symn, en = 0;
+	const char *enum_name = NULL;
+	char key[128];
+	if (!v.has_sym || !c->cenv || !c->cenv->ix || n >= sizeof(key))
+		return v;
+	memcpy(key, v.sym, n);
+	key[n] = '\0';
+	name = key;
+	if ((colon = strrchr(key, ':')) && colon > key && colon[-1] == ':') {
+		name = colon + 1;
+		/* the enum: the component before the name */
+		const char *e = colon - 1, *b = e;
+		while (b > key && b[-1] != ':')
+			b--;
+		enum_name = b;
+		en = (size_t)(e - b);
+	}
+	for (const ot_ix_decl *d = ot_index_decls(c->cenv->ix, name); d; d = d->next)
+		if (d->kind == OT_DECL_ENUMERATOR && d->cls &&
+		    (!enum_name || (strlen(d->cls) == en && !strncmp(d->cls, enum_name, en)))) {
+			v.has_num = true;
+			v.num = strtod(d->type, NULL);
+			return v;
+		}
+	return v;
+}
+
 static value compare(const struct tok *op, value l, value r)
 {
 	bool eq = op_is(op, "==") || name_is(op, "is"), ne = op_is(op, "!=");
@@ -1682,6 +1714,11 @@ static value binary_expr(struct ectx *c, struct toks *tk, int min)
 		} else if (p >= 5) {
 			l = arithmetic(op, l, r);
 		} else {
+			/* mode == EmbeddingBagMode::MEAN with mode 0: the enumerator's value */
+			if (l.has_num && !r.has_num)
+				r = enumerator_value(c, r);
+			else if (r.has_num && !l.has_num)
+				l = enumerator_value(c, l);
 			l = compare(op, l, r);
 			if (not_after)
 				l.truth = tri_not(l.truth);

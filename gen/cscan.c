@@ -2090,6 +2090,64 @@ static void record_decl(struct walker *w, size_t s, size_t e)
 		ot_vec_push(&w->out->decls, d);
 }
 
+/* An enum defined at namespace or class scope, its '{' at `brace`: each
+ * enumerator whose value is known (written as an integer, or one past the
+ * one before), as an OT_DECL_ENUMERATOR of the enum's name. */
+static void record_enum(struct walker *w, size_t head_start, size_t brace)
+{
+	const char *c = w->code;
+	size_t i = skip_spaces(c, head_start, brace), ns, ne, close;
+	const char *enum_name = "";
+	long value = -1;
+	bool known = true;
+	int depth = 0;
+	if (!word_at(c, brace, i, "enum"))
+		return;
+	i = skip_spaces(c, i + 4, brace);
+	if (word_at(c, brace, i, "class") || word_at(c, brace, i, "struct"))
+		i = skip_spaces(c, ident_end(c, i, brace), brace);
+	ne = ident_end(c, i, brace);
+	if (ne > i)
+		enum_name = ot_arena_strndup(w->arena, c + i, ne - i);
+	for (close = brace + 1; close < w->len; close++) {
+		if (c[close] == '{' || c[close] == '(')
+			depth++;
+		else if ((c[close] == ')' || c[close] == '}') && depth-- == 0)
+			break;
+	}
+	for (i = brace + 1; i < close;) {
+		size_t item_end = i;
+		ot_ix_decl d = {0};
+		depth = 0;
+		for (; item_end < close && (depth || c[item_end] != ','); item_end++)
+			depth += c[item_end] == '(' ? 1 : c[item_end] == ')' ? -1 : 0;
+		ns = skip_spaces(c, i, item_end);
+		ne = ident_end(c, ns, item_end);
+		if (ne > ns && ot_is_ident_start(c[ns])) {
+			size_t v = skip_spaces(c, ne, item_end);
+			if (v < item_end && c[v] == '=') {
+				char *endp;
+				const char *text = copy_collapsed(w->arena, c, v + 1, item_end);
+				long n = strtol(text, &endp, 0);
+				known = *text && !*endp;
+				value = n;
+			} else {
+				value++;
+			}
+			if (known) {
+				d.kind = OT_DECL_ENUMERATOR;
+				d.name = ot_arena_strndup(w->arena, c + ns, ne - ns);
+				d.type = ot_arena_printf(w->arena, "%ld", value);
+				d.cls = enum_name;
+				d.file = w->file;
+				d.line = line_of(w, ns);
+				ot_vec_push(&w->out->decls, d);
+			}
+		}
+		i = item_end + 1;
+	}
+}
+
 static void walk(struct walker *w)
 {
 	const char *c = w->code;
@@ -2186,6 +2244,8 @@ static void walk(struct walker *w)
 				}
 				break;
 			}
+			if (decl_scope(w))
+				record_enum(w, head_start, i);
 			open_brace(w, head_start, i);
 			if (w->depth > 0 && w->stack[w->depth - 1] != SCOPE_BLOCK) {
 				head_start = i + 1;

@@ -269,7 +269,10 @@ typedef struct ot_ix_cdef {
 
 typedef enum {
 	OT_DECL_MEMBER, /**< a data member of a class: `SmallVector<OperandInfo, 4> operands_;` */
-	OT_DECL_ALIAS   /**< a type alias: `using DimMask = TensorIterator::DimMask;`, `typedef T U;` */
+	OT_DECL_ALIAS,  /**< a type alias: `using DimMask = TensorIterator::DimMask;`, `typedef T U;` */
+	OT_DECL_ENUMERATOR /**< an enumerator with a known value: `MEAN = 1` of
+			        `enum class EmbeddingBagMode`; `type` is the value
+			        ("1"), `cls` the enum's name */
 } ot_ix_decl_kind;
 
 /** A declaration that gives a name a type, at class or namespace scope:

@@ -825,7 +825,7 @@ static bool reach_op(struct pyvisit *v, const ot_pycall *call, const char *name,
 	const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, name, &n);
 	const ot_reg_func *chosen;
 	ot_verdict vd[OT_DEV_COUNT];
-	uint32_t from = v->node;
+	uint32_t from = v->node, chosen_en;
 	tb_binding b;
 	if (!ov)
 		return false;
@@ -844,12 +844,15 @@ static bool reach_op(struct pyvisit *v, const ot_pycall *call, const char *name,
 		note = NULL;
 	}
 	entry_binding(v, call, chosen, method, &b);
+	/* the overload the call binds first: what it shares with the others is
+	 * expanded with this call's arguments, not with their defaults */
+	chosen_en = tb_entry(c, chosen, 0, &b, true);
 	for (size_t i = 0; i < n; i++) {
 		const ot_reg_func *f = ov[i];
 		uint32_t en;
 		if (f != chosen && !ot_trace_names_op(c->tr, name))
 			continue; /* the other overloads of an op the code only uses */
-		en = tb_entry(c, f, 0, f == chosen ? &b : NULL, true);
+		en = f == chosen ? chosen_en : tb_entry(c, f, 0, NULL, true);
 		ot_edge e = tb_always(OT_EDGE_BRIDGE, from, en);
 		if (!en && f != chosen)
 			continue;

@@ -338,6 +338,38 @@ START_TEST(scanner_case_after_returning_if_chain)
 }
 END_TEST
 
+/* An enum's enumerators with their values: written, or one past the one
+ * before; a value the scanner cannot read ends the known ones. */
+START_TEST(scanner_enumerator_values)
+{
+	static const char text[] = "namespace at::native {\nenum class EmbeddingBagMode {\n  SUM = 0,\n  MEAN = 1,\n"
+				   "  MAX,\n};\nenum Other { X = 0x10, Y = f(3), Z };\n}\n";
+	static const struct {
+		const char *name, *cls, *value;
+	} want[] = {{"SUM", "EmbeddingBagMode", "0"}, {"MEAN", "EmbeddingBagMode", "1"},
+		    {"MAX", "EmbeddingBagMode", "2"}, {"X", "Other", "16"}};
+	ot_arena *a = ot_arena_new();
+	ot_scan_result r;
+	size_t found = 0;
+	scan(&r, a, text);
+	for (size_t i = 0; i < r.decls.len; i++) {
+		const ot_ix_decl *d = &r.decls.items[i];
+		if (d->kind != OT_DECL_ENUMERATOR)
+			continue;
+		ck_assert_msg(strcmp(d->name, "Y") && strcmp(d->name, "Z"), "%s: value not known", d->name);
+		for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++)
+			if (!strcmp(d->name, want[k].name)) {
+				ck_assert_str_eq(d->cls, want[k].cls);
+				ck_assert_str_eq(d->type, want[k].value);
+				found++;
+			}
+	}
+	ck_assert_uint_eq(found, 4);
+	ot_scan_result_free(&r);
+	ot_arena_free(a);
+}
+END_TEST
+
 START_TEST(scanner_pasted_function_names)
 {
 	ot_arena *a = ot_arena_new();
@@ -1355,6 +1387,7 @@ int main(void)
 	tcase_add_test(scanner, scanner_check_condition_runs_message_validates);
 	tcase_add_test(scanner, scanner_unary_minus_and_long_template_arguments);
 	tcase_add_test(scanner, scanner_case_after_returning_if_chain);
+	tcase_add_test(scanner, scanner_enumerator_values);
 	tcase_add_test(scanner, scanner_literal_if_elif_else_chains);
 	tcase_add_test(scanner, scanner_macro_statement_before_namespace);
 	tcase_add_test(scanner, scanner_impl_func_and_nested_invocations);
