@@ -54,6 +54,20 @@ static void scan(ot_scan_result *r, ot_arena *arena, const char *text)
 	free(code);
 }
 
+/* The first definition `text` scans to (there must be one). */
+static const ot_ix_cdef *scan_first(ot_scan_result *r, ot_arena *arena, const char *text)
+{
+	scan(r, arena, text);
+	ck_assert_uint_ge(r->cdefs.len, 1);
+	return &r->cdefs.items[0];
+}
+
+/* The guard call `c` of definition `d` runs under, or NULL for none. */
+static const ot_ix_guard *guard_of(const ot_ix_cdef *d, const ot_ix_call *c)
+{
+	return c->guard ? &d->guards[c->guard - 1] : NULL;
+}
+
 /* A template as text, parameters written {0}, {1}... */
 static const char *tmpl(ot_arena *arena, const ot_ix_template *t)
 {
@@ -202,12 +216,10 @@ START_TEST(scanner_else_if_condition_runs_after_earlier_arms)
 	ot_arena *a = ot_arena_new();
 	ot_scan_result r;
 	const ot_ix_cdef *d;
-	scan(&r, a, text);
-	ck_assert_uint_ge(r.cdefs.len, 1);
-	d = &r.cdefs.items[0];
+	d = scan_first(&r, a, text);
 	for (uint32_t i = 0; i < d->ncalls; i++) {
 		const ot_ix_call *call = &d->calls[i];
-		const ot_ix_guard *g = call->guard ? &d->guards[call->guard - 1] : NULL;
+		const ot_ix_guard *g = guard_of(d, call);
 		if (!strcmp(call->name, "a"))
 			ck_assert_msg(!g, "a(x) runs first, under no guard");
 		if (!strcmp(call->name, "b") || !strcmp(call->name, "c")) {
@@ -244,14 +256,12 @@ START_TEST(scanner_check_condition_runs_message_validates)
 	ot_arena *a = ot_arena_new();
 	ot_scan_result r;
 	const ot_ix_cdef *d;
-	scan(&r, a, text);
-	ck_assert_uint_ge(r.cdefs.len, 1);
-	d = &r.cdefs.items[0];
+	d = scan_first(&r, a, text);
 	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
 		bool seen = false;
 		for (uint32_t i = 0; i < d->ncalls; i++) {
 			const ot_ix_call *call = &d->calls[i];
-			const ot_ix_guard *g = call->guard ? &d->guards[call->guard - 1] : NULL;
+			const ot_ix_guard *g = guard_of(d, call);
 			if (strcmp(call->name, want[k].call))
 				continue;
 			seen = true;
@@ -284,9 +294,7 @@ START_TEST(scanner_unary_minus_and_long_template_arguments)
 	const ot_ix_cdef *d;
 	int negs = 0, subs = 0;
 	bool jitted = false;
-	scan(&r, a, text);
-	ck_assert_uint_ge(r.cdefs.len, 1);
-	d = &r.cdefs.items[0];
+	d = scan_first(&r, a, text);
 	for (uint32_t i = 0; i < d->ncalls; i++) {
 		const ot_ix_call *call = &d->calls[i];
 		if (call->kind == OT_CALL_OPERATOR && !strcmp(call->name, "neg"))
@@ -317,9 +325,7 @@ START_TEST(scanner_case_after_returning_if_chain)
 	ot_scan_result r;
 	const ot_ix_cdef *d;
 	int cases = 0;
-	scan(&r, a, text);
-	ck_assert_uint_ge(r.cdefs.len, 1);
-	d = &r.cdefs.items[0];
+	d = scan_first(&r, a, text);
 	for (uint16_t g = 0; g < d->nguards; g++) {
 		const ot_ix_guard *gd = &d->guards[g];
 		if (gd->kind != OT_GUARD_CASE)
@@ -330,7 +336,8 @@ START_TEST(scanner_case_after_returning_if_chain)
 	ck_assert_int_eq(cases, 3);
 	for (uint32_t i = 0; i < d->ncalls; i++)
 		if (!strcmp(d->calls[i].name, "c")) {
-			const ot_ix_guard *g = &d->guards[d->calls[i].guard - 1];
+			const ot_ix_guard *g = guard_of(d, &d->calls[i]);
+			ck_assert_ptr_nonnull(g);
 			ck_assert_str_eq(g->text, "case Reduction::Sum");
 		}
 	ot_scan_result_free(&r);
