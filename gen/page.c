@@ -614,16 +614,47 @@ static bool leads_to_overload(const ot_trace *tr, const ot_step *s, int levels)
 	return false;
 }
 
-/* Does step s stand for its layer better than `first`: on one device's
- * path, of that device alone where first is shared; in a layer of
+/* A library's set-up call (a handle, a stream, a descriptor, a
+ * workspace), not the call that does the op's work. */
+static bool setup_call(const char *symbol)
+{
+	/* and a library's queries and settings (cudnnGetRNNWeightParams,
+	 * cudnnGetRNNTempSpaceSizes, cublasSetMathMode): host calls, no work */
+	static const char *const words[] = {"SetStream", "Handle", "Workspace", "Descriptor", "SetMathMode",
+					    "Create", "Destroy", "GetVersion", "getCurrent", "cudnnGet",
+					    "cudnnSet", "cublasGet", "cublasSet", "cusolverDnGet",
+					    "cusolverDnSet", "cufftGet", "cufftSet", "cusparseGet", "cusparseSet",
+					    /* oneDNN's primitive descriptors (ideep::lstm_forward_training::prepare):
+					       the primitive runs in ::compute */
+					    "::prepare"};
+	for (size_t i = 0; i < OT_ARRAY_LEN(words); i++)
+		if (strstr(symbol, words[i]))
+			return true;
+	return false;
+}
+
+/* Does step s stand for its layer better than `first`: not a library's
+ * set-up call where first is one; on one device's path, of that device
+ * alone where first is shared, elsewhere of both devices where first is of
+ * one; in a layer of
  * kernels, of the op's own overloads where first is of an op it calls;
  * else taken by every default call where first is conditional? */
 static bool better_row(const ot_trace *tr, const ot_step *first, const ot_step *s, uint8_t dev)
 {
+	const uint8_t both = OT_MAIN_CPU | OT_MAIN_CUDA;
+	/* the call that does a library's work before its set-up calls
+	 * (cudnnSpatialTfSamplerForward, not cudnnSetStream) */
+	if (setup_call(first->symbol) != setup_call(s->symbol))
+		return !setup_call(s->symbol);
 	/* on one device's path, its own steps before those it shares with
 	 * the other (a helper both kernels call) */
 	if (dev && (first->main == dev) != (s->main == dev))
 		return s->main == dev;
+	/* where the devices do not part (the backward), what both run before
+	 * what only one does (grid_sampler_2d's derivative, not the CUDA-only
+	 * cudnn_grid_sampler's) */
+	if (!dev && (first->main == both) != (s->main == both))
+		return s->main == both;
 	if (ot_layer_does_work(s->layer)) {
 		bool own_first = own_step(tr, first), own_s = own_step(tr, s);
 		if (own_first != own_s)
@@ -892,21 +923,6 @@ static const char *library_note(ot_arena *a, const ot_trace *tr, uint8_t dev, co
 	return r;
 }
 
-/* A library's set-up call (a handle, a stream, a descriptor, a
- * workspace), not the call that does the op's work. */
-static bool setup_call(const char *symbol)
-{
-	/* and a library's queries and settings (cudnnGetRNNWeightParams,
-	 * cudnnGetRNNTempSpaceSizes, cublasSetMathMode): host calls, no work */
-	static const char *const words[] = {"SetStream", "Handle", "Workspace", "Descriptor", "SetMathMode",
-					    "Create", "Destroy", "GetVersion", "getCurrent", "cudnnGet",
-					    "cudnnSet", "cublasGet", "cublasSet", "cusolverDnGet",
-					    "cusolverDnSet", "cufftGet", "cufftSet", "cusparseGet", "cusparseSet"};
-	for (size_t i = 0; i < OT_ARRAY_LEN(words); i++)
-		if (strstr(symbol, words[i]))
-			return true;
-	return false;
-}
 
 /* The first found step of `layer` on `dev`'s forward main path: one every
  * call makes and not a set-up call, else a conditional one, else a set-up
@@ -1349,11 +1365,15 @@ static ot_value *backward_data(const ot_pages *p, const ot_trace *tr, const ot_p
 		if (ot_step_is_derivative(s)) {
 			const ot_reg_func *f = ot_registry_find(p->reg, s->symbol);
 			ot_value *runs = ot_v_list(a);
+			ot_value *fl = formula_lines(a, f ? f->deriv : NULL);
+			/* an entry with no formula: derivatives.yaml's way to say no
+			 * argument is differentiable (its header: "Do not specify any
+			 * formula for this argument") */
 			ot_v_set(a, m, "text",
-				 ot_v_str_borrow(a, md_text(a, *s->op && strcmp(s->op, s->symbol)
+				 ot_v_str_borrow(a, md_text(a, !ot_v_len(fl) ? "No formula for any input: not differentiable with respect to any argument."
+							       : *s->op && strcmp(s->op, s->symbol)
 								       ? ot_arena_printf(a, "Formulas used by %s:", s->op)
 								       : "Formulas per input (grad is the incoming gradient, result the saved output):")));
-			ot_value *fl = formula_lines(a, f ? f->deriv : NULL);
 			ot_v_set(a, m, "formulas", fl);
 			ot_v_set_bool(a, m, "has_formulas", ot_v_len(fl) > 0);
 			/* what both devices run (the backward op's entry), then

@@ -1671,6 +1671,18 @@ static span summary_row(const char *md, size_t len, const char *layer)
 	return r;
 }
 
+/* A library's set-up call (a handle, a stream, a setting, oneDNN's
+ * primitive descriptor), as named on a page. */
+static bool setup_symbol(const char *sym, size_t n)
+{
+	static const char *const words[] = {"SetStream", "Handle", "cudnnSet", "cudnnGet", "cublasSet",
+					    "::prepare"};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (memstr(sym, n, words[i]))
+			return true;
+	return false;
+}
+
 static void check_traced_page(ot_buf *pb, const site *s, const ot_value *op, const char *name,
 			      const char *md, size_t len, long at, ot_arena *a)
 {
@@ -1765,8 +1777,20 @@ static void check_traced_page(ot_buf *pb, const site *s, const ot_value *op, con
 					i, op_str(st, "symbol"), link);
 			if (forward) {
 				span row = summary_row(md, len, layer);
+				const char *sym = op_str(st, "symbol");
+				const ot_value *on = ot_v_get(st, "main");
 				if (!row.ptr)
 					problem(pb, "%s: no Summary row for layer %s", name, layer);
+				/* where one device's path has a call that does work in a
+				 * layer, its row names none of the set-up calls */
+				if (row.ptr && ot_v_len(on) == 1 && !setup_symbol(sym, strlen(sym))) {
+					const char *dev = !strcmp(ot_v_cstr(ot_v_at(on, 0)), "cpu") ? "CPU" : "CUDA";
+					span own = summary_row(md, len, ot_arena_printf(a, "%s (%s)", layer, dev));
+					if (own.ptr && setup_symbol(own.ptr, own.len))
+						problem(pb, "%s: the Summary row of %s (%s) names a set-up call, though %s "
+							    "does the work: %.*s",
+							name, layer, dev, sym, (int)own.len, own.ptr);
+				}
 			}
 		} else if (forward) {
 			const char *note = op_str(st, "note");
