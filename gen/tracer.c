@@ -329,8 +329,9 @@ void tb_reach(struct tb_ctx *c, ot_edge *e, const ot_verdict v[OT_DEV_COUNT], ui
 static bool followed_in_full(const char *group)
 {
 	/* and the shape and dtype ones: their decompositions decide which
-	 * entries autograd records (reshape -> view, to -> _to_copy) */
-	return !strcmp(group, "math") || !strcmp(group, "reduction") ||
+	 * entries autograd records (reshape -> view, to -> _to_copy); the
+	 * creation ones do device work too (zeros_like -> zero_, ones -> fill_) */
+	return !strcmp(group, "math") || !strcmp(group, "creation") || !strcmp(group, "reduction") ||
 	       !strcmp(group, "comparison") || !strcmp(group, "indexing") ||
 	       !strcmp(group, "shape") || !strcmp(group, "dtype-device");
 }
@@ -342,7 +343,7 @@ bool tb_wellknown_stop(const struct tb_ctx *c, const char *name)
 	 * entry reached here has its own kernels, which are followed */
 	if (!c->t->wk || !ot_wellknown_lookup(&m, c->t->wk, name) || m.pattern)
 		return false;
-	/* asked for in full, the computing, shape and dtype ones are followed (matmul -> mm) */
+	/* asked for in full, the computing, creation, shape and dtype ones are followed (matmul -> mm) */
 	return !c->tr->full || !followed_in_full(m.group);
 }
 
