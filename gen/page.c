@@ -805,6 +805,7 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, ot_arena *
 			const char *fork = d == ROWS_CPU ? "├── " : "└── ";
 			const char *bar = d == ROWS_CPU ? "│" : " ";
 			const uint32_t raises = tr->raises[d == ROWS_CPU ? OT_DEV_CPU : OT_DEV_CUDA];
+			const uint8_t dev_bit = d == ROWS_CPU ? OT_MAIN_CPU : OT_MAIN_CUDA;
 			bool head = true;
 			if (!rows[d].nrows && !raises) {
 				/* no step at all: the op has no kernel there (a CUDA-only op) */
@@ -816,7 +817,7 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, ot_arena *
 				continue;
 			}
 			int order[OT_LAYER_COUNT];
-			size_t nl = reached_order(tr, &rows[d], d == ROWS_CPU ? OT_MAIN_CPU : OT_MAIN_CUDA, order);
+			size_t nl = reached_order(tr, &rows[d], dev_bit, order);
 			for (size_t k = 0; k < nl; k++) {
 				int layer = order[k];
 				const ot_step *s = rows[d].first[layer];
@@ -828,6 +829,11 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, ot_arena *
 				if (head)
 					ot_buf_printf(&b, "  [%s]", short_names[layer]);
 				ot_buf_putc(&b, '\n');
+				/* a path that starts under a condition says which: a
+				 * default call may take another branch (grid_sampler's
+				 * cuDNN one needs align_corners) */
+				if (head && s->when && !(s->sure & dev_bit))
+					ot_buf_printf(&b, "          %s     %-9s %s\n", bar, "when", shown(a, s->when));
 				head = false;
 			}
 			if (raises) {

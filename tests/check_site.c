@@ -1301,6 +1301,71 @@ static void check_page_sources(ot_buf *pb, source_cache *c, const char *name, co
 	ot_vec_free(&lines);
 }
 
+/* Is overview line l the condition a device path starts under
+ * ("│     when      input.dim() == 4 ...")? */
+static bool conditional_head(span l)
+{
+	const char *p = l.ptr, *e = l.ptr + l.len;
+	while (p < e && (*p == ' ' || ((size_t)(e - p) >= strlen("│") && !memcmp(p, "│", strlen("│")))))
+		p += *p == ' ' ? 1 : strlen("│");
+	return (size_t)(e - p) > 5 && !memcmp(p, "when ", 5);
+}
+
+/* The step of trace.json's `steps` at file:line on `dev`'s main path. */
+static const ot_value *main_step_at(const ot_value *steps, const char *file, long line, const char *dev)
+{
+	for (size_t i = 0; i < ot_v_len(steps); i++) {
+		const ot_value *st = ot_v_at(steps, i), *on = ot_v_get(st, "main");
+		if (!step_found(st) || strcmp(op_str(st, "file"), file) || step_line(st) != line)
+			continue;
+		for (size_t k = 0; k < ot_v_len(on); k++)
+			if (!strcmp(ot_v_cstr(ot_v_at(on, k)), dev))
+				return st;
+	}
+	return NULL;
+}
+
+/* A device path of the overview that starts with a step only some default
+ * calls run says under which condition: the line after its fork is
+ * "when  CONDITION" (trace.json's `when` of that step). */
+static void check_conditional_heads(ot_buf *pb, const char *name, const ot_value *steps, span ov)
+{
+	spanlist ls = {0};
+	split_lines(&ls, ov.ptr, ov.len);
+	for (size_t i = 0; i < ls.len; i++) {
+		span l = ls.items[i];
+		const char *fork = memstr(l.ptr, l.len, "── "), *open = NULL, *colon = NULL;
+		const char *dev = fork && memstr(l.ptr, l.len, "CPU path: ") ? "cpu"
+				  : fork && memstr(l.ptr, l.len, "CUDA path: ") ? "cuda" : NULL;
+		const ot_value *st, *sure;
+		bool is_sure = false;
+		char *file;
+		if (!dev)
+			continue;
+		for (const char *q = l.ptr; q + 3 <= l.ptr + l.len; q++)
+			if (!memcmp(q, "  (", 3))
+				open = q;
+		for (const char *q = open ? open + 3 : l.ptr + l.len; q < l.ptr + l.len && *q != ')'; q++)
+			if (*q == ':')
+				colon = q;
+		if (!colon)
+			continue;
+		file = ot_strndup(open + 3, (size_t)(colon - open - 3));
+		st = main_step_at(steps, file, strtol(colon + 1, NULL, 10), dev);
+		free(file);
+		if (!st || !ot_v_cstr(ot_v_get(st, "when")))
+			continue;
+		sure = ot_v_get(st, "sure");
+		for (size_t k = 0; k < ot_v_len(sure); k++)
+			is_sure |= !strcmp(ot_v_cstr(ot_v_at(sure, k)), dev);
+		if (!is_sure && (i + 1 >= ls.len || !conditional_head(ls.items[i + 1])))
+			problem(pb, "%s: the overview's %s path starts with a step only some calls run "
+				    "(when %s) but does not say so: %.*s",
+				name, dev, ot_v_cstr(ot_v_get(st, "when")), (int)l.len, l.ptr);
+	}
+	ot_vec_free(&ls);
+}
+
 /*
  * The ASCII overview of a page: every "SYMBOL  (path:line)" entry holds
  * its symbol at that line; layer entries read "LABEL  SYMBOL  (...)" with
@@ -1328,8 +1393,8 @@ static void check_overview_sources(ot_buf *pb, source_cache *c, const char *name
 			if (!memcmp(q, "  (", 3))
 				open = q;
 		snprintf(where, sizeof(where), "%s: overview line %zu", name, i + 1);
-		if (!open)
-			continue;
+		if (!open || conditional_head(l))
+			continue; /* a device path's "when  CONDITION" line */
 		/* "(path:line)" */
 		colon = NULL;
 		for (const char *q = open + 3; q < l.ptr + l.len && *q != ')'; q++)
@@ -1706,6 +1771,7 @@ static void check_traced_page(ot_buf *pb, const site *s, const ot_value *op, con
 		ot_vec_free(&ls);
 		if (nlayers > 1 && !memstr(ov.ptr, ov.len, "▼"))
 			problem(pb, "%s: the overview joins its %zu layers without ▼", name, nlayers);
+		check_conditional_heads(pb, name, steps, ov);
 		if (devices_part(op) && (!memstr(ov.ptr, ov.len, "├── ") || !memstr(ov.ptr, ov.len, "└── ")))
 			problem(pb, "%s: the CPU and CUDA main paths part, but the overview has no "
 				    "├── / └── fork",
