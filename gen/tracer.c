@@ -343,8 +343,11 @@ bool tb_wellknown_stop(const struct tb_ctx *c, const char *name)
 	 * entry reached here has its own kernels, which are followed */
 	if (!c->t->wk || !ot_wellknown_lookup(&m, c->t->wk, name) || m.pattern)
 		return false;
-	/* asked for in full, the computing, creation, shape and dtype ones are followed (matmul -> mm) */
-	return !c->tr->full || !followed_in_full(m.group);
+	/* asked for in full, the computing, creation, shape and dtype ones
+	 * are followed (matmul -> mm), but not an allocation alone (empty,
+	 * empty_like: the allocator's work, not the op's) */
+	return !c->tr->full || !followed_in_full(m.group) ||
+	       (!strcmp(m.group, "creation") && ot_aten_is_bookkeeping(name));
 }
 
 void tb_queue(struct tb_ctx *c, uint32_t node, const ot_reg_func *f, int depth)
