@@ -428,9 +428,15 @@ START_TEST(real_required_facts)
 	ck_assert(list_contains(data_of(wk, "gather"), "group_facts", "CUDA kernels"));
 
 	d = data_of(wk, "add");
-	ck_assert(list_contains(d, "group_facts", "TensorIterator"));
-	ck_assert(list_contains(d, "group_facts", "broadcast"));
-	ck_assert(list_contains(d, "group_facts", "type promotion"));
+	ck_assert(list_contains(d, "facts", "TensorIterator"));
+	ck_assert(list_contains(d, "facts", "broadcast"));
+	ck_assert(list_contains(d, "facts", "type promotion"));
+	/* the group's facts hold for every op of it: no elementwise machinery
+	 * on a matrix product's page, no broadcast gradient on a unary op's */
+	ck_assert(!all_contains(data_of(wk, "mm"), "TensorIterator"));
+	ck_assert(!all_contains(data_of(wk, "matmul"), "elementwise kernel"));
+	ck_assert(!all_contains(data_of(wk, "sigmoid"), "broadcast"));
+	ck_assert(list_contains(data_of(wk, "sigmoid"), "facts", "TensorIterator"));
 	d = data_of(wk, "matmul");
 	ck_assert(list_contains(d, "facts", "dot"));
 	ck_assert(list_contains(d, "facts", "mv"));
