@@ -87,6 +87,7 @@ struct ot_build {
 	const char *describe;
 	const struct macro *own; /* release-specific values (CUDA_VERSION, ...) */
 	size_t nown;
+	bool every_build; /* only `own` is known: what no build can change */
 };
 
 /* What every release wheel for Linux x86-64 with CUDA is built with (the
@@ -163,15 +164,25 @@ static const struct macro cuda124[] = {
 	{"USE_CUDNN_RNN_V8_API", 1, true},
 };
 
+/* What the source defines whatever the build: ATen/jit_macros.h has
+ * `#define AT_USE_JITERATOR() true` (1.13.1 and 2.6.0), so the `#else` of
+ * `#if AT_USE_JITERATOR()` is compiled in no build. */
+static const struct macro source_constants[] = {
+	{"AT_USE_JITERATOR()", 1, true},
+};
+
+static const ot_build every_build = {NULL, "every build", source_constants,
+				     OT_ARRAY_LEN(source_constants), true};
+
 /* Oldest first; a release takes the newest profile not newer than it. */
 static const ot_build builds[] = {
 	{"0", "the Linux x86-64 release wheel with CUDA 11.7 and cuDNN 8.5 (cuBLAS, cuSOLVER, "
 	      "cuFFT, MAGMA), and MKL, oneDNN and FBGEMM on the CPU; not ROCm, not a mobile build",
-	 cuda117, OT_ARRAY_LEN(cuda117)},
+	 cuda117, OT_ARRAY_LEN(cuda117), false},
 	{"2.0.0", "the Linux x86-64 release wheel with CUDA 12.4 and cuDNN 9.1 (cuBLAS, cuBLASLt, "
 		  "cuSOLVER, cuFFT, MAGMA), and MKL, oneDNN and FBGEMM on the CPU; not ROCm, not a "
 		  "mobile build",
-	 cuda124, OT_ARRAY_LEN(cuda124)},
+	 cuda124, OT_ARRAY_LEN(cuda124), false},
 };
 
 static int version_cmp(const char *a, const char *b)
@@ -207,6 +218,8 @@ static const struct macro *build_macro(const ot_build *b, const char *name, size
 	for (size_t i = 0; i < b->nown; i++)
 		if (strlen(b->own[i].name) == n && !memcmp(b->own[i].name, name, n))
 			return &b->own[i];
+	if (b->every_build)
+		return NULL;
 	for (size_t i = 0; i < OT_ARRAY_LEN(wheel); i++)
 		if (strlen(wheel[i].name) == n && !memcmp(wheel[i].name, name, n))
 			return &wheel[i];
@@ -526,6 +539,11 @@ static ppval pp_name(struct ppctx *c, const struct tok *t, bool call)
 	if (t->n + 3 > sizeof(buf))
 		return (ppval){false, 0};
 	snprintf(buf, sizeof(buf), "%.*s%s", (int)t->n, t->s, call ? "()" : "");
+	if (c->b->every_build) {
+		/* what a build decides is not known (its CUDA compile passes, its flags) */
+		m = build_macro(c->b, buf, strlen(buf));
+		return m ? (ppval){true, m->defined ? m->value : 0} : (ppval){false, 0};
+	}
 	if ((!strcmp(buf, "__CUDACC__") || !strcmp(buf, "__NVCC__")))
 		return (ppval){true, c->cuda_file};
 	if (!strcmp(buf, "__CUDA_ARCH__") || !strcmp(buf, "__CUDA_ARCH_LIST__"))
@@ -546,6 +564,10 @@ static ppval pp_defined(struct ppctx *c, const struct tok *t)
 	char buf[160];
 	const struct macro *m;
 	snprintf(buf, sizeof(buf), "%.*s", (int)t->n, t->s);
+	if (c->b->every_build) {
+		m = build_macro(c->b, buf, strlen(buf));
+		return m ? (ppval){true, m->defined} : (ppval){false, 0};
+	}
 	if (!strcmp(buf, "__CUDACC__") || !strcmp(buf, "__NVCC__"))
 		return (ppval){true, c->cuda_file};
 	if (!strcmp(buf, "__CUDA_ARCH__"))
@@ -717,6 +739,11 @@ ot_verdict ot_cond_pparm(const ot_build *b, const ot_index *ix, uint32_t file, u
 	if (v.value == OT_TRI_UNKNOWN && c.select)
 		v.select = true;
 	return v;
+}
+
+bool ot_cond_pparm_never(const ot_index *ix, uint32_t file, uint32_t arm)
+{
+	return arm && ot_cond_pparm(&every_build, ix, file, arm).value == OT_TRI_FALSE;
 }
 
 /* ---- C++ and Python terms ------------------------------------------------------------------- */

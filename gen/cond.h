@@ -80,6 +80,12 @@ const char *ot_build_describe(const ot_build *b);
 ot_verdict ot_cond_pparm(const ot_build *b, const struct ot_index *ix, uint32_t file,
 			 uint32_t arm);
 
+/** Is arm `arm` of `file` compiled in no build at all: one the macros the
+ * source itself defines, whatever the build, rule out (the `#else` of
+ * `#if AT_USE_JITERATOR()`: ATen/jit_macros.h defines it as true)? Its code
+ * is dead, not another build's. */
+bool ot_cond_pparm_never(const struct ot_index *ix, uint32_t file, uint32_t arm);
+
 /* ---- C++ guards ---------------------------------------------------------------- */
 
 /** What is known of one parameter of the function being evaluated. */

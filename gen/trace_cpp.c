@@ -1114,6 +1114,9 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 		}
 		if (ck.kind == OT_CK_NONE || (ck.kind == OT_CK_STUB && handed[i]))
 			continue;
+		/* dead code: an arm no build compiles is no path of any build */
+		if (call->pp && ot_cond_pparm_never(c->ix, d->file, call->pp))
+			continue;
 		call_verdicts(c, &be, call, v, &kind);
 		if (((v[0].value != OT_TRI_FALSE && !v[0].validation) ||
 		     (v[1].value != OT_TRI_FALSE && !v[1].validation)) != (pass == 0))

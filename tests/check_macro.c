@@ -30,6 +30,7 @@
 
 #include "buf.h"
 #include "common.h"
+#include "cond.h"
 #include "index.h"
 #include "lines.h"
 #include "scan.h"
@@ -608,12 +609,38 @@ static const char NO_INCLUDE_CPP[] = "namespace at::native {\n"
 				     "DEFINE_UNARY(sqrt)\n"
 				     "}\n";
 
+/* Arms of #if: the jiterator's `#else` is compiled in no build
+ * (ATen/jit_macros.h defines AT_USE_JITERATOR() as true); one that also
+ * reads CUDA_VERSION, or __CUDA_ARCH__, is another build's or pass's. */
+static const char JIT_CU[] =
+	"namespace at::native {\n"
+	"void jit_kernel_cuda(TensorIteratorBase& iter) {\n"
+	"#if AT_USE_JITERATOR()\n"
+	"  jitted_gpu_kernel(iter, name_string);\n"
+	"#else\n"
+	"  gpu_kernel(iter, []GPU_LAMBDA(float a) { return a; });\n"
+	"#endif\n"
+	"#if AT_USE_JITERATOR() && CUDA_VERSION >= 11050\n"
+	"  new_cuda_path(iter);\n"
+	"#else\n"
+	"  old_cuda_path(iter);\n"
+	"#endif\n"
+	"#if 0 && AT_USE_JITERATOR()\n"
+	"  disabled_path(iter);\n"
+	"#endif\n"
+	"#ifdef __CUDA_ARCH__\n"
+	"  device_pass_path(iter);\n"
+	"#endif\n"
+	"}\n"
+	"}\n";
+
 static ot_index *build_tree(const char *tag, int threads)
 {
 	char *dir = tu_tmpdir(tag);
 	const char *files[][2] = {{"aten/src/ATen/native/Paste.h", PASTE_H},
 				  {"aten/src/ATen/native/Uses.cpp", USES_CPP},
-				  {"aten/src/ATen/native/cuda/NoInclude.cu", NO_INCLUDE_CPP}};
+				  {"aten/src/ATen/native/cuda/NoInclude.cu", NO_INCLUDE_CPP},
+				  {"aten/src/ATen/native/cuda/Jit.cu", JIT_CU}};
 	ot_source_opts opts = {0};
 	ot_source *src = NULL;
 	ot_index *ix = NULL;
@@ -737,6 +764,31 @@ START_TEST(index_expands_invocations)
 
 	/* tan, exp, log, sin, cos, abs: two each; foo_bar, bar_foo, erf */
 	ck_assert_uint_eq(ot_index_get_stats(ix)->generated, 15);
+	ot_index_free(ix);
+}
+END_TEST
+
+/* Is the call of `name` in `d` in an arm no build compiles? */
+static bool dead_call(const ot_index *ix, const ot_ix_cdef *d, const char *name)
+{
+	for (uint32_t i = 0; i < d->ncalls; i++)
+		if (!strcmp(d->calls[i].name, name))
+			return ot_cond_pparm_never(ix, d->file, d->calls[i].pp);
+	ck_abort_msg("no call of %s", name);
+	return false;
+}
+
+START_TEST(index_arms_no_build_compiles)
+{
+	ot_index *ix = build_tree("macro-arms", 1);
+	const ot_ix_cdef *d = ot_index_cdefs(ix, "jit_kernel_cuda");
+	ck_assert_ptr_nonnull(d);
+	ck_assert(!dead_call(ix, d, "jitted_gpu_kernel"));
+	ck_assert(dead_call(ix, d, "gpu_kernel"));
+	ck_assert(!dead_call(ix, d, "new_cuda_path"));
+	ck_assert(!dead_call(ix, d, "old_cuda_path")); /* a build with CUDA < 11.5 */
+	ck_assert(dead_call(ix, d, "disabled_path"));
+	ck_assert(!dead_call(ix, d, "device_pass_path"));
 	ot_index_free(ix);
 }
 END_TEST
@@ -1404,6 +1456,7 @@ int main(void)
 	tcase_set_timeout(index, 60);
 	tcase_add_test(index, index_expands_invocations);
 	tcase_add_test(index, index_expansion_is_deterministic);
+	tcase_add_test(index, index_arms_no_build_compiles);
 	suite_add_tcase(s, index);
 
 	tcase_set_timeout(release, 300);
