@@ -362,6 +362,12 @@ static void call_verdicts(struct tb_ctx *c, const struct body_env *be, const ot_
 			*kind = OT_WHEN_BUILD;
 			if (pp.value == OT_TRI_UNKNOWN && !pp.select)
 				out[dev].value = OT_TRI_FALSE; /* a build flag not known: not main */
+			/* that build runs it under the code's own condition too
+			 * (`if (isComplexType(dtype))` around an `#if`) */
+			if (g.text && g.value != OT_TRI_TRUE && !g.validation && !out[dev].also) {
+				out[dev].also = g.text;
+				out[dev].also_negated = g.negated;
+			}
 		} else {
 			out[dev] = g;
 		}
