@@ -107,6 +107,9 @@ typedef struct {
 				  ...)): no call gets past it, so no default call is
 				  routed here; 0 */
 	const char *fails_text; /**< that statement as written (blanks collapsed), or NULL */
+	bool fails_args;     /**< `fails` is a check the arguments it is reached with
+				  fail (TORCH_CHECK(mask_type_.has_value()) with
+				  mask_type=None), not a throw on every call */
 	bool predicate;      /**< CFUNC: it returns bool (written with its name): a
 				  check or a run-time choice (cudnn_is_acceptable),
 				  not the op's work: the overview leaves it out */

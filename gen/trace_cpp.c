@@ -1086,6 +1086,15 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 	if (b)
 		st->binding = *b;
 	body_env(c, &be, d, b, op);
+	if (be.fails_at[OT_DEV_CPU] && be.fails_at[OT_DEV_CPU] == be.fails_at[OT_DEV_CUDA]) {
+		/* every call it gets raises at that check, on either device */
+		ot_node *n = &c->tr->nodes.items[node];
+		if (n->kind == OT_NODE_CFUNC && !n->fails) {
+			n->fails = be.fails_at[OT_DEV_CPU]->line;
+			n->fails_text = statement_at(c, d->file, n->fails);
+			n->fails_args = true;
+		}
+	}
 	if (d->nguards) {
 		/* each guard's own verdict once per device */
 		for (int dev = 0; dev < OT_DEV_COUNT; dev++) {

@@ -94,7 +94,8 @@ static void mark_off_device(ot_trace *tr, uint32_t *stack, uint8_t *runs)
 		const char *text;
 		if (!to->fails || (e->reach[0] == OT_REACH_NEVER && e->reach[1] == OT_REACH_NEVER))
 			continue;
-		text = ot_arena_printf(tr->arena, "%s raises on every call (%s:%u%s%s)", to->symbol,
+		text = ot_arena_printf(tr->arena, "%s raises on every call%s (%s:%u%s%s)", to->symbol,
+				       to->fails_args ? " with the arguments it is given here" : "",
 				       to->file, to->fails, to->fails_text ? ": " : "",
 				       to->fails_text ? to->fails_text : "");
 		for (int dev = 0; dev < OT_DEV_COUNT; dev++)
