@@ -2483,6 +2483,11 @@ static int schema_fit(const ot_reg_schema *s, const enum cat *cats, size_t total
 	return score;
 }
 
+bool ot_callkind_inline_for_real(const ot_reg_func *f)
+{
+	return f && f->manual_cpp_binding && !strcmp(f->schema.name, "conj");
+}
+
 /* Is every overload of `op` `manual_cpp_binding: True`? Then its Tensor
  * method is written by hand (TensorBody.h, Tensor.cpp): the native kernels
  * of _backward, set_data, requires_grad_ ... (VariableMethodStubs.cpp) call

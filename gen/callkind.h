@@ -142,6 +142,13 @@ size_t ot_callkind_helpers(const ot_callkinds *ck, const ot_ix_cdef *from, const
  * registry, but no computation worth following? */
 bool ot_callkind_is_metadata(const char *name);
 
+/** Is `f` an op whose C++ method is written inline and returns the tensor
+ * itself when it is not complex (conj: templates/TensorBody.h, and
+ * at::conj calls it)? A C++ call of it with a float32 tensor dispatches
+ * nothing (a complex one dispatches _conj); a Python call still goes to
+ * the op's entry. */
+bool ot_callkind_inline_for_real(const ot_reg_func *f);
+
 /** Is `name` (a call's name) a runtime selection point (use_cudnn, ...)? */
 bool ot_callkind_is_selection(const char *name);
 

@@ -211,6 +211,8 @@ static void formula_helpers(struct tb_ctx *c, const ot_reg_schema *schema, const
 						pick = ov[k];
 				if (!pick && ov && !member)
 					pick = ov[0];
+				if (ot_callkind_inline_for_real(pick))
+					pick = NULL; /* grad.conj() of a real tensor is grad */
 				/* the op the formula calls: an entry, expanded to its
 				 * kernels within --depth */
 				if (pick && !ot_callkind_is_metadata(pick->schema.name)) {

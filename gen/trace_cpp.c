@@ -869,6 +869,8 @@ static bool body_op(struct tb_ctx *c, uint32_t node, const struct body_env *be, 
 			return false;
 		f = ov[0];
 	}
+	if (ot_callkind_inline_for_real(f))
+		return false; /* x.conj() of a real tensor is x: no call */
 	call_binding(be, ck, &b, call->off);
 	out_first_binding(f, ck, &b);
 	en = tb_entry(c, f, depth + 1, &b, ck->exact && ck->overload);
