@@ -973,6 +973,16 @@ static bool caller_sure(const ot_trace *tr, const ot_step *s)
 	return s->parent >= 0 && (tr->steps.items[s->parent].sure & OT_MAIN_CUDA);
 }
 
+/* Is `sym` one of TensorIterator's CUDA launchers (gpu_kernel,
+ * opmath_gpu_kernel_with_scalars, jitted_gpu_kernel, gpu_reduce_kernel)?
+ * They split what 32-bit indexing cannot address into pieces. */
+static bool ti_launcher(const char *sym)
+{
+	const char *base = strrchr(sym, ':') ? strrchr(sym, ':') + 1 : sym;
+	return ot_ends_with(base, "gpu_kernel") || ot_ends_with(base, "gpu_kernel_with_scalars") ||
+	       !strcmp(base, "gpu_reduce_kernel");
+}
+
 /* The GPU calls (kernel launches, library calls) of the CUDA forward main
  * path as one note: those every default call makes, then those the
  * arguments or a run-time choice decide (alternatives, or extra calls: not
@@ -1034,7 +1044,16 @@ static const char *launch_note(ot_arena *a, const ot_trace *tr, const ot_pathvie
 						    maybe.len == 1 ? "s whether it makes" : " which of these it makes",
 						    joined_codes(a, &maybe, 4))
 				  : NULL;
-		r = ot_arena_printf(a, "%s%s.", every ? every : "", some ? some : "");
+		bool ti = false;
+		for (size_t k = 0; k < sure.len; k++)
+			ti = ti || ti_launcher(sure.items[k]);
+		for (size_t k = 0; k < maybe.len; k++)
+			ti = ti || ti_launcher(maybe.items[k]);
+		r = ot_arena_printf(a, "%s%s.%s", every ? every : "", some ? some : "",
+				    ti ? " A TensorIterator launcher launches once when every element offset fits "
+					 "in 32 bits, else once per piece that does, and not at all for an empty "
+					 "tensor (cuda/Loops.cuh, cuda/Reduce.cuh)."
+				       : "");
 	}
 	ot_vec_free(&sure);
 	ot_vec_free(&maybe);

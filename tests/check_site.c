@@ -1787,6 +1787,19 @@ static void check_traced_page(ot_buf *pb, const site *s, const ot_value *op, con
 				    "\n## Summary\n\n| Layer | File | Key function |\n|");
 	at = expect_after(pb, name, md, len, at, "\n## Backward\n");
 	at = expect_after(pb, name, md, len, at, "\n## Performance notes\n\n- ");
+	{
+		/* a count of GPU calls that names a TensorIterator launcher says
+		 * when it is not one launch */
+		long note = find_from(md, len, at, "GPU call"), end = find_from(md, len, at, "\n## ");
+		long launcher = find_from(md, len, at, "gpu_kernel`");
+		if (end < 0)
+			end = (long)len;
+		if (note >= 0 && note < end && launcher >= 0 && launcher < end &&
+		    find_from(md, len, note, "once per piece") < 0)
+			problem(pb, "%s: its GPU calls name a TensorIterator launcher but not how it splits "
+				    "a tensor 32-bit indexing cannot address",
+				name);
+	}
 	at = expect_after(pb, name, md, len, at, "\n## Related ops\n\n");
 	{
 		long end = find_from(md, len, at, "\n## "), item = find_from(md, len, at, "\n- ");
