@@ -150,18 +150,25 @@ static const ot_value *need_item(const ot_value *ch, const char *what, const cha
 /* The item (what, subject) of the change of class `cls` that names `op`
  * and has that item: an op is named by as many changes of a class as
  * there are sets of ops sharing them. */
-static const ot_value *need_op_item(const ot_value *root, const char *cls, const char *op,
-				    const char *what, const char *subject)
+/* The change of class `cls` naming `op` that has an item (what, subject). */
+static const ot_value *need_op_change(const ot_value *root, const char *cls, const char *op,
+				      const char *what, const char *subject)
 {
 	const ot_value *l = ot_v_get(root, "changes");
 	for (size_t i = 0; i < ot_v_len(l); i++) {
-		const ot_value *c = ot_v_at(l, i), *it;
+		const ot_value *c = ot_v_at(l, i);
 		if (str_is(sget(c, "class"), cls) && in_list(ot_v_get(c, "ops"), op) &&
-		    (it = find_item(c, what, subject)))
-			return it;
+		    find_item(c, what, subject))
+			return c;
 	}
 	ck_abort_msg("no %s change for %s with item %s (%s)", cls, op, what, subject);
 	return NULL;
+}
+
+static const ot_value *need_op_item(const ot_value *root, const char *cls, const char *op,
+				    const char *what, const char *subject)
+{
+	return find_item(need_op_change(root, cls, op, what, subject), what, subject);
 }
 
 static void check_item(const ot_value *it, const char *old, const char *new, bool breaking)
@@ -1606,10 +1613,12 @@ START_TEST(real_default_list)
 	check_item(need_item(c, "moved", "aten.norm"), "torch/_decomp/decompositions.py",
 		   "torch/_refs/__init__.py", false);
 	/* 16-17. stub registrations */
-	c = need_change(root, "moved", "F.gelu", NULL);
-	check_item(need_item(c, "registration-changed", "aten/src/ATen/native/cpu/Activation.cpp"),
+	check_item(need_op_item(root, "moved", "F.gelu", "registration-changed",
+				"aten/src/ATen/native/cpu/Activation.cpp"),
 		   "REGISTER_DISPATCH(GeluKernel, &GeluKernelImpl)",
 		   "ALSO_REGISTER_AVX512_DISPATCH(GeluKernel, &GeluKernelImpl)", false);
+	c = need_op_change(root, "moved", "F.gelu", "registration-changed",
+			   "aten/src/ATen/native/cpu/Activation.cpp");
 	check_real_loc(c, "old", "aten/src/ATen/native/cpu/Activation.cpp", "REGISTER_DISPATCH(GeluKernel");
 	check_real_loc(c, "new", "aten/src/ATen/native/cpu/Activation.cpp",
 		       "ALSO_REGISTER_AVX512_DISPATCH(GeluKernel");
