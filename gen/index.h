@@ -37,6 +37,9 @@
 /** The Python bindings' generator: its SKIP_PYTHON_BINDINGS_SIGNATURES are
  * the overloads Python never calls (x / 2 is div.Tensor, not div.Scalar). */
 #define OT_INDEX_PYBIND_CODEGEN_PATH "tools/autograd/gen_python_functions.py"
+/** TensorIterator's configuration: on the CPU it converts an input of
+ * another dtype with .to(common dtype) (what a wrapped Scalar costs). */
+#define OT_INDEX_TENSOR_ITERATOR_PATH "aten/src/ATen/TensorIterator.cpp"
 
 struct ot_source;
 

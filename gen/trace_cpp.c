@@ -507,6 +507,28 @@ static const char *expression_value(const struct body_env *be, const char *a)
 	return ot_arena_strdup(be->c->a, v0);
 }
 
+/* Is argument `a` a Scalar wrapped as a 0-dim Tensor: written so
+ * (wrapped_scalar_tensor(other)), or the caller's own parameter that was? */
+static bool wrapped_scalar(const struct body_env *be, const char *a)
+{
+	static const char *const wrap[] = {"wrapped_scalar_tensor(", "scalar_to_tensor("};
+	const char *base = a;
+	for (const char *p = a; *p && *p != '('; p++)
+		if (p[0] == ':' && p[1] == ':')
+			base = p + 2;
+	for (size_t i = 0; i < OT_ARRAY_LEN(wrap); i++)
+		if (ot_starts_with(base, wrap[i]))
+			return true;
+	if (be->in && ot_is_identifier(a)) {
+		const char *const *names, *const *types;
+		size_t n = ot_callkinds_params(be->c->t->ck, be->d, &names, &types);
+		for (size_t k = 0; k < n && k < be->in->n && k < TB_MAX_PARAMS; k++)
+			if (names[k] && !strcmp(names[k], a))
+				return be->in->wrapped[k];
+	}
+	return false;
+}
+
 /* What a C++ call passes to the callee's parameters: literals and the
  * caller's known values, positionally. */
 static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_binding *b, uint32_t at)
@@ -540,6 +562,7 @@ static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_bi
 		if (!strcmp(v, "?"))
 			v = expression_value(be, a); /* an expression, or a local the body sets once */
 		b->value[i] = v;
+		b->wrapped[i] = wrapped_scalar(be, a);
 	}
 }
 
@@ -898,6 +921,82 @@ static bool body_op(struct tb_ctx *c, uint32_t node, const struct body_env *be, 
 	return e.exact;
 }
 
+/* Does call `call` build a TensorIterator whose configuration promotes
+ * its inputs to a common dtype (BINARY_OP_CONFIG, BINARY_FLOAT_OP_CONFIG,
+ * comparisons, build_ternary_op in TensorIterator.cpp)? */
+static bool promoting_build(const ot_ix_call *call)
+{
+	static const char *const builders[] = {
+		"build_binary_op",		 "build_borrowing_binary_op",
+		"build_binary_float_op",	 "build_borrowing_binary_float_op",
+		"build_comparison_op",		 "build_borrowing_comparison_op",
+		"build_ternary_op",		 "binary_op",
+		"borrowing_binary_op",		 "binary_float_op",
+		"comparison_op"};
+	bool member_of_iter = !*call->qual || !strcmp(call->qual, "TensorIterator") ||
+			      !strcmp(call->qual, "at::TensorIterator");
+	if (call->kind == OT_CALL_MEMBER || !member_of_iter)
+		return false;
+	for (size_t i = 0; i < OT_ARRAY_LEN(builders); i++)
+		if (!strcmp(call->name, builders[i]))
+			return *call->qual || ot_starts_with(builders[i], "build_");
+	return false;
+}
+
+/*
+ * The .to(common dtype) a TensorIterator's CPU configuration makes of an
+ * input of another dtype (TensorIterator.cpp: `if (common_device ==
+ * kCPU)`, then `op.tensor().to(common_dtype_)`), where the trace knows an
+ * input is a wrapped Scalar (div_(self, 2) is div_(self,
+ * wrapped_scalar_tensor(2))): a double, int64 or bool tensor beside a
+ * float32 one, so every such call converts it. CUDA reads a CPU scalar
+ * as it is. An OP edge from the function building the iterator.
+ */
+static bool promotion_edge(struct tb_ctx *c, uint32_t node, const struct body_env *be, const ot_ix_cdef *d,
+			   const ot_ix_call *call, const ot_callkind *ck, int depth)
+{
+	ot_verdict v[OT_DEV_COUNT];
+	uint8_t kind;
+	bool wrapped = false;
+	size_t n;
+	const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, "to", &n), *to = NULL;
+	tb_binding b = {.known = true, .n = 2, .value = {"defined", "?"}};
+	ot_edge e;
+	if (!c->t->ti_cpu_line || !c->t->ti_promote_line)
+		return false;
+	for (size_t i = 0; i < ck->nargs && !wrapped; i++)
+		wrapped = wrapped_scalar(be, ck->args[i]);
+	for (size_t i = 0; ov && i < n && !to; i++)
+		if (!strcmp(ov[i]->schema.overload, "dtype"))
+			to = ov[i];
+	if (!wrapped || !to)
+		return false;
+	call_verdicts(c, be, call, v, &kind);
+	if (v[OT_DEV_CPU].value != OT_TRI_TRUE || v[OT_DEV_CPU].validation || v[OT_DEV_CPU].select)
+		return false; /* the build itself is conditional: not told here */
+	v[OT_DEV_CPU] = ot_verdict_true();
+	if (ot_starts_with(d->name, "bitwise_"))
+		/* an op of integers: beside the default int64 tensor an int
+		 * Scalar has its dtype already */
+		v[OT_DEV_CPU] = (ot_verdict){.value = OT_TRI_UNKNOWN, .text = "op.current_dtype != common_dtype_",
+					     .line = c->t->ti_promote_line - 1};
+	v[OT_DEV_CUDA] = (ot_verdict){.value = OT_TRI_FALSE, .text = "common_device == kCPU",
+				      .line = c->t->ti_cpu_line};
+	if (!tb_depth_allows(c, node, v, depth))
+		return false;
+	e = tb_always(OT_EDGE_OP, node, tb_entry(c, to, depth + 1, &b, true));
+	set_site(&e, c, d, call, call->name,
+		 ot_arena_printf(c->a,
+				 "branch: calls aten::to.dtype: on the CPU the TensorIterator %s builds converts "
+				 "the wrapped Scalar (a double, int64 or bool tensor) to the common dtype "
+				 "(%s:%u)",
+				 call->name, OT_INDEX_TENSOR_ITERATOR_PATH, c->t->ti_promote_line),
+		 true);
+	tb_reach(c, &e, v, OT_WHEN_GUARD, OT_INDEX_TENSOR_ITERATOR_PATH);
+	tb_edge(c, &e);
+	return true;
+}
+
 /* What call `call` of d hands on to be called (into hb): DispatchStubs
  * (allany_impl(self, result, {}, false, or_stub): the stub a reference of
  * the same name on the call's line names) and ops' functions
@@ -1129,6 +1228,8 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 			ck.exact = true;
 			ck.text = call->name;
 		}
+		if (ck.kind == OT_CK_NONE && pass == 0 && promoting_build(call))
+			interesting |= promotion_edge(c, node, &be, d, call, &ck, depth);
 		if (ck.kind == OT_CK_NONE || (ck.kind == OT_CK_STUB && handed[i]))
 			continue;
 		/* dead code: an arm no build compiles is no path of any build */
@@ -1524,6 +1625,7 @@ void tb_kernel_binding(const ot_reg_func *f, const tb_binding *b, tb_binding *ou
 				v = tb_literal_of_default(a->def);
 		}
 		out->value[k] = v;
+		out->wrapped[k] = b->known && k < b->n && b->wrapped[k];
 	}
 }
 

@@ -17,6 +17,10 @@ struct ot_tracer {
 	ot_tracer_opts opts;
 	const ot_build *build;
 	int64_t f_native, f_deriv, f_vf, f_init, f_tensor, f_view_copy;
+	/* TensorIterator.cpp and its lines where the CPU converts an input of
+	 * another dtype: `if (common_device == kCPU)`, `op.tensor().to(...)` */
+	int64_t f_tensor_iter;
+	uint32_t ti_cpu_line, ti_promote_line;
 	ot_arena *arena;
 	ot_strvec cand[OT_STRAT_COUNT]; /* "did you mean" candidates per strategy */
 	ot_callkinds *ck;
@@ -34,6 +38,9 @@ typedef struct {
 	const char *value[TB_MAX_PARAMS];
 	const ot_ix_stub *stub[TB_MAX_PARAMS]; /* a DispatchStub passed (allany_impl(..., or_stub)) */
 	const ot_reg_func *fn[TB_MAX_PARAMS];  /* an op's function passed (unary_op_impl(self, at::abs_out)) */
+	bool wrapped[TB_MAX_PARAMS]; /* a Scalar wrapped as a 0-dim Tensor
+					(wrapped_scalar_tensor(s)): a double, int64,
+					bool or complex one, never float32 */
 	size_t n;
 	bool known; /* the caller's arguments were read */
 	ot_ck_subst subst; /* what its template parameters stand for there */
