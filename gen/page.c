@@ -1313,15 +1313,15 @@ static size_t step_lines_emit(ot_arena *a, step_lines *v, size_t max, const char
 }
 
 /* The bookkeeping calls of a layer as one line: "`at::empty` (loc, loc),
- * `at::native::empty_like` (loc)"; frees `v`. */
+ * `view` (loc) when `cond`"; frees `v`. */
 static const char *allocation_line(ot_arena *a, step_lines *v)
 {
 	ot_buf b = OT_BUF_INIT;
 	const char *r;
 	for (size_t i = 0; i < v->len; i++) {
 		struct step_line *l = &v->items[i];
-		ot_buf_printf(&b, "%s%s (%.*s)", i ? ", " : "", md_code(a, l->symbol), (int)l->places.size,
-			      l->places.ptr);
+		ot_buf_printf(&b, "%s%s (%.*s)%s%s", i ? ", " : "", md_code(a, l->symbol), (int)l->places.size,
+			      l->places.ptr, l->when ? " when " : "", l->when ? md_code(a, l->when) : "");
 		ot_buf_free(&l->places);
 	}
 	ot_vec_free(v);
@@ -2006,7 +2006,8 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 					/* allocations and views: one line for the
 					 * layer, the calls only (not what they run) */
 					if (v.bookkeeping[i] == OT_BOOKKEEPING_CALL)
-						step_lines_add(p, a, &allocs, NULL, NULL, s);
+						step_lines_add(p, a, &allocs,
+							       (s->sure & s->main) != s->main ? s->when : NULL, NULL, s);
 					continue;
 				}
 				if (s->found && restates_parent(tr, s) && teller[s->parent] >= 0) {
