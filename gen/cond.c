@@ -365,6 +365,20 @@ static value v_select(ot_tri t)
 	return v;
 }
 
+/* `a || b` (short = TRUE) or `a && b` (short = FALSE), of value t: a run-time
+ * selection when one decided it, not when an operand that is no selection
+ * settles it (cudnn_is_acceptable(x) && ... is false on the CPU, by the
+ * device, whatever the user enabled). */
+static value decided_by(value a, value b, ot_tri short_value, ot_tri t)
+{
+	value v = v_truth(t);
+	if (t == short_value)
+		v.select = (a.truth != short_value || a.select) && (b.truth != short_value || b.select);
+	else
+		v.select = a.select || b.select;
+	return v;
+}
+
 /* Is `v` the symbol `s` ("Float", "CUDA", "nonzero")? */
 static bool sym_is(value v, const char *s)
 {
@@ -1488,7 +1502,8 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 	if (ch->called && !ch->member && c->cenv && c->cenv->call_value && c->cenv->depth < 3) {
 		value v = helper_value(c, tk, ch);
 		if (v.truth != OT_TRI_UNKNOWN) {
-			v.select = v.select || is_selection(s, n);
+			/* a selection the device rules out is no choice there */
+			v.select = v.select || (is_selection(s, n) && v.truth != OT_TRI_FALSE);
 			return v;
 		}
 	}
@@ -1729,13 +1744,9 @@ static value binary_expr(struct ectx *c, struct toks *tk, int min)
 		}
 		r = expr(c, tk, p + 1);
 		if (p == 1) {
-			bool sel = l.select || r.select;
-			l = v_truth(tri_or(l.truth, r.truth));
-			l.select = sel;
+			l = decided_by(l, r, OT_TRI_TRUE, tri_or(l.truth, r.truth));
 		} else if (p == 2) {
-			bool sel = l.select || r.select;
-			l = v_truth(tri_and(l.truth, r.truth));
-			l.select = sel;
+			l = decided_by(l, r, OT_TRI_FALSE, tri_and(l.truth, r.truth));
 		} else if (name_is(op, "in")) {
 			l = v_unknown();
 		} else if (p >= 5) {
