@@ -1377,8 +1377,11 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 	if (ch->called && name_is(ch->last, "dtype") && name_is(ch->first, "iter") && ch->nnames == 2 &&
 	    c->cenv && bool_output_op(c->cenv->op) && output_index(tk, ch))
 		return v_sym("Bool");
-	if (WORD_IN(s, n, ((const char *const[]){"scalar_type", "dtype", "result_type", "common_dtype"})) &&
-	    (ch->called || c->pyenv))
+	/* iter.input_dtype() is the first input's; input_dtype(1), a mask's
+	 * or an index's, is not known */
+	if (((WORD_IN(s, n, ((const char *const[]){"scalar_type", "dtype", "result_type", "common_dtype"})) &&
+	      (ch->called || c->pyenv)) ||
+	     (name_is(ch->last, "input_dtype") && ch->called && output_index(tk, ch))))
 		return v_sym("Float");
 	if (WORD_IN(s, n, ((const char *const[]){"layout"})) && (ch->called || c->pyenv))
 		return v_sym("Strided");
