@@ -3389,10 +3389,29 @@ size_t ot_callkind_helpers(const ot_callkinds *ck, const ot_ix_cdef *from, const
 
 /* ---- the classifier ------------------------------------------------------------------------------------ */
 
+/* Where the statement holding offset `at` starts: after the last `;`, `{`
+ * or `}` outside brackets before it (lo at most). */
+static size_t statement_start(const char *c, size_t lo, size_t at)
+{
+	int depth = 0;
+	for (size_t k = at; k > lo; k--) {
+		char ch = c[k - 1];
+		if (ch == ')' || ch == ']')
+			depth++;
+		else if ((ch == '(' || ch == '[') && depth)
+			depth--;
+		else if (!depth && (ch == ';' || ch == '{' || ch == '}'))
+			return k;
+	}
+	return lo;
+}
+
 /* Is the name at `at` (an unqualified call as the scanner read it) the
  * variable of a declaration, `Type name(args)`: a word that is a type
- * (not a keyword that starts an expression) stands right before it? */
-static bool declares(const char *c, size_t lo, size_t at)
+ * (not a keyword that starts an expression) stands right before it, or a
+ * template type starting the statement (`std::vector<int64_t> inverse(dims)`),
+ * or it is a further declarator of one (`MklDimVector a(n, 0), b(n, 0)`)? */
+static bool type_word_before(const char *c, size_t lo, size_t at)
 {
 	static const char *const exprs[] = {"return", "case", "throw", "co_return", "co_yield", "co_await",
 					    "new", "delete", "else", "do", "sizeof", "goto", "and", "or",
@@ -3406,6 +3425,56 @@ static bool declares(const char *c, size_t lo, size_t at)
 		if (e - s == strlen(exprs[i]) && !memcmp(c + s, exprs[i], e - s))
 			return false;
 	return true;
+}
+
+static bool declares(const char *c, size_t lo, size_t at)
+{
+	size_t e = back_ws(c, lo, at);
+	if (e > lo && (c[e - 1] == '>' || c[e - 1] == ',')) {
+		/* the statement starts with `Type<...> name(` or `Type name(...),` */
+		size_t st = back_ws(c, lo, statement_start(c, lo, at));
+		size_t k = st, name_at, open;
+		while (k < at && is_space(c[k]))
+			k++;
+		st = k;
+		while (k < at && (ot_is_ident_char(c[k]) || c[k] == ':' || is_space(c[k])))
+			k++;
+		if (k == st || k >= at)
+			return false;
+		if (c[k] == '<') {
+			size_t m = match_bracket(c, lo, at, k);
+			if (m == (size_t)-1)
+				return false;
+			k = m + 1;
+			while (k < at && (is_space(c[k]) || c[k] == '&' || c[k] == '*'))
+				k++;
+			if (c[e - 1] == '>')
+				return k == at; /* the name right after the template type */
+			name_at = k;
+		} else {
+			/* Type name(: the last word before the first `(` */
+			open = k;
+			while (open < at && c[open] != '(')
+				open++;
+			name_at = back_ws(c, st, open);
+			while (name_at > st && ot_is_ident_char(c[name_at - 1]))
+				name_at--;
+			if (c[e - 1] != ',' || name_at == st || !type_word_before(c, lo, name_at))
+				return false;
+			k = name_at;
+		}
+		/* the first declarator `name(...)`, then a top-level comma up to `at` */
+		while (k < at && ot_is_ident_char(c[k]))
+			k++;
+		k = skip_ws(c, k, at);
+		if (k >= at || c[k] != '(' || (open = match_bracket(c, lo, at, k)) == (size_t)-1)
+			return false;
+		for (k = open + 1; k < e - 1; k++)
+			if (!is_space(c[k]))
+				return false;
+		return c[e - 1] == ',' && name_at < at;
+	}
+	return type_word_before(c, lo, at);
 }
 
 static bool is_keyword(const char *w)
