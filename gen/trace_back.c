@@ -78,7 +78,7 @@ struct forward_args {
 /* What a formula's call at `open` ('(') passes: the forward call's value
  * of an argument named alone (`sparse_grad`: its default, false), "?"
  * for any other expression. */
-static void formula_call_binding(const struct forward_args *fw, const char *open, tb_binding *b)
+static void formula_call_binding(ot_arena *a, const struct forward_args *fw, const char *open, tb_binding *b)
 {
 	const char *p = open + 1;
 	memset(b, 0, sizeof(*b));
@@ -94,7 +94,22 @@ static void formula_call_binding(const struct forward_args *fw, const char *open
 		end = p;
 		while (end > start && end[-1] == ' ')
 			end--;
+		/* a comment naming the parameter before the value: a C comment
+		 * holding rounding_mode=, then "trunc" */
+		if (end - start > 4 && !memcmp(start, "/*", 2)) {
+			const char *close = strstr(start + 2, "*/");
+			if (close && close + 2 <= end)
+				for (start = close + 2; start < end && *start == ' '; start++)
+					;
+		}
 		b->value[b->n] = "?";
+		/* a literal the formula writes: a string, a number, true/false */
+		if (end > start && ((*start == '"' && end - start >= 2 && end[-1] == '"' &&
+				     !memchr(start + 1, '"', (size_t)(end - start - 2))) ||
+				    isdigit((unsigned char)*start) ||
+				    (end - start == 4 && !memcmp(start, "true", 4)) ||
+				    (end - start == 5 && !memcmp(start, "false", 5))))
+			b->value[b->n] = ot_arena_strndup(a, start, (size_t)(end - start));
 		for (size_t k = 0; fw && k < fw->schema->nargs && k < fw->values.n; k++) {
 			const char *name = fw->schema->args[k].name;
 			if (strlen(name) == (size_t)(end - start) && !memcmp(name, start, (size_t)(end - start)))
@@ -217,7 +232,7 @@ static void formula_helpers(struct tb_ctx *c, const ot_reg_schema *schema, const
 				 * kernels within --depth */
 				if (pick && !ot_callkind_is_metadata(pick->schema.name)) {
 					tb_binding b;
-					formula_call_binding(fw, s, &b);
+					formula_call_binding(c->a, fw, s, &b);
 					hn = tb_entry(c, pick, depth + 1, member ? NULL : &b,
 						      depth + 1 <= c->max_depth);
 				}
