@@ -3406,11 +3406,8 @@ static size_t statement_start(const char *c, size_t lo, size_t at)
 	return lo;
 }
 
-/* Is the name at `at` (an unqualified call as the scanner read it) the
- * variable of a declaration, `Type name(args)`: a word that is a type
- * (not a keyword that starts an expression) stands right before it, or a
- * template type starting the statement (`std::vector<int64_t> inverse(dims)`),
- * or it is a further declarator of one (`MklDimVector a(n, 0), b(n, 0)`)? */
+/* Does a word that is a type (not a keyword that starts an expression)
+ * stand right before offset `at`? */
 static bool type_word_before(const char *c, size_t lo, size_t at)
 {
 	static const char *const exprs[] = {"return", "case", "throw", "co_return", "co_yield", "co_await",
@@ -3427,6 +3424,11 @@ static bool type_word_before(const char *c, size_t lo, size_t at)
 	return true;
 }
 
+/* Is the name at `at` (an unqualified call as the scanner read it) the
+ * variable of a declaration, `Type name(args)`: a type word stands right
+ * before it, or a template type starts the statement (`std::vector<int64_t>
+ * inverse(dims)`), or it is a further declarator of one (`MklDimVector a(n,
+ * 0), b(n, 0)`)? */
 static bool declares(const char *c, size_t lo, size_t at)
 {
 	size_t e = back_ws(c, lo, at);

@@ -75,9 +75,22 @@ struct forward_args {
 	tb_binding values;
 };
 
+/* Is [s, e) a number as a formula writes one (1, 0.5, 1e-5), nothing more? */
+static bool whole_number(const char *s, const char *e)
+{
+	char buf[64], *end;
+	if (e - s <= 0 || e - s >= (long)sizeof(buf) || !isdigit((unsigned char)*s))
+		return false;
+	memcpy(buf, s, (size_t)(e - s));
+	buf[e - s] = '\0';
+	(void)strtod(buf, &end);
+	return *end == '\0';
+}
+
 /* What a formula's call at `open` ('(') passes: the forward call's value
- * of an argument named alone (`sparse_grad`: its default, false), "?"
- * for any other expression. */
+ * of an argument named alone (`sparse_grad`: its default, false), a
+ * literal the formula writes ("trunc", 1, true), "?" for any other
+ * expression. */
 static void formula_call_binding(ot_arena *a, const struct forward_args *fw, const char *open, tb_binding *b)
 {
 	const char *p = open + 1;
@@ -106,7 +119,7 @@ static void formula_call_binding(ot_arena *a, const struct forward_args *fw, con
 		/* a literal the formula writes: a string, a number, true/false */
 		if (end > start && ((*start == '"' && end - start >= 2 && end[-1] == '"' &&
 				     !memchr(start + 1, '"', (size_t)(end - start - 2))) ||
-				    isdigit((unsigned char)*start) ||
+				    whole_number(start, end) ||
 				    (end - start == 4 && !memcmp(start, "true", 4)) ||
 				    (end - start == 5 && !memcmp(start, "false", 5))))
 			b->value[b->n] = ot_arena_strndup(a, start, (size_t)(end - start));

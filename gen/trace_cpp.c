@@ -962,7 +962,7 @@ static bool promotion_edge(struct tb_ctx *c, uint32_t node, const struct body_en
 	const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, "to", &n), *to = NULL;
 	tb_binding b = {.known = true, .n = 2, .value = {"defined", "?"}};
 	ot_edge e;
-	if (!c->t->ti_cpu_line || !c->t->ti_promote_line)
+	if (!c->t->ti_cpu_line || !c->t->ti_differs_line || !c->t->ti_promote_line)
 		return false;
 	for (size_t i = 0; i < ck->nargs && !wrapped; i++)
 		wrapped = wrapped_scalar(be, ck->args[i]);
@@ -979,7 +979,7 @@ static bool promotion_edge(struct tb_ctx *c, uint32_t node, const struct body_en
 		/* an op of integers: beside the default int64 tensor an int
 		 * Scalar has its dtype already */
 		v[OT_DEV_CPU] = (ot_verdict){.value = OT_TRI_UNKNOWN, .text = "op.current_dtype != common_dtype_",
-					     .line = c->t->ti_promote_line - 1};
+					     .line = c->t->ti_differs_line};
 	v[OT_DEV_CUDA] = (ot_verdict){.value = OT_TRI_FALSE, .text = "common_device == kCPU",
 				      .line = c->t->ti_cpu_line};
 	if (!tb_depth_allows(c, node, v, depth))

@@ -18,9 +18,10 @@ struct ot_tracer {
 	const ot_build *build;
 	int64_t f_native, f_deriv, f_vf, f_init, f_tensor, f_view_copy;
 	/* TensorIterator.cpp and its lines where the CPU converts an input of
-	 * another dtype: `if (common_device == kCPU)`, `op.tensor().to(...)` */
+	 * another dtype: `if (common_device == kCPU)`, the test of the input's
+	 * dtype, `op.tensor().to(...)` */
 	int64_t f_tensor_iter;
-	uint32_t ti_cpu_line, ti_promote_line;
+	uint32_t ti_cpu_line, ti_differs_line, ti_promote_line;
 	ot_arena *arena;
 	ot_strvec cand[OT_STRAT_COUNT]; /* "did you mean" candidates per strategy */
 	ot_callkinds *ck;

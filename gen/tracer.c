@@ -583,6 +583,8 @@ ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_we
 	t->f_view_copy = ot_index_file_id(ix, OT_INDEX_VIEW_COPY_CODEGEN_PATH);
 	t->f_tensor_iter = ot_index_file_id(ix, OT_INDEX_TENSOR_ITERATOR_PATH);
 	t->ti_cpu_line = ot_index_find_line(ix, t->f_tensor_iter, "if (common_device == kCPU) {");
+	t->ti_differs_line = ot_index_find_line(ix, t->f_tensor_iter,
+						"promote_inputs_to_common_dtype_ && !op.is_output && op.current_dtype != common_dtype_");
 	t->ti_promote_line = ot_index_find_line(ix, t->f_tensor_iter, "op.tensor().to(common_dtype_)");
 	t->autograd = ot_autograd_new(ix, reg);
 	t->ck = ot_callkinds_new(ix, reg);
