@@ -2704,7 +2704,7 @@ static const char *library_of(const char *q, const char *n, const char *const *a
 	return NULL;
 }
 
-static bool is_ti_loop(const char *n)
+bool ot_callkind_is_ti_launcher(const char *n)
 {
 	return !strcmp(n, "gpu_kernel") || !strcmp(n, "gpu_kernel_with_scalars") ||
 	       !strcmp(n, "opmath_gpu_kernel_with_scalars") ||
@@ -3985,7 +3985,7 @@ void ot_callkind_of_in(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cde
 			return;
 		}
 	}
-	if (is_ti_loop(c->name)) {
+	if (ot_callkind_is_ti_launcher(c->name)) {
 		out->kind = OT_CK_LAUNCH;
 		out->lib = OT_GPU_TI_KERNEL;
 		return;

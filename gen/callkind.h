@@ -149,6 +149,12 @@ bool ot_callkind_is_metadata(const char *name);
  * the op's entry. */
 bool ot_callkind_inline_for_real(const ot_reg_func *f);
 
+/** Is `name` (unqualified) one of TensorIterator's CUDA launchers
+ * (gpu_kernel, opmath_gpu_kernel_with_scalars, jitted_gpu_kernel,
+ * gpu_reduce_kernel, ...)? They launch once per piece of the iterator that
+ * 32-bit indexing can address. */
+bool ot_callkind_is_ti_launcher(const char *name);
+
 /** Is `name` (a call's name) a runtime selection point (use_cudnn, ...)? */
 bool ot_callkind_is_selection(const char *name);
 

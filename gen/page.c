@@ -929,7 +929,6 @@ static const char *library_note(ot_arena *a, const ot_trace *tr, uint8_t dev, co
 	return r;
 }
 
-
 /* The first found step of `layer` on `dev`'s forward main path: one every
  * call makes and not a set-up call, else a conditional one, else a set-up
  * call. */
@@ -973,14 +972,10 @@ static bool caller_sure(const ot_trace *tr, const ot_step *s)
 	return s->parent >= 0 && (tr->steps.items[s->parent].sure & OT_MAIN_CUDA);
 }
 
-/* Is `sym` one of TensorIterator's CUDA launchers (gpu_kernel,
- * opmath_gpu_kernel_with_scalars, jitted_gpu_kernel, gpu_reduce_kernel)?
- * They split what 32-bit indexing cannot address into pieces. */
+/* Is step symbol `sym` (at::native::gpu_kernel) a TensorIterator launcher? */
 static bool ti_launcher(const char *sym)
 {
-	const char *base = strrchr(sym, ':') ? strrchr(sym, ':') + 1 : sym;
-	return ot_ends_with(base, "gpu_kernel") || ot_ends_with(base, "gpu_kernel_with_scalars") ||
-	       !strcmp(base, "gpu_reduce_kernel");
+	return ot_callkind_is_ti_launcher(strrchr(sym, ':') ? strrchr(sym, ':') + 1 : sym);
 }
 
 /* The GPU calls (kernel launches, library calls) of the CUDA forward main
