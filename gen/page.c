@@ -1098,6 +1098,41 @@ static size_t wellknown_stops(ot_arena *a, const ot_trace *tr, uint8_t dev, ot_s
 	return out->len;
 }
 
+/* The ops of `v` (base names of tr->calls) as a reader needs them: each
+ * with the device whose main path alone calls it, and "for some arguments"
+ * where no default call there is sure to (trace's diagonal and sum run on
+ * CUDA only; avg_pool2d_backward's copy_ only for a non-contiguous
+ * gradient); the first `max`, then "and N more". */
+static const char *calls_by_device(ot_arena *a, const ot_trace *tr, const ot_strvec *v, size_t max)
+{
+	ot_buf b = OT_BUF_INIT;
+	const char *r;
+	for (size_t i = 0; i < v->len && i < max; i++) {
+		uint8_t main = 0, sure = 0;
+		size_t n = strlen(v->items[i]);
+		for (size_t k = 0; k < tr->nodes.len; k++) {
+			const ot_node *nd = &tr->nodes.items[k];
+			uint8_t fwd = nd->main & (uint8_t)~nd->back;
+			if (nd->kind != OT_NODE_ENTRY || !nd->depth || !fwd || !nd->op ||
+			    strncmp(nd->op, v->items[i], n) || (nd->op[n] && nd->op[n] != '.'))
+				continue;
+			main |= fwd;
+			sure |= nd->sure & fwd;
+		}
+		ot_buf_printf(&b, "%s%s", i ? ", " : "", md_code(a, v->items[i]));
+		if (main && main != (OT_MAIN_CPU | OT_MAIN_CUDA))
+			ot_buf_printf(&b, " (%s%s)", main & OT_MAIN_CPU ? "CPU" : "CUDA",
+				      sure != main ? ", for some arguments" : "");
+		else if (main && sure != main)
+			ot_buf_puts(&b, " (for some arguments)");
+	}
+	if (v->len > max)
+		ot_buf_printf(&b, " and %zu more", v->len - max);
+	r = ot_arena_strndup(a, b.ptr, b.size);
+	ot_buf_free(&b);
+	return r;
+}
+
 /* Performance notes, each a fact of the main paths. */
 static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_pathview *v, ot_arena *a)
 {
@@ -1187,14 +1222,14 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	else if (tr->composite_explicit)
 		NOTE("CompositeExplicitAutograd: one C++ function serves every backend (with its own "
 		     "derivatives.yaml entry); the device work is in the ops it calls%s%s.",
-		     ncalls ? ": " : "", ncalls ? joined_codes(a, &work, 8) : "");
+		     ncalls ? ": " : "", ncalls ? calls_by_device(a, tr, &work, 8) : "");
 	else if (tr->composite_implicit)
 		NOTE("CompositeImplicitAutograd: no kernel of its own; it runs as the ops it calls "
 		     "(%s), each dispatched on its own unless a compiler fuses them.",
-		     ncalls ? joined_codes(a, &work, 8) : views_only ? "views and allocations only" : "none found");
+		     ncalls ? calls_by_device(a, tr, &work, 8) : views_only ? "views and allocations only" : "none found");
 	else if (ncalls)
 		NOTE("On its main paths it also calls %zu other op%s (%s), each dispatched on its own.",
-		     ncalls, ncalls == 1 ? "" : "s", joined_codes(a, &work, 8));
+		     ncalls, ncalls == 1 ? "" : "s", calls_by_device(a, tr, &work, 8));
 	if (tr->structured)
 		NOTE("Structured kernel: a meta function checks shapes and dtypes and allocates the "
 		     "output once; the impl only computes%s.",
