@@ -475,7 +475,7 @@ static const char *const false_props[] = {
 	"has_symbolic_sizes_strides", "is_quantized_tensor", "_is_any_true"};
 
 /* Properties it has. */
-static const char *const true_props[] = {"is_floating_point", "isFloatingType", "is_signed",
+static const char *const true_props[] = {"is_floating_point", "isFloatingType", "is_signed", "supports_as_strided",
 					 "is_non_overlapping_and_dense", "defined_dense"};
 
 /* Settings of a default session and the build's libraries. */
@@ -907,8 +907,10 @@ static value literal_value(const char *lit, size_t n)
 	if (LIT("None") || LIT("nullopt") || LIT("std::nullopt") || LIT("c10::nullopt") ||
 	    LIT("nullptr") || LIT("undefined") || LIT("{}"))
 		return v_empty();
-	if (LIT("defined"))
+	if (LIT("defined") || LIT(OT_COND_WRAPPED))
 		return v_truth(OT_TRI_TRUE);
+	if (LIT(OT_COND_NOT_FLOAT))
+		return v_sym(OT_COND_NOT_FLOAT);
 	if (LIT(OT_COND_OBJECT))
 		return v_sym(OT_COND_OBJECT);
 	if (LIT("nonzero")) {
@@ -981,6 +983,17 @@ static enum reassign assigned_again(const char *from, const char *end, const cha
 	return r;
 }
 
+/* Where the body's text that can have set a local before the condition
+ * ends: the end of the condition's line when it is told, else of the body. */
+static const char *condition_end(const ot_cenv *e)
+{
+	const char *end = e->code + e->body_end;
+	if (e->line_off && e->line && e->line < e->nlines && e->line_off[e->line] < e->body_end &&
+	    e->line_off[e->line] > e->body)
+		end = e->code + e->line_off[e->line];
+	return end;
+}
+
 /* Does the text before `b` (in `code`) end with the type name `type`? */
 static bool declared_as(const char *code, const char *b, const char *type)
 {
@@ -1015,7 +1028,7 @@ static value local_bool(struct ectx *c, const char *s, size_t n)
 			q++;
 		if (*q != '=' || q[1] == '=')
 			continue;
-		again = assigned_again(e->code + e->body, end, s, n, p);
+		again = assigned_again(e->code + e->body, condition_end(e), s, n, p);
 		if (again == REASSIGN_OTHER)
 			return v_unknown(); /* its value depends on where the condition is */
 		{
@@ -1032,8 +1045,16 @@ static value local_bool(struct ectx *c, const char *s, size_t n)
 			c->depth--;
 			if (tk.at < tk.n)
 				return v_unknown(); /* what the grammar did not take */
-			if (v.has_sym && v.sym >= buf && v.sym < buf + sizeof(buf))
-				return v_unknown(); /* an enumerator of buf, gone on return */
+			if (v.has_sym && v.sym >= buf && v.sym < buf + sizeof(buf)) {
+				/* a constant the evaluator knows (MemoryFormat::Preserve)
+				 * by its own name; another enumerator of buf is gone
+				 * on return */
+				const char *k = constant_symbol(v.sym, v.symn);
+				if (!k)
+					return v_unknown();
+				v.sym = k;
+				v.symn = strlen(k);
+			}
 			/* narrowed later: only a false start value is known */
 			return again == REASSIGN_NARROWED && v.truth != OT_TRI_FALSE ? v_unknown() : v;
 		}
@@ -1377,6 +1398,19 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 	if (ch->called && name_is(ch->last, "dtype") && name_is(ch->first, "iter") && ch->nnames == 2 &&
 	    c->cenv && bool_output_op(c->cenv->op) && output_index(tk, ch))
 		return v_sym("Bool");
+	/* a wrapped Scalar's dtype is not float32; it has no dimension and
+	 * one element */
+	if (ch->called && ch->first != ch->last && ch->first->kind == TK_NAME) {
+		const char *lit = param_value(c, ch->first->s, ch->first->n);
+		if (lit && !strcmp(lit, OT_COND_WRAPPED)) {
+			if (WORD_IN(s, n, ((const char *const[]){"scalar_type", "dtype", "toScalarType"})))
+				return v_sym(OT_COND_NOT_FLOAT);
+			if (WORD_IN(s, n, ((const char *const[]){"dim", "ndimension"})))
+				return v_num(0);
+			if (WORD_IN(s, n, ((const char *const[]){"numel", "sym_numel", "nelement"})))
+				return v_num(1);
+		}
+	}
 	/* iter.input_dtype() is the first input's; input_dtype(1), a mask's
 	 * or an index's, is not known */
 	if (((WORD_IN(s, n, ((const char *const[]){"scalar_type", "dtype", "result_type", "common_dtype"})) &&
@@ -1431,6 +1465,14 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 		if (lit && (isdigit((unsigned char)lit[0]) || lit[0] == '-'))
 			return v_num(strtod(lit, NULL));
 	}
+	/* a default call uses no forward-mode AD: x._fw_grad(level) is an
+	 * undefined Tensor */
+	if (name_is(ch->last, "defined") && ch->called && chain_has(tk, ch, "_fw_grad"))
+		return v_truth(OT_TRI_FALSE);
+	/* x.defined() of a parameter or local x; of anything else
+	 * (x.grad().defined()) not known */
+	if (name_is(ch->last, "defined") && ch->called && ch->first != ch->last && ch->nnames != 2)
+		return v_unknown();
 	if (name_is(ch->last, "defined") && ch->called && ch->first != ch->last) {
 		const char *lit = param_value(c, ch->first->s, ch->first->n);
 		if (!lit && ch->nnames == 2 && c->cenv)
@@ -1439,9 +1481,17 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 		if (lit && (!strcmp(lit, "undefined") || empty_literal(lit)))
 			return v_truth(OT_TRI_FALSE);
 		/* "true": a defined Tensor passed on through an expression (*x) */
-		if (lit && (!strcmp(lit, "defined") || !strcmp(lit, "true")))
+		if (lit && (!strcmp(lit, "defined") || !strcmp(lit, "true") || !strcmp(lit, OT_COND_WRAPPED)))
 			return v_truth(OT_TRI_TRUE);
 		return v_unknown();
+	}
+	if (name_is(ch->last, "value") && ch->called && ch->first != ch->last && ch->nnames == 2) {
+		/* an optional's value: the literal the caller passed (a dtype) */
+		const char *lit = param_value(c, ch->first->s, ch->first->n);
+		if (!lit || empty_literal(lit) || !strcmp(lit, "defined") || !strcmp(lit, "undefined") ||
+		    !strcmp(lit, OT_COND_WRAPPED))
+			return v_unknown();
+		return literal_value(lit, strlen(lit));
 	}
 	if (name_is(ch->last, "has_value") && ch->called && ch->first != ch->last) {
 		/* an optional's emptiness: nullopt, {}, or a Tensor? the schema
@@ -1459,12 +1509,23 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 		const struct tok *open = ch->last + 1, *arg = ch->last + 2, *close = ch->last + 3;
 		if (!lit)
 			return v_unknown();
-		if (!empty_literal(lit))
-			return strcmp(lit, "defined") && strcmp(lit, "undefined") ? literal_value(lit, strlen(lit))
-										   : v_unknown();
+		/* ("undefined": an optional the caller left None) */
+		if (!empty_literal(lit) && strcmp(lit, "undefined"))
+			return strcmp(lit, "defined") ? literal_value(lit, strlen(lit)) : v_unknown();
 		if (close < tk->t + ch->end && op_is(open, "(") && op_is(close, ")") &&
 		    (arg->kind == TK_NAME || arg->kind == TK_NUM))
 			return literal_value(arg->s, arg->n);
+		if (op_is(open, "(") && arg->kind == TK_NAME) {
+			/* a qualified constant: value_or(MemoryFormat::Preserve) */
+			const struct tok *t = arg;
+			while (t + 2 < tk->t + ch->end && op_is(t + 1, "::") && t[2].kind == TK_NAME)
+				t += 2;
+			if (t + 1 < tk->t + ch->end && op_is(t + 1, ")")) {
+				const char *k = constant_symbol(arg->s, (size_t)(t->s + t->n - arg->s));
+				if (k)
+					return v_sym(k);
+			}
+		}
 		return v_unknown();
 	}
 	/* settings */
@@ -1583,6 +1644,12 @@ static value compare(const struct tok *op, value l, value r)
 		if (l.empty && r.empty)
 			return v_truth(eq ? OT_TRI_TRUE : OT_TRI_FALSE);
 		if ((l.empty && (r.has_sym || r.has_num)) || (r.empty && (l.has_sym || l.has_num)))
+			return v_truth(eq ? OT_TRI_FALSE : OT_TRI_TRUE);
+		return v_unknown();
+	}
+	if ((eq || ne) && (sym_is(l, OT_COND_NOT_FLOAT) || sym_is(r, OT_COND_NOT_FLOAT))) {
+		/* a wrapped Scalar's dtype is no Float; against another, not known */
+		if (sym_is(l, "Float") || sym_is(r, "Float"))
 			return v_truth(eq ? OT_TRI_FALSE : OT_TRI_TRUE);
 		return v_unknown();
 	}
@@ -1818,6 +1885,8 @@ const char *ot_cond_literal(const ot_cenv *env, const char *text, char *buf, siz
 	}
 	if (sym_is(v, "nonzero"))
 		return "nonzero"; /* a count, more than 0 (literal_value reads it back) */
+	if (sym_is(v, OT_COND_NOT_FLOAT))
+		return OT_COND_NOT_FLOAT;
 	if (v.has_sym) {
 		/* a quoted string, a constant the evaluator knows (Float), an
 		 * enumerator (Activation::GELU) */
@@ -1967,15 +2036,20 @@ static ot_tri label_truth(const ot_cenv *env, const char *label, bool *select)
 	for (; *p && n + 1 < sizeof(low); p++)
 		low[n++] = (char)tolower((unsigned char)*p);
 	low[n] = '\0';
+	const char *transposed = NULL;
 	*select = false;
-	/* a transposed kernel: for the call whose `transposed` is false, never */
-	if (strstr(low, "transpose")) {
-		for (size_t i = 0; i < env->nparams; i++)
-			if ((!strcmp(env->params[i].name, "transposed") || !strcmp(env->params[i].name, "transposed_")) &&
-			    env->params[i].value && !strcmp(env->params[i].value, "false"))
-				return OT_TRI_FALSE;
+	for (size_t i = 0; i < env->nparams; i++)
+		if (!strcmp(env->params[i].name, "transposed") || !strcmp(env->params[i].name, "transposed_"))
+			transposed = env->params[i].value;
+	/* a transposed kernel (CudnnTranspose, SlowTranspose2d) is never taken
+	 * by a call whose `transposed` is false, any other one never by a
+	 * call whose `transposed` is true (1.13.1's use_mkldnn refuses a
+	 * transposed convolution; 2.x picks MkldnnTranspose instead); the
+	 * empty-input ones take both */
+	if (transposed && !strcmp(transposed, strstr(low, "transpose") ? "false" : "true") && !strstr(low, "empty"))
+		return OT_TRI_FALSE;
+	if (strstr(low, "transpose") && !(transposed && !strcmp(transposed, "true")))
 		return OT_TRI_UNKNOWN;
-	}
 	if (strstr(low, "miopen") || strstr(low, "mps") || strstr(low, "xnnpack") || strstr(low, "hip") ||
 	    strstr(low, "vulkan") || strstr(low, "metal") || strstr(low, "xpu") || strstr(low, "empty") ||
 	    strstr(low, "overrideable"))
@@ -1993,34 +2067,89 @@ static ot_tri label_truth(const ot_cenv *env, const char *label, bool *select)
 	return OT_TRI_UNKNOWN;
 }
 
-/* Is case `g` of a switch the one taken? Its subject compared with its
- * label, else the label's backend; a case whose sibling is taken is not.
- * The condition shown is the label as written. */
-static ot_verdict case_taken(const struct gchain *ch, const ot_ix_guard *g)
+/* The next label of a guard's text "case A or case B or default" (labels
+ * in a row sharing a body) into buf, after *p: false at the end. */
+static bool next_label(const char **p, char *buf, size_t size)
+{
+	const char *s = *p, *stop;
+	size_t n;
+	if (!*s)
+		return false;
+	stop = strstr(s, " or ");
+	n = stop ? (size_t)(stop - s) : strlen(s);
+	snprintf(buf, size, "%.*s", (int)n, s);
+	*p = stop ? stop + 4 : s + n;
+	return true;
+}
+
+/* label_truth over the labels of a case guard's text: true when one is
+ * taken, false when none is, else unknown ("default" is unknown). */
+static ot_tri labels_truth(const ot_cenv *env, const char *text, bool *select)
+{
+	char label[256];
+	ot_tri all = OT_TRI_FALSE;
+	*select = false;
+	for (const char *p = text; next_label(&p, label, sizeof(label));) {
+		bool sel;
+		ot_tri t = ot_starts_with(label, "case ") ? label_truth(env, label + 5, &sel) : OT_TRI_UNKNOWN;
+		if (t == OT_TRI_TRUE) {
+			*select = sel;
+			return t;
+		}
+		if (t == OT_TRI_UNKNOWN)
+			all = OT_TRI_UNKNOWN;
+	}
+	return all;
+}
+
+/* Is label `label` (as written after "case ") of case guard g taken? Its
+ * subject compared with it, else the label's backend. */
+static ot_verdict label_taken(const struct gchain *ch, const ot_ix_guard *g, const char *label)
 {
 	const ot_cenv *env = ch->eval == cexpr_cb ? ch->env : NULL;
-	const char *label = g->text && ot_starts_with(g->text, "case ") ? g->text + 5 : NULL;
 	char expr[512];
 	ot_verdict v;
 	bool select;
 	ot_tri t;
-	if (!label || !g->subject) {
-		v = verdict(OT_TRI_UNKNOWN, g->text);
-		v.line = g->line;
-		return v;
-	}
 	snprintf(expr, sizeof(expr), "%s == %s", g->subject, label);
 	v = ch->eval(ch->env, expr, g->line);
-	v.text = g->text;
-	v.line = g->line;
 	if (!env || v.value != OT_TRI_UNKNOWN)
 		return v;
 	t = label_truth(env, label, &select);
 	if (t != OT_TRI_UNKNOWN) {
 		v.value = t;
 		v.select = select;
+	}
+	return v;
+}
+
+/* Is case `g` of a switch the one taken? Taken when one of its labels is
+ * (`case A: case B:` share it), not when none is or a sibling case is.
+ * The condition shown is the labels as written. */
+static ot_verdict case_taken(const struct gchain *ch, const ot_ix_guard *g)
+{
+	const ot_cenv *env = ch->eval == cexpr_cb ? ch->env : NULL;
+	char label[256];
+	ot_verdict v = verdict(OT_TRI_FALSE, g->text);
+	if (!g->text || !ot_starts_with(g->text, "case ") || !g->subject) {
+		v = verdict(OT_TRI_UNKNOWN, g->text);
+		v.line = g->line;
 		return v;
 	}
+	for (const char *p = g->text; next_label(&p, label, sizeof(label));) {
+		ot_verdict one = ot_starts_with(label, "case ") ? label_taken(ch, g, label + 5)
+								 : verdict(OT_TRI_UNKNOWN, NULL);
+		if (one.value == OT_TRI_TRUE) {
+			v = one;
+			break;
+		}
+		if (one.value == OT_TRI_UNKNOWN)
+			v = one;
+	}
+	v.text = g->text;
+	v.line = g->line;
+	if (!env || v.value != OT_TRI_UNKNOWN)
+		return v;
 	/* a sibling case (same switch: same parent, same subject) taken */
 	for (size_t i = 0; i < ch->n; i++) {
 		const ot_ix_guard *o = &ch->g[i];
@@ -2028,7 +2157,7 @@ static ot_verdict case_taken(const struct gchain *ch, const ot_ix_guard *g)
 		if (o == g || o->kind != OT_GUARD_CASE || o->parent != g->parent || !o->subject ||
 		    strcmp(o->subject, g->subject) || !ot_starts_with(o->text, "case "))
 			continue;
-		if (label_truth(env, o->text + 5, &sel) == OT_TRI_TRUE) {
+		if (labels_truth(env, o->text, &sel) == OT_TRI_TRUE) {
 			v.value = OT_TRI_FALSE;
 			v.text = o->text;
 			v.negated = true;
@@ -2163,8 +2292,9 @@ static ot_verdict chain_verdict(const struct gchain *ch, uint16_t guard)
 
 static ot_verdict cexpr_cb(const void *env, const char *text, uint32_t line)
 {
-	(void)line;
-	return ot_cond_cexpr(env, text);
+	ot_cenv at = *(const ot_cenv *)env;
+	at.line = line;
+	return ot_cond_cexpr(&at, text);
 }
 
 /* A name in a Python guard holds the value it has where the guard is

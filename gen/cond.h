@@ -105,6 +105,12 @@ struct ot_cenv {
 	 * (`const bool has_out = out.defined();`) */
 	const char *code;
 	size_t body, body_end;
+	/** The offset in `code` of each line's start (`nlines` of them), or
+	 * NULL; with `line`, where the condition is written (1-based; 0: not
+	 * told), a local assigned again only after that line keeps the value
+	 * it was declared with there. */
+	const uint32_t *line_off;
+	uint32_t nlines, line;
 	/** The value of a call of a function the body sees (a predicate helper
 	 * such as should_use_acc_buffer(iter)), worked out from the helper's
 	 * returns; NULL when the caller offers none. `args` are the argument
@@ -167,6 +173,15 @@ struct ot_pyenv {
 /** What value_of gives for a value that is an object, never None (a
  * Parameter, a Module): `x is None` is false, its truth is not known. */
 #define OT_COND_OBJECT "<object>"
+
+/** A C++ parameter's value when it holds a Scalar wrapped as a 0-dim
+ * Tensor (wrapped_scalar_tensor(s)): defined, 0-dim, one element, of a
+ * dtype that is never float32 (double, int64, bool or complex). */
+#define OT_COND_WRAPPED "<wrapped scalar>"
+
+/** The dtype of a wrapped Scalar as a value passed on: not Float, else
+ * not known. */
+#define OT_COND_NOT_FLOAT "<not Float>"
 
 /** One Python condition expression (text as written, comments removed). */
 ot_verdict ot_cond_pyexpr(const ot_pyenv *env, const char *text);

@@ -486,7 +486,7 @@ struct scope_guard {
 	int depth;     /* brace depth where the scope began (before its '{') */
 	int paren;     /* parenthesis depth where it began */
 	size_t end;    /* SC_CHECK, SC_CHECK_COND, SC_COND: offset of the
-			  closing ')' */
+			  closing ')'; SC_CASE: of its label's ':' */
 	const char *subject; /* SC_SWITCH: the switched expression */
 	size_t message_at;      /* SC_CHECK_COND: the ',' after the condition */
 	uint16_t message_guard; /* SC_CHECK_COND: the message's guard */
@@ -850,6 +850,15 @@ static uint16_t add_guard(struct walker *w, uint8_t kind, const char *text, size
 	return (uint16_t)w->guards.len;
 }
 
+/* Is [from, to) of the code view blanks only? */
+static bool only_blanks(const char *c, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		if (c[i] != ' ' && c[i] != '\t' && c[i] != '\n' && c[i] != '\r')
+			return false;
+	return true;
+}
+
 static void push_scope(struct walker *w, struct scope_guard sc)
 {
 	sc.arm = w->arm;
@@ -1124,10 +1133,25 @@ static bool body_keyword(struct walker *w, size_t s, size_t e, int paren)
 	case 'c':
 	case 'd': {
 		const struct scope_guard *sw;
+		struct scope_guard *top = w->nscopes ? &w->scopes[w->nscopes - 1] : NULL;
 		size_t k, label_end;
 		const char *text;
 		if (!word_eq(c + s, n, "case") && !word_eq(c + s, n, "default"))
 			return false;
+		for (k = e; k < w->len && k < e + 400; k++)
+			if (c[k] == ':' && c[k + 1] != ':' && c[k - 1] != ':')
+				break;
+		label_end = k;
+		text = c[s] == 'd' ? "default" : ot_arena_printf(w->arena, "case %s", cond_text(w, e, label_end));
+		if (top && top->kind == SC_CASE && top->depth == w->depth && top->guard &&
+		    top->guard <= w->guards.len && only_blanks(c, top->end + 1, s)) {
+			/* labels in a row (`case A: case B:`) share one body: one
+			 * guard, taken for any of them */
+			ot_ix_guard *g = &w->guards.items[top->guard - 1];
+			g->text = ot_arena_printf(w->arena, "%s or %s", g->text, text);
+			top->end = label_end;
+			return true;
+		}
 		/* the case before ends here, with what its returning if chains
 		 * left open (SC_AFTER) */
 		while (w->nscopes &&
@@ -1142,16 +1166,11 @@ static bool body_keyword(struct walker *w, size_t s, size_t e, int paren)
 		    w->scopes[w->nscopes - 1].depth + 1 != w->depth)
 			return true;
 		sw = &w->scopes[w->nscopes - 1];
-		for (k = e; k < w->len && k < e + 400; k++)
-			if (c[k] == ':' && c[k + 1] != ':' && c[k - 1] != ':')
-				break;
-		label_end = k;
-		text = c[s] == 'd' ? "default" : ot_arena_printf(w->arena, "case %s", cond_text(w, e, label_end));
 		{
 			uint16_t g = add_guard(w, OT_GUARD_CASE, text, s, 0);
 			if (g && g <= w->guards.len)
 				w->guards.items[g - 1].subject = sw->subject;
-			push_scope(w, (struct scope_guard){0, SC_CASE, false, g, w->depth, paren, 0, NULL, 0, 0});
+			push_scope(w, (struct scope_guard){0, SC_CASE, false, g, w->depth, paren, label_end, NULL, 0, 0});
 		}
 		return true;
 	}

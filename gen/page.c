@@ -633,6 +633,24 @@ static bool setup_call(const char *symbol)
 	return false;
 }
 
+/* The condition step s runs under on the device of `dev_bit` (0: as
+ * the step has it for both). */
+static const char *when_on(const ot_step *s, uint8_t dev_bit)
+{
+	return !dev_bit ? s->when : ot_step_when(s, dev_bit == OT_MAIN_CPU ? OT_DEV_CPU : OT_DEV_CUDA);
+}
+
+/* A split step's conditions as Markdown, after "Runs when": "`x` on the
+ * CPU, `y` on CUDA", or "`x` on the CPU (on CUDA, under none)". */
+static const char *split_when_md(ot_arena *a, const ot_step *s)
+{
+	const char *cpu = s->dev_when[OT_DEV_CPU], *cuda = s->dev_when[OT_DEV_CUDA];
+	if (cpu && cuda)
+		return ot_arena_printf(a, "%s on the CPU, %s on CUDA", md_code(a, cpu), md_code(a, cuda));
+	return cpu ? ot_arena_printf(a, "%s on the CPU (on CUDA, under none)", md_code(a, cpu))
+		   : ot_arena_printf(a, "%s on CUDA (on the CPU, under none)", md_code(a, cuda));
+}
+
 /* Does step s stand for its layer better than `first`: not a library's
  * set-up call where first is one; on one device's path, of that device
  * alone where first is shared, elsewhere of both devices where first is of
@@ -668,7 +686,7 @@ static bool better_row(const ot_trace *tr, const ot_step *first, const ot_step *
 		if (stands_first != stands_s)
 			return stands_s;
 	}
-	return first->when && !s->when;
+	return when_on(first, dev) && !when_on(s, dev);
 }
 
 /* Add step s to the rows of one stretch (`dev`: the device whose path it
@@ -832,8 +850,9 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, ot_arena *
 				/* a path that starts under a condition says which: a
 				 * default call may take another branch (grid_sampler's
 				 * cuDNN one needs align_corners) */
-				if (head && s->when && !(s->sure & dev_bit))
-					ot_buf_printf(&b, "          %s     %-9s %s\n", bar, "when", shown(a, s->when));
+				if (head && when_on(s, dev_bit) && !(s->sure & dev_bit))
+					ot_buf_printf(&b, "          %s     %-9s %s\n", bar, "when",
+						      shown(a, when_on(s, dev_bit)));
 				head = false;
 			}
 			if (raises) {
@@ -1000,7 +1019,8 @@ static const char *launch_note(ot_arena *a, const ot_trace *tr, const ot_pathvie
 			 * a function every call runs, reach it either way (its
 			 * step lost the launch's condition) */
 			const ot_step *launch = &tr->steps.items[s->parent];
-			if (!s->when && launch->when && caller_sure(tr, launch) && ot_strvec_index(&sure, s->symbol) < 0)
+			if (!when_on(s, OT_MAIN_CUDA) && when_on(launch, OT_MAIN_CUDA) && caller_sure(tr, launch) &&
+			    ot_strvec_index(&sure, s->symbol) < 0)
 				ot_vec_push(&sure, s->symbol);
 			continue;
 		}
@@ -1009,9 +1029,9 @@ static const char *launch_note(ot_arena *a, const ot_trace *tr, const ot_pathvie
 				ot_vec_push(&sure, s->symbol);
 		} else if ((k = ot_strvec_index(&maybe, s->symbol)) < 0) {
 			ot_vec_push(&maybe, s->symbol);
-			ot_vec_push(&maybe_when, caller_sure(tr, s) ? s->when : NULL);
-		} else if (s->when && caller_sure(tr, s) && maybe_when.items[k] &&
-			   (w = ot_when_either(a, maybe_when.items[k], s->when)) && !*w &&
+			ot_vec_push(&maybe_when, caller_sure(tr, s) ? when_on(s, OT_MAIN_CUDA) : NULL);
+		} else if (when_on(s, OT_MAIN_CUDA) && caller_sure(tr, s) && maybe_when.items[k] &&
+			   (w = ot_when_either(a, maybe_when.items[k], when_on(s, OT_MAIN_CUDA))) && !*w &&
 			   ot_strvec_index(&sure, s->symbol) < 0) {
 			ot_vec_push(&sure, s->symbol); /* the same call in both arms of an if */
 		}
@@ -1350,8 +1370,9 @@ static const char *allocation_line(ot_arena *a, step_lines *v)
 	const char *r;
 	for (size_t i = 0; i < v->len; i++) {
 		struct step_line *l = &v->items[i];
-		ot_buf_printf(&b, "%s%s (%.*s)%s%s", i ? ", " : "", md_code(a, l->symbol), (int)l->places.size,
-			      l->places.ptr, l->when ? " when " : "", l->when ? md_code(a, l->when) : "");
+		ot_buf_printf(&b, "%s%s (%.*s)%s%s%s%s", i ? ", " : "", md_code(a, l->symbol), (int)l->places.size,
+			      l->places.ptr, l->when ? " when " : "", l->when ? md_code(a, l->when) : "",
+			      l->tag ? " on " : "", l->tag ? l->tag : "");
 		ot_buf_free(&l->places);
 	}
 	ot_vec_free(v);
@@ -2035,9 +2056,16 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 				if (v.bookkeeping[i]) {
 					/* allocations and views: one line for the
 					 * layer, the calls only (not what they run) */
-					if (v.bookkeeping[i] == OT_BOOKKEEPING_CALL)
+					if (v.bookkeeping[i] == OT_BOOKKEEPING_CALL && s->split_when) {
+						for (int d = 0; d < OT_DEV_COUNT; d++)
+							if (s->main & OT_MAIN_BIT(d))
+								step_lines_add(p, a, &allocs,
+									       s->sure & OT_MAIN_BIT(d) ? NULL : s->dev_when[d],
+									       device_label(OT_MAIN_BIT(d)), s);
+					} else if (v.bookkeeping[i] == OT_BOOKKEEPING_CALL) {
 						step_lines_add(p, a, &allocs,
 							       (s->sure & s->main) != s->main ? s->when : NULL, NULL, s);
+					}
 					continue;
 				}
 				if (s->found && restates_parent(tr, s) && teller[s->parent] >= 0) {
@@ -2056,7 +2084,13 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 					/* on a main path under a condition, a detail
 					 * below the op's own steps, or the registry
 					 * entry of an op it calls: one line */
-					step_lines_add(p, a, s->sure ? &sure_lines : &sl, s->when, device_label(s->main), s);
+					for (int d = 0; d < OT_DEV_COUNT && s->split_when; d++)
+						if (s->main & OT_MAIN_BIT(d))
+							step_lines_add(p, a, s->sure ? &sure_lines : &sl, s->dev_when[d],
+								       device_label(OT_MAIN_BIT(d)), s);
+					if (!s->split_when)
+						step_lines_add(p, a, s->sure ? &sure_lines : &sl, s->when,
+							       device_label(s->main), s);
 					continue;
 				}
 				sm = ot_v_map(a);
@@ -2068,7 +2102,9 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 					ot_v_set(a, sm, "note", ot_v_str_borrow(a, md_text(a, s->note)));
 					if (v.part[i] == OT_PART_MAIN)
 						ot_v_set_str(a, sm, "backend", device_label(s->main));
-					if (s->when)
+					if (s->split_when)
+						ot_v_set(a, sm, "when", ot_v_str_borrow(a, split_when_md(a, s)));
+					else if (s->when)
 						ot_v_set(a, sm, "when", ot_v_str_borrow(a, md_code(a, s->when)));
 					if (s->depth && *s->op)
 						ot_v_set(a, sm, "via", ot_v_str_borrow(a, md_code(a, ot_arena_printf(a, "aten::%s", s->op))));

@@ -83,8 +83,8 @@ static void main_path(ot_buf *out, const ot_trace *tr, const ot_pathview *v, uns
 		if (!(st->main & bit) || !is_forward(v, i))
 			continue;
 		step_line(out, st, 2, color);
-		if (st->when)
-			when_line(out, st->when, 16, color);
+		if (ot_step_when(st, bit == OT_MAIN_CUDA ? OT_DEV_CUDA : OT_DEV_CPU))
+			when_line(out, ot_step_when(st, bit == OT_MAIN_CUDA ? OT_DEV_CUDA : OT_DEV_CPU), 16, color);
 		shown++;
 	}
 	if (raises) {

@@ -255,11 +255,17 @@ typedef struct {
 	const char *when;    /**< the condition under which the step runs, quoted from
 				  the source (for a step on a main path but not sure there,
 				  the innermost argument condition above it), or NULL */
+	bool split_when;     /**< its node is reached on the CPU and on CUDA under
+				  different conditions: dev_when has each (NULL: none) */
+	const char *dev_when[OT_DEV_COUNT];
 	const char *body;    /**< its node's body fingerprint (body.h), or NULL */
 	uint32_t fails;      /**< its node's `fails`: the line (in `file`) of the
 				  statement that raises on every call, or 0 */
 	bool predicate;      /**< its node's `predicate` (not in trace.json) */
 } ot_step;
+
+/** The condition under which step s runs on device d. */
+const char *ot_step_when(const ot_step *s, ot_device d);
 
 typedef enum {
 	OT_STATUS_TRACED,

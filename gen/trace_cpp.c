@@ -229,6 +229,10 @@ static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d,
 		if (!be->params[i].value && (!v || !strcmp(v, "?")) &&
 		    (ot_callkind_type(types[i]) == OT_TY_TENSOR || ot_callkind_always_present(types[i])))
 			be->params[i].value = "defined";
+		/* a Scalar the caller wrapped: 0-dim, never float32 */
+		if (b && i < b->n && b->wrapped[i] &&
+		    (!be->params[i].value || !strcmp(be->params[i].value, "defined")))
+			be->params[i].value = OT_COND_WRAPPED;
 	}
 	/* a template's value parameters the call fixed (LogSoftMax = false in
 	 * vec_host_softmax_lastdim<scalar_t, false>): known like arguments */
@@ -245,6 +249,9 @@ static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d,
 		be->env[dev].params = be->params;
 		be->env[dev].nparams = n;
 		be->env[dev].code = f->code;
+		be->env[dev].line_off = f->line_off;
+		be->env[dev].nlines = f->nlines;
+		be->env[dev].line = 0;
 		be->env[dev].body = d->body;
 		be->env[dev].body_end = d->body_end;
 		be->env[dev].call_value = helper_call_value;
@@ -260,9 +267,13 @@ static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d,
 	failing_checks(c, be, d);
 }
 
-/* A literal argument, or what the caller's own parameters give it. */
-static const char *arg_literal(const ot_cenv *env, const char *a)
+/* A literal argument, what the caller's own parameters give it, or what
+ * an expression of them is (self.dtype().toScalarType() of a wrapped
+ * Scalar: not Float). */
+static const char *arg_literal(struct tb_ctx *c, const ot_cenv *env, const char *a)
 {
+	char buf[64];
+	const char *lit;
 	if (!a)
 		return NULL;
 	if (!strcmp(a, "true") || !strcmp(a, "false") || !strcmp(a, "nullptr") ||
@@ -272,7 +283,9 @@ static const char *arg_literal(const ot_cenv *env, const char *a)
 	for (size_t k = 0; k < env->nparams; k++)
 		if (env->params[k].value && !strcmp(env->params[k].name, a))
 			return env->params[k].value;
-	return NULL;
+	if (ot_is_identifier(a) || !(lit = ot_cond_literal(env, a, buf, sizeof(buf))))
+		return NULL;
+	return ot_arena_strdup(c->scratch, lit);
 }
 
 /*
@@ -305,7 +318,7 @@ static ot_verdict helper_call_value(const ot_cenv *env, const char *qual, const 
 	he.c = c;
 	for (size_t i = 0; i < np; i++) {
 		he.params[i].name = names[i];
-		he.params[i].value = i < nargs ? arg_literal(env, args[i]) : NULL;
+		he.params[i].value = i < nargs ? arg_literal(c, env, args[i]) : NULL;
 	}
 	for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
 		he.env[dev] = *env;
@@ -313,6 +326,9 @@ static ot_verdict helper_call_value(const ot_cenv *env, const char *qual, const 
 		he.env[dev].params = he.params;
 		he.env[dev].nparams = np;
 		he.env[dev].code = ot_index_file(c->ix, h->file)->code;
+		he.env[dev].line_off = ot_index_file(c->ix, h->file)->line_off;
+		he.env[dev].nlines = ot_index_file(c->ix, h->file)->nlines;
+		he.env[dev].line = 0;
 		he.env[dev].body = h->body;
 		he.env[dev].body_end = h->body_end;
 		he.env[dev].payload = &he;
@@ -756,13 +772,11 @@ static const ot_ix_stub *x86_slots_agree(struct tb_ctx *c, const ot_ix_stub *fir
 	return slot[0];
 }
 
-/* A DispatchStub: its node, and every registered kernel. */
-static long expand_stub(struct tb_ctx *c, const ot_ix_stub *stub, const char *op, int depth,
-			int level, const tb_binding *kb)
+/* A DispatchStub's node (made once: *is_new says whether now). */
+static long stub_node(struct tb_ctx *c, const ot_ix_stub *stub, const char *op, int depth, bool *is_new)
 {
-	const ot_ix_stub *first = ot_index_stubs(c->ix, stub->stub), *decl = stub, *def = NULL, *agree;
+	const ot_ix_stub *first = ot_index_stubs(c->ix, stub->stub), *decl = stub, *def = NULL;
 	ot_node n = {0};
-	bool is_new;
 	long node;
 	/* the stub's own sites: those that name the same declaration */
 	for (const ot_ix_stub *s = first; s; s = s->next)
@@ -781,13 +795,21 @@ static long expand_stub(struct tb_ctx *c, const ot_ix_stub *stub, const char *op
 		n.def_file = fpath(c, def->file);
 		n.def_line = def->line;
 	}
-	node = tb_node(c, &n, decl->file, decl, NULL, &is_new);
-	if (node < 0 || !is_new)
-		return node;
-	if (c->tr->nodes.items[node].def_file)
+	node = tb_node(c, &n, decl->file, decl, NULL, is_new);
+	if (node >= 0 && *is_new && c->tr->nodes.items[node].def_file)
 		c->tr->nodes.items[node].def_file = tb_path(c, c->tr->nodes.items[node].def_file);
-	tb_state(c, (uint32_t)node)->expanded = true;
-	agree = x86_slots_agree(c, first, decl);
+	return node;
+}
+
+/* A new DispatchStub node's registrations: an edge per backend's site,
+ * every registered kernel explored. */
+static void stub_registrations(struct tb_ctx *c, uint32_t node, const ot_ix_stub *stub, const char *op,
+			       int depth, int level, const tb_binding *kb)
+{
+	const ot_ix_stub *first = ot_index_stubs(c->ix, stub->stub), *decl = stub;
+	const ot_ix_stub *agree = x86_slots_agree(c, first, decl);
+	tb_state(c, node)->expanded = true;
+	tb_state(c, node)->def_depth = depth;
 	for (const ot_ix_stub *s = first; s; s = s->next) {
 		const char *backend;
 		const ot_ix_cdef *k;
@@ -844,7 +866,6 @@ static long expand_stub(struct tb_ctx *c, const ot_ix_stub *stub, const char *op
 		tb_edge(c, &e);
 		explore_body(c, (uint32_t)kn, k, op, depth, level + 1, kb);
 	}
-	return node;
 }
 
 /* C++'s at::x_out(out..., args...) passes the written Tensors first;
@@ -896,6 +917,7 @@ static bool body_op(struct tb_ctx *c, uint32_t node, const struct body_env *be, 
 		return false; /* x.conj() of a real tensor is x: no call */
 	call_binding(be, ck, &b, call->off);
 	out_first_binding(f, ck, &b);
+	b.sure = ck->exact && ck->overload && tb_call_sure(c, node, v);
 	en = tb_entry(c, f, depth + 1, &b, ck->exact && ck->overload);
 	e = tb_always(OT_EDGE_OP, node, en);
 	set_site(&e, c, d, call,
@@ -960,7 +982,9 @@ static bool promotion_edge(struct tb_ctx *c, uint32_t node, const struct body_en
 	bool wrapped = false;
 	size_t n;
 	const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, "to", &n), *to = NULL;
-	tb_binding b = {.known = true, .n = 2, .value = {"defined", "?"}};
+	/* self: the wrapped Scalar; dtype: the common one, float32 beside
+	 * a default tensor (an integer op's is not known) */
+	tb_binding b = {.known = true, .n = 2, .value = {OT_COND_WRAPPED, "kFloat"}, .wrapped = {true}};
 	ot_edge e;
 	if (!c->t->ti_cpu_line || !c->t->ti_differs_line || !c->t->ti_promote_line)
 		return false;
@@ -971,19 +995,24 @@ static bool promotion_edge(struct tb_ctx *c, uint32_t node, const struct body_en
 			to = ov[i];
 	if (!wrapped || !to)
 		return false;
+	/* the other arguments take their defaults (copy=False, memory_format=None) */
+	b.n = to->schema.nargs < TB_MAX_PARAMS ? to->schema.nargs : TB_MAX_PARAMS;
 	call_verdicts(c, be, call, v, &kind);
 	if (v[OT_DEV_CPU].value != OT_TRI_TRUE || v[OT_DEV_CPU].validation || v[OT_DEV_CPU].select)
 		return false; /* the build itself is conditional: not told here */
 	v[OT_DEV_CPU] = ot_verdict_true();
-	if (ot_starts_with(d->name, "bitwise_"))
+	if (ot_starts_with(d->name, "bitwise_")) {
 		/* an op of integers: beside the default int64 tensor an int
 		 * Scalar has its dtype already */
 		v[OT_DEV_CPU] = (ot_verdict){.value = OT_TRI_UNKNOWN, .text = "op.current_dtype != common_dtype_",
 					     .line = c->t->ti_differs_line};
+		b.value[1] = "?";
+	}
 	v[OT_DEV_CUDA] = (ot_verdict){.value = OT_TRI_FALSE, .text = "common_device == kCPU",
 				      .line = c->t->ti_cpu_line};
 	if (!tb_depth_allows(c, node, v, depth))
 		return false;
+	b.sure = tb_call_sure(c, node, v);
 	e = tb_always(OT_EDGE_OP, node, tb_entry(c, to, depth + 1, &b, true));
 	set_site(&e, c, d, call, call->name,
 		 ot_arena_printf(c->a,
@@ -1047,14 +1076,21 @@ static bool stub_edge(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, cons
 		      const ot_ix_stub *stub, const char *note, const ot_verdict v[OT_DEV_COUNT],
 		      uint8_t kind, const char *op, int depth, int level, const tb_binding *kb)
 {
-	long sn = expand_stub(c, stub, op, depth, level, kb);
+	bool is_new;
+	long sn = stub_node(c, stub, op, depth, &is_new);
 	ot_edge e;
 	if (sn < 0)
 		return false;
 	e = tb_always(OT_EDGE_STUB, node, (uint32_t)sn);
 	set_site(&e, c, d, call, call->name, note, true);
 	tb_reach(c, &e, v, kind, fpath(c, d->file));
+	/* the edge first: the kernels are explored knowing whether every
+	 * default call reaches the stub (tb_depth_allows) */
 	tb_edge(c, &e);
+	/* again when reached by fewer composite branches: what its kernels
+	 * left past --depth is read */
+	if (is_new || depth < tb_state(c, (uint32_t)sn)->def_depth)
+		stub_registrations(c, (uint32_t)sn, stub, op, depth, level, kb);
 	return true;
 }
 
@@ -1181,9 +1217,19 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 	struct tb_state *st = tb_state(c, node);
 	struct body_env be;
 	bool interesting = false;
-	if (st->expanded)
+	/* read once; again only when reached at a shallower helper level or
+	 * depth than the one at which it left calls unfollowed */
+	if (st->expanded && !(st->def == d && ((st->helper_cut && level < st->def_level) ||
+					       (st->depth_cut && depth < st->def_depth))))
 		return st->interesting;
 	st->expanded = true;
+	st->helper_cut = st->depth_cut = false;
+	st->def = d;
+	st->def_op = op;
+	st->def_depth = depth;
+	st->def_level = level;
+	st->def_in_backward = c->in_backward;
+	st->def_bound = b != NULL;
 	if (b)
 		st->binding = *b;
 	body_env(c, &be, d, b, op);
@@ -1273,8 +1319,10 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 			char dt[OT_CK_MAX_DEFS];
 			if (ck.kind == OT_CK_HELPER &&
 			    level >= c->t->opts.helper_depth + (b && b->subst.n ? TB_SUBST_EXTRA_DEPTH : 0) +
-					     (all_launch(&ck) ? 1 : 0))
+					     (all_launch(&ck) ? 1 : 0)) {
+				tb_state(c, node)->helper_cut = true; /* (the states move as nodes are added) */
 				break;
+			}
 			if (ck.kind == OT_CK_HELPER && ck.ndefs == 1 && def_dtype(c, ck.defs[0]) == 'O')
 				ck.defs[0] = float_twin(c, ck.defs[0]);
 			for (size_t k = 0; k < ck.ndefs; k++) {
@@ -1287,6 +1335,7 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 				long hn;
 				bool sub;
 				uint32_t loop;
+				ot_edge e;
 				bool native = ck.kind == OT_CK_NATIVE;
 				hn = tb_lookup(c, OT_NODE_CFUNC, h, NULL);
 				if (hn < 0)
@@ -1300,9 +1349,27 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 				call_binding(&be, &ck, &hb, call->off);
 				bind_callables(c, d, kinds, call, &ck, b, &hb);
 				ot_callkind_subst(c->t->ck, d, call, &ck, h, b ? &b->subst : NULL, &hb.subst, c->scratch);
+				/* the edge, made now so that the body is explored knowing
+				 * whether every default call reaches it; kept below only
+				 * when something worth showing is beneath */
+				e = tb_always(OT_EDGE_CALL, node, (uint32_t)hn);
+				set_site(&e, c, d, call, ck.text, NULL, native);
+				if (native)
+					e.site_note = ot_arena_printf(c->a, "calls at::native::%s directly", h->name);
+				tb_reach(c, &e, v, kind, fpath(c, d->file));
+				def_built(c, h, &e);
+				if (has_f32 && dt[k] == 'O')
+					for (int dev = 0; dev < OT_DEV_COUNT; dev++)
+						tb_never(&e, (ot_device)dev, OT_WHEN_GUARD,
+							 "the overload for another scalar type (float32 takes the float one)");
+				tb_presume_sure(c, &e);
 				/* at::native::x(...) is a kernel called directly: like a
 				 * dispatch, it counts no helper level */
 				sub = explore_body(c, (uint32_t)hn, h, op, depth, native ? level : level + 1, &hb);
+				/* what the helper left unfollowed, read from here at a
+				 * shallower level or depth, is followed further */
+				tb_state(c, node)->helper_cut |= tb_state(c, (uint32_t)hn)->helper_cut;
+				tb_state(c, node)->depth_cut |= tb_state(c, (uint32_t)hn)->depth_cut;
 				sub |= hand_on_stubs(c, d, kinds, call, &hb, h, (uint32_t)hn, op, depth, level, handed);
 				/* host code calling into a file only nvcc compiles: that
 				 * function is where the CUDA work starts, kept even when
@@ -1342,20 +1409,8 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 						hs->dropped = true;
 					continue;
 				}
-				{
-					ot_edge e = tb_always(OT_EDGE_CALL, node, (uint32_t)hn);
-					set_site(&e, c, d, call, ck.text, NULL, native);
-					if (native)
-						e.site_note = ot_arena_printf(c->a, "calls at::native::%s directly", h->name);
-					tb_reach(c, &e, v, kind, fpath(c, d->file));
-					def_built(c, h, &e);
-					if (has_f32 && dt[k] == 'O')
-						for (int dev = 0; dev < OT_DEV_COUNT; dev++)
-							tb_never(&e, (ot_device)dev, OT_WHEN_GUARD,
-								 "the overload for another scalar type (float32 takes the float one)");
-					tb_edge(c, &e);
-					interesting = true;
-				}
+				tb_edge(c, &e);
+				interesting = true;
 			}
 			break;
 		}
@@ -1432,8 +1487,8 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 		free(be.env[dev].memo_done);
 	}
 	st = tb_state(c, node);
-	st->interesting = interesting;
-	return interesting;
+	st->interesting |= interesting; /* read again: what the first reading found stands */
+	return st->interesting;
 }
 
 /* ---- entries ------------------------------------------------------------------------------- */
@@ -1796,6 +1851,22 @@ static void expand_dispatch(struct tb_ctx *c, const ot_reg_func *eff, const ot_r
 			}
 		}
 	}
+}
+
+void tb_revisit(struct tb_ctx *c)
+{
+	bool in_backward = c->in_backward;
+	while (c->revisit.len) {
+		uint32_t node = c->revisit.items[--c->revisit.len];
+		struct tb_state *st = tb_state(c, node);
+		tb_binding b = st->binding;
+		if (!st->def)
+			continue; /* cut before its body was read: read with it */
+		st->expanded = false;
+		c->in_backward = st->def_in_backward;
+		explore_body(c, node, st->def, st->def_op, st->def_depth, st->def_level, st->def_bound ? &b : NULL);
+	}
+	c->in_backward = in_backward;
 }
 
 /* Expand an entry: delegate, meta, kernels per dispatch key; backward and

@@ -44,6 +44,8 @@ typedef struct {
 					bool or complex one, never float32 */
 	size_t n;
 	bool known; /* the caller's arguments were read */
+	bool sure;  /* made by a call every default call makes (tb_call_sure):
+		       wins over another caller's (tb_entry) */
 	ot_ck_subst subst; /* what its template parameters stand for there */
 } tb_binding;
 
@@ -62,12 +64,25 @@ struct tb_state {
 	tb_binding binding; /* what its first caller passed */
 	bool bound_by_call; /* a call's arguments, not only defaults */
 	bool queued;        /* an entry waiting for tb_expand_entry */
+	uint32_t queue_at;  /* then its index in tb_ctx.queue */
 	bool backward_done; /* an entry's derivative was added (tb_backward) */
 	bool backward_only; /* an entry only a backward formula (or what it runs)
 			       reaches: its own derivative is a double backward */
 	uint8_t sure;       /* OT_MAIN_*: every default call on that device runs
 			       it, as far as the edges made so far show (the
 			       main root, then edges taken exactly and always) */
+	uint32_t first_out; /* its first outgoing edge + 1 (tb_ctx.next_out) */
+	/* a body explored (explore_body's arguments, to explore it again) */
+	const ot_ix_cdef *def;
+	const char *def_op;
+	int def_depth, def_level;
+	bool def_in_backward, def_bound;
+	uint8_t cut_want; /* OT_MAIN_*: calls past --depth not followed
+			     because it was not sure there (yet) */
+	bool helper_cut;  /* helpers past --helper-depth not followed: read
+			     again when reached at a shallower level */
+	bool depth_cut;   /* calls past --depth not followed (tb_depth_allows):
+			     read again when reached by fewer branches */
 };
 
 /* How much deeper than --depth (when it is not 0) the calls every default
@@ -94,6 +109,14 @@ struct tb_ctx {
 	ot_map *paths;  /* file path -> the trace's copy */
 	OT_VEC(struct tb_state) state;
 	OT_VEC(struct tb_pending) queue;
+	OT_VEC(uint32_t) next_out; /* per edge: the next edge from its source + 1 */
+	OT_VEC(uint32_t) revisit;  /* bodies to explore again: sure now where
+				      calls were cut (tb_revisit) */
+	OT_VEC(uint32_t) sure_first; /* queue indexes of entries that became
+					sure while waiting: expanded first, so
+					that a default call's arguments are
+					what their bodies are read with */
+	size_t sure_next;            /* the next of them to look at */
 	int max_depth;
 	bool in_backward; /* building what a backward formula runs: the entries
 			     made now are autograd's, with no derivative of their own */
@@ -119,14 +142,25 @@ uint32_t tb_missing(struct tb_ctx *c, ot_layer layer, const char *what, const ch
  * is sure where its source is and the edge is always taken. */
 void tb_edge(struct tb_ctx *c, const ot_edge *e);
 
+/* What tb_edge(c, e) would make sure of e->to, done ahead: a helper's
+ * edge is added after its body is explored, and only when something worth
+ * showing is beneath; the body is explored knowing whether it is sure. */
+void tb_presume_sure(struct tb_ctx *c, const ot_edge *e);
+
 /* Mark the main roots sure on every device, and what the edges made so
  * far (the Python half) make sure from them. */
 void tb_seed_sure(struct tb_ctx *c);
 
 /* May a call at `depth` + 1 from `node` be followed? Within --depth, or,
  * up to TB_SURE_EXTRA_DEPTH further (not with --depth 0), when `node` is
- * sure on a device whose verdict in `v` is an unconditional TRUE. */
+ * sure on a device whose verdict in `v` is an unconditional TRUE. A call
+ * refused only because `node` is not sure yet is remembered: when it
+ * becomes sure there, its body is explored again (tb_revisit). */
 bool tb_depth_allows(struct tb_ctx *c, uint32_t node, const ot_verdict v[OT_DEV_COUNT], int depth);
+
+/* Does every default call (on some device) make a call from `node` whose
+ * verdicts are `v`: node sure there and v an unconditional TRUE? */
+bool tb_call_sure(struct tb_ctx *c, uint32_t node, const ot_verdict v[OT_DEV_COUNT]);
 
 /* An edge taken on both devices, with no condition. */
 ot_edge tb_always(uint8_t kind, uint32_t from, uint32_t to);
@@ -184,6 +218,10 @@ bool tb_start(struct tb_ctx *c);
 
 /* trace_cpp.c: expand a queued entry (dispatch, kernels, stubs, libraries). */
 void tb_expand_entry(struct tb_ctx *c, const struct tb_pending *p);
+
+/* trace_cpp.c: explore again the bodies that became sure where calls of
+ * theirs were cut (tb_depth_allows), with the arguments they had. */
+void tb_revisit(struct tb_ctx *c);
 
 /* trace_back.c: the backward of an entry node. */
 void tb_backward(struct tb_ctx *c, uint32_t entry, const ot_reg_func *f, const ot_reg_func *eff,

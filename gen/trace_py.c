@@ -285,6 +285,7 @@ struct lookup {
 };
 
 static const char *value_of(const ot_pyenv *env, const char *name);
+static const char *reduction_enum(const ot_pyenv *env, const char *text);
 
 static ot_pyenv env_at(const struct pyvisit *v, ot_device dev, const struct lookup *lk)
 {
@@ -319,6 +320,8 @@ static const char *value_of(const ot_pyenv *env, const char *name)
 		val = a->value;
 		sure = vd.value == OT_TRI_TRUE;
 	}
+	if (assigned && sure && val && ot_starts_with(val, "_Reduction.get_enum("))
+		return reduction_enum(env, val); /* reduction_enum = _Reduction.get_enum(reduction) */
 	if (assigned)
 		return sure && is_literal(val) ? val : NULL;
 	if (ot_starts_with(name, "self.") && v->cls && !strchr(name + 5, '.'))
@@ -357,22 +360,31 @@ static const char *arg_value(const struct pyvisit *v, const char *text, uint32_t
 		return text;
 	if (!strcmp(text, "self.training") && v->module)
 		return "True";
-	if (ot_starts_with(text, "_Reduction.get_enum(") && ot_ends_with(text, ")")) {
-		/* the loss functions' reduction, as the C++ enum reads it */
-		char inner[64];
-		const char *r;
-		snprintf(inner, sizeof(inner), "%.*s", (int)(strlen(text) - 21), text + 20);
-		r = is_literal(inner) ? inner : value_of(&e, inner);
-		if (r && strstr(r, "none"))
-			return "0";
-		if (r && strstr(r, "mean"))
-			return "1";
-		if (r && strstr(r, "sum"))
-			return "2";
-		return "?";
+	if (ot_starts_with(text, "_Reduction.get_enum(")) {
+		val = reduction_enum(&e, text);
+		return val ? val : "?";
 	}
 	val = value_of(&e, text);
 	return val ? val : "?";
+}
+
+/* `_Reduction.get_enum(x)`: the loss functions' reduction as the C++ enum
+ * reads it ("0" none, "1" mean, "2" sum), or NULL when x is not known. */
+static const char *reduction_enum(const ot_pyenv *env, const char *text)
+{
+	char inner[64];
+	const char *r;
+	if (!ot_starts_with(text, "_Reduction.get_enum(") || !ot_ends_with(text, ")"))
+		return NULL;
+	snprintf(inner, sizeof(inner), "%.*s", (int)(strlen(text) - 21), text + 20);
+	r = is_literal(inner) ? inner : value_of(env, inner);
+	if (r && strstr(r, "none"))
+		return "0";
+	if (r && strstr(r, "mean"))
+		return "1";
+	if (r && strstr(r, "sum"))
+		return "2";
+	return NULL;
 }
 
 /* ---- Tensors ---------------------------------------------------------------------------- */

@@ -29,6 +29,7 @@ struct view {
 	const char **when_of; /* node -> the condition it was reached under */
 	int8_t *walked;       /* node -> the last walk that followed its edges, or -1 */
 	uint8_t *forward;     /* node -> the main paths whose forward reaches it */
+	OT_VEC(int) site_edge; /* step -> the edge whose call site it is, or -1 */
 };
 
 /* The main paths whose forward part reaches each node: from the roots
@@ -63,6 +64,7 @@ static enum walk walk_of(const ot_edge *e)
 static int push(struct view *v, const ot_step *s)
 {
 	ot_vec_push(&v->tr->steps, *s);
+	ot_vec_push(&v->site_edge, -1);
 	return (int)v->tr->steps.len - 1;
 }
 
@@ -179,6 +181,7 @@ static void walk_edges(struct view *v, uint32_t node, int parent, const char *wh
 			s.when = ew;
 			s.predicate = to->predicate; /* the call of a check is one too */
 			at = push(v, &s);
+			v->site_edge.items[at] = (int)(e - tr->edges.items);
 		}
 		if (e->to == e->from)
 			continue; /* a registration without a kernel */
@@ -271,9 +274,93 @@ static void reached_either_way(struct view *v)
 	free(old);
 }
 
+const char *ot_step_when(const ot_step *s, ot_device d)
+{
+	return s->split_when ? s->dev_when[d] : s->when;
+}
+
+/* What reaches a step's node on one device: under its step's condition,
+ * under no condition, or else under the first other one seen. */
+struct dev_reach {
+	bool same, none;
+	const char *other;
+};
+
+/*
+ * A node on both main paths reached on each by other edges (nn.LSTM's
+ * copy_: on every CUDA call, on the CPU only when `!c.is_same(result)`):
+ * one condition would be false on one device. Its step gets each device's
+ * own (split_when), and so do the steps below that inherited it.
+ */
+static void per_device_when(struct view *v)
+{
+	ot_trace *tr = v->tr;
+	struct dev_reach (*r)[OT_DEV_COUNT] = ot_calloc(tr->steps.len + 1, sizeof(*r));
+	for (size_t i = 0; i < tr->edges.len; i++) {
+		const ot_edge *e = &tr->edges.items[i];
+		int at = v->step_of[e->to], from = v->step_of[e->from];
+		const ot_step *s;
+		if (at < 0 || from < 0 || !e->main || e->kind == OT_EDGE_DERIVATIVE || e->to == e->from)
+			continue;
+		s = &tr->steps.items[at];
+		if (s->main != (OT_MAIN_CPU | OT_MAIN_CUDA) || s->sure == s->main)
+			continue;
+		for (int d = 0; d < OT_DEV_COUNT; d++) {
+			const char *w;
+			if (!(e->main & OT_MAIN_BIT(d)))
+				continue;
+			w = e->when ? e->when : tr->steps.items[from].when;
+			if (!w)
+				r[at][d].none = true;
+			else if (s->when && !strcmp(w, s->when))
+				r[at][d].same = true;
+			else if (!r[at][d].other)
+				r[at][d].other = w;
+		}
+	}
+	for (size_t i = 0; i < tr->steps.len; i++) {
+		ot_step *s = &tr->steps.items[i];
+		const ot_step *p = s->parent >= 0 && (size_t)s->parent < i ? &tr->steps.items[s->parent] : NULL;
+		int site = v->site_edge.items[i];
+		if (site >= 0 && s->main == (OT_MAIN_CPU | OT_MAIN_CUDA)) {
+			/* a call site: its edge's own condition on each device,
+			 * else what its caller runs under there */
+			const ot_edge *e = &tr->edges.items[site];
+			for (int d = 0; d < OT_DEV_COUNT; d++) {
+				const char *own = e->reach[d] != OT_REACH_YES || e->cond[d].kind == OT_WHEN_SELECT
+							  ? e->cond[d].text
+							  : NULL;
+				s->dev_when[d] = own ? own : p ? ot_step_when(p, (ot_device)d) : NULL;
+				if (!s->dev_when[d] != !s->when ||
+				    (s->when && strcmp(s->dev_when[d], s->when)))
+					s->split_when = true;
+			}
+			continue;
+		}
+		if (p && p->split_when && s->when == p->when) {
+			/* inherited from a step split before it: each device's,
+			 * or the one device's it is on */
+			if (s->main == (OT_MAIN_CPU | OT_MAIN_CUDA)) {
+				s->split_when = true;
+				memcpy(s->dev_when, p->dev_when, sizeof(s->dev_when));
+			} else if (s->main) {
+				s->when = p->dev_when[s->main & OT_MAIN_CPU ? OT_DEV_CPU : OT_DEV_CUDA];
+			}
+			continue;
+		}
+		for (int d = 0; d < OT_DEV_COUNT; d++) {
+			const struct dev_reach *x = &r[i][d];
+			s->dev_when[d] = x->same || (!x->none && !x->other) ? s->when : x->none ? NULL : x->other;
+			if (s->dev_when[d] != s->when)
+				s->split_when = true;
+		}
+	}
+	free(r);
+}
+
 void ot_trace_make_steps(ot_trace *tr)
 {
-	struct view v = {tr, W_SURE, NULL, NULL, NULL, NULL};
+	struct view v = {.tr = tr, .walk = W_SURE};
 	size_t n = tr->nodes.len;
 	tr->steps.len = 0;
 	if (!n)
@@ -301,6 +388,8 @@ void ot_trace_make_steps(ot_trace *tr)
 	for (size_t i = 0; i < n; i++)
 		visit(&v, (uint32_t)i, -1, NULL, NULL);
 	reached_either_way(&v);
+	per_device_when(&v);
+	ot_vec_free(&v.site_edge);
 	free(v.step_of);
 	free(v.when_of);
 	free(v.walked);

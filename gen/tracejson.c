@@ -146,6 +146,14 @@ static void step(ot_buf *b, const ot_step *s)
 	mains(b, s->sure);
 	ikey(b, false, "when");
 	str(b, s->when);
+	if (s->split_when) {
+		ikey(b, false, "when_on");
+		ot_buf_puts(b, "{\"cpu\": ");
+		str(b, s->dev_when[OT_DEV_CPU]);
+		ot_buf_puts(b, ", \"cuda\": ");
+		str(b, s->dev_when[OT_DEV_CUDA]);
+		ot_buf_putc(b, '}');
+	}
 	if (s->body) {
 		ikey(b, false, "body");
 		str(b, s->body);
@@ -993,7 +1001,7 @@ static bool is_fingerprint(const char *s)
 static int read_step(struct rd *r, ot_step *s, const ot_value *v)
 {
 	const char *layer;
-	const ot_value *mains, *sures;
+	const ot_value *mains, *sures, *when_on;
 	long long line, depth, parent, fails;
 	int rc;
 
@@ -1014,8 +1022,12 @@ static int read_step(struct rd *r, ot_step *s, const ot_value *v)
 	    (rc = get_list(r, v, "main", false, &mains)) < 0 ||
 	    (rc = get_list(r, v, "sure", false, &sures)) < 0 ||
 	    (rc = read_devices(r, "main", mains, &s->main)) < 0 ||
-	    (rc = read_devices(r, "sure", sures, &s->sure)) < 0)
+	    (rc = read_devices(r, "sure", sures, &s->sure)) < 0 ||
+	    (rc = member(r, v, "when_on", false, OT_V_MAP, "must be an object", &when_on)) < 0 ||
+	    (when_on && ((rc = get_str(r, when_on, "cpu", false, &s->dev_when[OT_DEV_CPU])) < 0 ||
+			 (rc = get_str(r, when_on, "cuda", false, &s->dev_when[OT_DEV_CUDA])) < 0)))
 		return rc;
+	s->split_when = when_on != NULL;
 	s->layer = OT_LAYER_COUNT;
 	for (int l = 0; l < OT_LAYER_COUNT; l++)
 		if (!strcmp(layer, ot_layer_name((ot_layer)l)))
@@ -1313,6 +1325,9 @@ void ot_tracejson_doc_add_trace(ot_tj_doc *doc, const ot_trace *tr)
 		d->main = s->main;
 		d->sure = s->sure;
 		d->when = s->when ? ot_arena_strdup(a, s->when) : NULL;
+		d->split_when = s->split_when;
+		for (int dev = 0; dev < OT_DEV_COUNT; dev++)
+			d->dev_when[dev] = s->dev_when[dev] ? ot_arena_strdup(a, s->dev_when[dev]) : NULL;
 		d->body = s->body ? ot_arena_strdup(a, s->body) : NULL;
 	}
 	if (doc->registry) {

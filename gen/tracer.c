@@ -176,19 +176,59 @@ static void restrict_to_files(struct tb_ctx *c, ot_edge *e)
 											 : "code of another backend");
 }
 
-/* Edge e's target is sure on each device its source is sure on and e is
- * always taken, exactly resolved. True when that adds to what it was. */
-static bool spread_sure(struct tb_ctx *c, const ot_edge *e)
+/* The devices on which edge e hands its source's sureness on: those it
+ * is always taken on, exactly resolved; a derivative runs only when a
+ * gradient is asked for, a decomposition only when traced. */
+static uint8_t sure_bits(const ot_edge *e)
 {
-	uint8_t bits = 0, before;
-	if (!e->exact || e->from >= c->state.len || e->to >= c->state.len)
-		return false;
+	uint8_t bits = 0;
+	if (!e->exact || e->kind == OT_EDGE_DERIVATIVE || e->kind == OT_EDGE_DECOMPOSES)
+		return 0;
 	for (int d = 0; d < OT_DEV_COUNT; d++)
 		if (e->reach[d] == OT_REACH_YES)
 			bits |= OT_MAIN_BIT(d);
-	before = tb_state(c, e->to)->sure;
-	tb_state(c, e->to)->sure |= tb_state(c, e->from)->sure & bits;
-	return tb_state(c, e->to)->sure != before;
+	return bits;
+}
+
+/* Node `to` is sure on `bits` more: so is what its edges made so far
+ * always lead to, and a body whose calls were cut for want of it is
+ * explored again. */
+static void add_sure(struct tb_ctx *c, uint32_t to, uint8_t bits)
+{
+	OT_VEC(uint32_t) work = {0};
+	ot_vec_push(&work, to);
+	tb_state(c, to)->sure |= bits;
+	while (work.len) {
+		uint32_t n = work.items[--work.len];
+		struct tb_state *st = tb_state(c, n);
+		if (st->cut_want & st->sure) {
+			st->cut_want = 0;
+			ot_vec_push(&c->revisit, n);
+		}
+		if (st->queued && !st->expanded)
+			ot_vec_push(&c->sure_first, st->queue_at);
+		for (uint32_t i = st->first_out; i; i = c->next_out.items[i - 1]) {
+			const ot_edge *e = &c->tr->edges.items[i - 1];
+			uint8_t more = tb_state(c, n)->sure & sure_bits(e) & ~tb_state(c, e->to)->sure;
+			if (more && e->to < c->state.len) {
+				tb_state(c, e->to)->sure |= more;
+				ot_vec_push(&work, e->to);
+			}
+		}
+	}
+	ot_vec_free(&work);
+}
+
+/* Edge e's target is sure on each device its source is sure on and e is
+ * always taken, exactly resolved. */
+static void spread_sure(struct tb_ctx *c, const ot_edge *e)
+{
+	uint8_t more;
+	if (e->from >= c->state.len || e->to >= c->state.len)
+		return;
+	more = tb_state(c, e->from)->sure & sure_bits(e) & ~tb_state(c, e->to)->sure;
+	if (more)
+		add_sure(c, e->to, more);
 }
 
 void tb_edge(struct tb_ctx *c, const ot_edge *e)
@@ -215,33 +255,57 @@ void tb_edge(struct tb_ctx *c, const ot_edge *e)
 	copy.when = e->when ? ot_arena_strdup(c->a, e->when) : NULL;
 	copy.key = e->key ? ot_arena_strdup(c->a, e->key) : NULL;
 	ot_vec_push(&c->tr->edges, copy);
+	if (copy.from < c->state.len) {
+		ot_vec_push(&c->next_out, tb_state(c, copy.from)->first_out);
+		tb_state(c, copy.from)->first_out = (uint32_t)c->tr->edges.len;
+	} else {
+		ot_vec_push(&c->next_out, 0);
+	}
+	spread_sure(c, &copy);
+}
+
+void tb_presume_sure(struct tb_ctx *c, const ot_edge *e)
+{
+	ot_edge copy = *e;
+	restrict_to_files(c, &copy);
 	spread_sure(c, &copy);
 }
 
 void tb_seed_sure(struct tb_ctx *c)
 {
-	bool changed = true;
+	/* through the Python half's edges, made before */
 	for (size_t i = 0; i < c->tr->main_roots && i < c->tr->roots.len; i++)
-		tb_state(c, c->tr->roots.items[i])->sure = OT_MAIN_CPU | OT_MAIN_CUDA;
-	/* the Python half's edges, in any order: until nothing changes */
-	for (int pass = 0; changed && pass < 16; pass++) {
-		changed = false;
-		for (size_t i = 0; i < c->tr->edges.len; i++)
-			changed |= spread_sure(c, &c->tr->edges.items[i]);
-	}
+		add_sure(c, c->tr->roots.items[i], OT_MAIN_CPU | OT_MAIN_CUDA);
+}
+
+/* The devices on which verdicts v are an unconditional TRUE. */
+static uint8_t always_bits(const ot_verdict v[OT_DEV_COUNT])
+{
+	uint8_t always = 0;
+	for (int d = 0; d < OT_DEV_COUNT; d++)
+		if (v[d].value == OT_TRI_TRUE && !v[d].validation)
+			always |= OT_MAIN_BIT(d);
+	return always;
+}
+
+bool tb_call_sure(struct tb_ctx *c, uint32_t node, const ot_verdict v[OT_DEV_COUNT])
+{
+	return (tb_state(c, node)->sure & always_bits(v)) != 0;
 }
 
 bool tb_depth_allows(struct tb_ctx *c, uint32_t node, const ot_verdict v[OT_DEV_COUNT], int depth)
 {
-	uint8_t always = 0;
+	uint8_t always;
 	if (depth + 1 <= c->max_depth)
 		return true;
-	if (c->max_depth == 0 || depth + 1 > c->max_depth + TB_SURE_EXTRA_DEPTH)
-		return false; /* --depth 0: the op alone */
-	for (int d = 0; d < OT_DEV_COUNT; d++)
-		if (v[d].value == OT_TRI_TRUE && !v[d].validation)
-			always |= OT_MAIN_BIT(d);
-	return (tb_state(c, node)->sure & always) != 0;
+	always = always_bits(v);
+	if (c->max_depth && depth + 1 <= c->max_depth + TB_SURE_EXTRA_DEPTH) {
+		if (tb_state(c, node)->sure & always)
+			return true;
+		tb_state(c, node)->cut_want |= always;
+	}
+	tb_state(c, node)->depth_cut = true; /* (--depth 0: the op alone) */
+	return false;
 }
 
 /* A condition as shown: the else of a condition reads "not (x)". */
@@ -353,7 +417,42 @@ bool tb_wellknown_stop(const struct tb_ctx *c, const char *name)
 void tb_queue(struct tb_ctx *c, uint32_t node, const ot_reg_func *f, int depth)
 {
 	struct tb_pending p = {node, f, depth};
+	tb_state(c, node)->queue_at = (uint32_t)c->queue.len;
 	ot_vec_push(&c->queue, p);
+	if (tb_state(c, node)->sure)
+		ot_vec_push(&c->sure_first, tb_state(c, node)->queue_at);
+}
+
+/* Is queue item `at` waiting: its entry not expanded, and queued last
+ * there (one queued again at a shallower depth has two items)? */
+static bool waiting(struct tb_ctx *c, size_t at)
+{
+	const struct tb_state *st = tb_state(c, c->queue.items[at].node);
+	return !st->expanded && st->queue_at == at;
+}
+
+/* The next entry to expand: one every default call reaches first, else
+ * the first waiting that the forward reaches, else the first waiting
+ * (next[0], next[1]: the queue's next index in order for each); false
+ * when none is left. What the backward alone reaches comes last, so that
+ * a function both reach is read with the forward's arguments. */
+static bool next_pending(struct tb_ctx *c, size_t next[2], struct tb_pending *p)
+{
+	while (c->sure_next < c->sure_first.len) {
+		uint32_t at = c->sure_first.items[c->sure_next++];
+		if (waiting(c, at)) {
+			*p = c->queue.items[at];
+			return true;
+		}
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (; next[pass] < c->queue.len; next[pass]++)
+			if (waiting(c, next[pass]) &&
+			    (pass || !tb_state(c, c->queue.items[next[pass]].node)->backward_only)) {
+				*p = c->queue.items[next[pass]++];
+				return true;
+			}
+	return false;
 }
 
 uint32_t tb_entry(struct tb_ctx *c, const ot_reg_func *f, int depth, const tb_binding *b,
@@ -400,12 +499,27 @@ uint32_t tb_entry(struct tb_ctx *c, const ot_reg_func *f, int depth, const tb_bi
 	if (id < 0)
 		return 0;
 	if (!is_new && b && b->known) {
-		/* made before as a side overload, with its defaults: a call's
-		 * arguments replace them while it is not expanded yet */
+		/* made before as a side overload, with its defaults, or by a
+		 * call not every default call makes: this call's arguments
+		 * replace them while it is not expanded yet */
 		struct tb_state *st = tb_state(c, (uint32_t)id);
-		if (!st->expanded && !st->bound_by_call) {
+		if (!st->expanded && (!st->bound_by_call || (b->sure && !st->binding.sure))) {
 			st->binding = *b;
 			st->bound_by_call = true;
+		}
+	}
+	if (!is_new && tb_state(c, (uint32_t)id)->queued &&
+	    depth < c->queue.items[tb_state(c, (uint32_t)id)->queue_at].depth) {
+		/* reached again by fewer composite branches: expanded at that
+		 * depth (again, when it was before: what its kernels left
+		 * past --depth is read) */
+		struct tb_state *st = tb_state(c, (uint32_t)id);
+		c->tr->nodes.items[id].depth = (uint8_t)(depth > 255 ? 255 : depth);
+		if (!st->expanded) {
+			c->queue.items[st->queue_at].depth = depth;
+		} else if (expand) {
+			st->expanded = false;
+			tb_queue(c, (uint32_t)id, f, depth);
 		}
 	}
 	if (is_new)
@@ -766,9 +880,13 @@ ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full, int max_
 	tr->main_roots = tr->roots.len ? 1 : 0; /* the strategy's entry point */
 	tb_seed_sure(&c);
 	/* the C++ half: every entry reached, in order (the queue grows) */
-	for (size_t i = 0; i < c.queue.len; i++) {
-		struct tb_pending p = c.queue.items[i];
-		tb_expand_entry(&c, &p);
+	{
+		size_t next[2] = {0, 0};
+		struct tb_pending p;
+		while (next_pending(&c, next, &p)) {
+			tb_expand_entry(&c, &p);
+			tb_revisit(&c);
+		}
 	}
 	if (!tr->aten.len && !c.queue.len) {
 		uint32_t m = tb_missing(&c, OT_LAYER_YAML, "a call into an aten op",
@@ -790,6 +908,9 @@ passes:
 done:
 	ot_arena_free(c.scratch);
 	ot_vec_free(&c.queue);
+	ot_vec_free(&c.next_out);
+	ot_vec_free(&c.revisit);
+	ot_vec_free(&c.sure_first);
 	ot_vec_free(&c.state);
 	ot_map_free(c.keys);
 	ot_map_free(c.edges);

@@ -1338,6 +1338,7 @@ static void check_conditional_heads(ot_buf *pb, const char *name, const ot_value
 		const char *dev = fork && memstr(l.ptr, l.len, "CPU path: ") ? "cpu"
 				  : fork && memstr(l.ptr, l.len, "CUDA path: ") ? "cuda" : NULL;
 		const ot_value *st, *sure;
+		const char *when;
 		bool is_sure = false;
 		char *file;
 		if (!dev)
@@ -1353,7 +1354,13 @@ static void check_conditional_heads(ot_buf *pb, const char *name, const ot_value
 		file = ot_strndup(open + 3, (size_t)(colon - open - 3));
 		st = main_step_at(steps, file, strtol(colon + 1, NULL, 10), dev);
 		free(file);
-		if (!st || !ot_v_cstr(ot_v_get(st, "when")))
+		/* the device's own condition where the CPU and CUDA reach the
+		 * step under different ones (trace.json's when_on) */
+		if (!st)
+			continue;
+		when = ot_v_get(st, "when_on") ? ot_v_cstr(ot_v_get(ot_v_get(st, "when_on"), dev))
+					       : ot_v_cstr(ot_v_get(st, "when"));
+		if (!when)
 			continue;
 		sure = ot_v_get(st, "sure");
 		for (size_t k = 0; k < ot_v_len(sure); k++)
@@ -1361,7 +1368,7 @@ static void check_conditional_heads(ot_buf *pb, const char *name, const ot_value
 		if (!is_sure && (i + 1 >= ls.len || !conditional_head(ls.items[i + 1])))
 			problem(pb, "%s: the overview's %s path starts with a step only some calls run "
 				    "(when %s) but does not say so: %.*s",
-				name, dev, ot_v_cstr(ot_v_get(st, "when")), (int)l.len, l.ptr);
+				name, dev, when, (int)l.len, l.ptr);
 	}
 	ot_vec_free(&ls);
 }
