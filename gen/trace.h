@@ -282,8 +282,9 @@ const char *ot_status_name(ot_status s);
 #define OT_NOTE_LAUNCH "launches the CUDA kernel"
 
 /* The start of the condition of an edge whose caller never runs on a
- * device (trace_main.c): not a condition of its own, its caller's is. */
-#define OT_WHY_CALLER_OFF "called only from code that never runs"
+ * device (trace_main.c): not a condition of its own, its caller's is. As
+ * far as the trace follows: a call past --depth is not in it. */
+#define OT_WHY_CALLER_OFF "called, as far as the trace follows, only from code that never runs"
 
 /* The start of the condition of an edge matched by name only (the
  * receiver's type, or the overload, is not known): no claim of a call. */
