@@ -1157,6 +1157,29 @@ static const char *local_alias(struct ck_ctx *x, const char *name)
 	return best;
 }
 
+/* The arithmetic type of a constant declared at file scope before x's
+ * function (`constexpr float EPSILON = 1e-12;`), or NULL. */
+static const char *file_constant_type(struct ck_ctx *x, const char *name)
+{
+	static const char *const types[] = {"float", "double", "int64_t", "int", "bool", "size_t"};
+	const char *c = x->f->code;
+	size_t n = strlen(name), end = x->d->body < x->f->len ? x->d->body : x->f->len;
+	for (const char *u = c; (u = memmem(u, end - (size_t)(u - c), name, n)); u += n) {
+		size_t i = (size_t)(u - c), k = skip_ws(c, i + n, end), b = i;
+		if ((i && ot_is_ident_char(c[i - 1])) || ot_is_ident_char(c[i + n]) || k >= end || c[k] != '=' ||
+		    c[k + 1] == '=')
+			continue;
+		while (b && (c[b - 1] == ' ' || c[b - 1] == '\t'))
+			b--;
+		for (size_t t = 0; t < OT_ARRAY_LEN(types); t++) {
+			size_t tn = strlen(types[t]);
+			if (b >= tn && !memcmp(c + b - tn, types[t], tn) && (b == tn || !ot_is_ident_char(c[b - tn - 1])))
+				return types[t];
+		}
+	}
+	return NULL;
+}
+
 /* `type` as written, without cv-qualifiers, references, pointers,
  * `typename` and the namespaces at::, c10::, std:: (normalize_type), its
  * aliases followed: those of class `cls` first, then those at namespace
@@ -2055,16 +2078,47 @@ static bool operand_after(const char *c, size_t lo, size_t hi, size_t from, size
 	return *rs < *re;
 }
 
+/* How tightly the binary operator at c[i] binds (3: * / %, 2: + -, 1: a
+ * comparison), its length in *len; 0 when there is none (a compound
+ * assignment, ++, --, ->, &&, || are none). */
+static int binop_level(const char *c, size_t i, size_t hi, size_t *len)
+{
+	char a = c[i], b = i + 1 < hi ? c[i + 1] : '\0';
+	*len = 1;
+	if ((a == '*' || a == '/' || a == '%') && b != '=')
+		return 3;
+	if ((a == '+' || a == '-') && b != '=' && b != a && b != '>')
+		return 2;
+	if ((a == '=' || a == '!') && b == '=') {
+		*len = 2;
+		return 1;
+	}
+	if ((a == '<' || a == '>') && b != a) {
+		*len = b == '=' ? 2 : 1;
+		return 1;
+	}
+	return 0;
+}
+
 /* The operands of the binary operator at `at` (one or two characters long):
- * the postfix expression before it, and the unary-prefixed one after it. */
+ * the postfix expression before it, and the unary-prefixed one after it,
+ * the right one with what binds tighter after it (a + i * x: i * x). */
 static bool operands(const char *c, size_t lo, size_t hi, size_t at, size_t oplen, size_t *ls, size_t *le,
 		     size_t *rs, size_t *re)
 {
+	size_t len, next;
+	int level = binop_level(c, at, hi, &len);
 	*le = back_ws(c, lo, at);
 	*ls = postfix_start(c, lo, *le, at);
-	if (*ls >= *le)
+	if (*ls >= *le || !operand_after(c, lo, hi, at + oplen, rs, re))
 		return false;
-	return operand_after(c, lo, hi, at + oplen, rs, re);
+	for (size_t j = skip_ws(c, *re, hi); level && j < hi && binop_level(c, j, hi, &len) > level; j = skip_ws(c, *re, hi)) {
+		size_t s2;
+		if (!operand_after(c, lo, hi, j + len, &s2, &next))
+			break;
+		*re = next;
+	}
+	return true;
 }
 
 /* ---- argument categories, for overloads ----------------------------------------------------------- */
@@ -2178,6 +2232,19 @@ static enum cat call_cat(const char *a)
 		return C_SCALARTYPE;
 	if ((!strncmp(name, "device(", 7) && a[open + 1] == ')') || !strncmp(name, "Device(", 7))
 		return C_DEVICE;
+	if (name > a && (name[-1] == '.' || name[-1] == '>')) {
+		/* a Tensor's counts and shape: t.dim(), t.size(1), t.sizes() */
+		static const char *const ints[] = {"dim(", "ndimension(", "numel(", "size(", "stride(",
+						   "sym_size(", "sym_numel(", "storage_offset(", "element_size(",
+						   "nbytes("};
+		static const char *const lists[] = {"sizes(", "strides(", "sym_sizes(", "sym_strides("};
+		for (size_t i = 0; i < OT_ARRAY_LEN(ints); i++)
+			if (!strncmp(name, ints[i], strlen(ints[i])))
+				return C_INT;
+		for (size_t i = 0; i < OT_ARRAY_LEN(lists); i++)
+			if (!strncmp(name, lists[i], strlen(lists[i])))
+				return C_LIST;
+	}
 	if (name == a + (ot_starts_with(a, "c10::") || ot_starts_with(a, "at::") ? strcspn(a, ":") + 2 : 0) &&
 	    !strncmp(name, "Scalar(", 7))
 		return C_SCALAR; /* Scalar(x), c10::Scalar(x) */
@@ -2344,7 +2411,14 @@ static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 		 * (ArrayRef<Scalar> spacing) */
 		const char *init, *range, *type = local_type(x->ck, x->f->code, x->d, x->at, arg, &init, &range);
 		const char *elem = type && strstr(type, "auto") && init ? subscript_element(x, init) : NULL;
-		return elem ? type_cat(elem) : C_UNKNOWN;
+		if (elem)
+			return type_cat(elem);
+		/* auto n = t.dim(): what its initializer's call gives */
+		if (type && strstr(type, "auto") && init)
+			return call_cat(init);
+		if (type)
+			return C_UNKNOWN;
+		break; /* not declared in the function: a file's constant? */
 	}
 	default:
 		break;
@@ -2357,10 +2431,14 @@ static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 			if (!ot_is_ident_char(arg[i]))
 				return C_UNKNOWN;
 		type = local_type(x->ck, x->f->code, x->d, x->at, arg, &init, &range);
+		if (type && strstr(type, "auto") && init)
+			return call_cat(init); /* auto n = t.dim(): what its initializer's call gives */
 		if (!type)
 			for (size_t i = 0; i < x->nparams; i++)
 				if (!strcmp(x->pnames[i], arg))
 					type = x->ptypes[i];
+		if (!type)
+			type = file_constant_type(x, arg);
 		return type ? type_cat(type) : C_UNKNOWN;
 	}
 }
@@ -2374,8 +2452,11 @@ static enum cat type_cat(const char *type)
 		return C_INT;
 	if (!strcmp(t, "double") || !strcmp(t, "float") || kernel_value_type(t))
 		return C_FLOAT;
-	if (!strcmp(t, "Scalar"))
+	if (!strcmp(t, "Scalar") || !strcmp(t, "optional<Scalar>"))
 		return C_SCALAR;
+	/* an optional Tensor binds a Tensor? (clamp.Tensor), never a Scalar? */
+	if (!strcmp(t, "optional<Tensor>") || !strcmp(t, "OptionalTensorRef"))
+		return C_TENSOR;
 	if (!strcmp(t, "bool"))
 		return C_BOOL;
 	if (strstr(t, "IntArrayRef") || strstr(t, "SymIntArrayRef") || strstr(t, "vector<int64_t>") ||

@@ -223,6 +223,20 @@ static const char *list_of(const ot_tr_file *f, uint32_t tok)
 	return NULL;
 }
 
+
+/* The aten op an OpInfo's name stands for when it gives no aten_name:
+ * the name itself, but for a function of a Python submodule whose ops
+ * native_functions.yaml names with its prefix (special.erfcx is
+ * special_erfcx, linalg.cross linalg_cross, fft.fft fft_fft). */
+static const char *aten_of_name(ot_arena *a, const char *name)
+{
+	static const char *const modules[] = {"special.", "linalg.", "fft."};
+	for (size_t i = 0; i < OT_ARRAY_LEN(modules); i++)
+		if (ot_starts_with(name, modules[i]) && !strchr(name + strlen(modules[i]), '.'))
+			return ot_arena_printf(a, "%.*s_%s", (int)strlen(modules[i]) - 1, name,
+					       name + strlen(modules[i]));
+	return name;
+}
 static void collect_entries(ot_testdb *db, struct module *mods)
 {
 	OT_VEC(struct entry) v = {0};
@@ -249,7 +263,7 @@ static void collect_entries(ot_testdb *db, struct module *mods)
 					e.kind = OT_TF_REFERENCE;
 				if (derives(db, c->cls, "ForeachFuncInfo"))
 					e.name = ot_arena_printf(db->arena, "_foreach_%s", c->name);
-				e.aten_name = c->aten_name ? c->aten_name : e.name;
+				e.aten_name = c->aten_name ? c->aten_name : aten_of_name(db->arena, e.name);
 			} else {
 				continue;
 			}
@@ -269,8 +283,12 @@ static void collect_entries(ot_testdb *db, struct module *mods)
 				idlist_add(db->arena, db->refs, e->call->opinfo_name, id, 0);
 		} else {
 			idlist_add(db->arena, db->by_name, e->name, id, 0);
-			for (uint16_t a = 0; a < e->call->naliases; a++)
+			for (uint16_t a = 0; a < e->call->naliases; a++) {
+				/* an alias tests the aten op of its name too
+				 * (OpInfo('clamp', aliases=('clip',)): clip.Tensor) */
 				idlist_add(db->arena, db->by_name, e->call->aliases[a], id, 0);
+				idlist_add(db->arena, db->by_aten, aten_of_name(db->arena, e->call->aliases[a]), id, 0);
+			}
 			idlist_add(db->arena, db->by_aten, e->aten_name, id, 0);
 		}
 	}

@@ -1236,7 +1236,7 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 	if (be.fails_at[OT_DEV_CPU] && be.fails_at[OT_DEV_CPU] == be.fails_at[OT_DEV_CUDA]) {
 		/* every call it gets raises at that check, on either device */
 		ot_node *n = &c->tr->nodes.items[node];
-		if (n->kind == OT_NODE_CFUNC && !n->fails) {
+		if ((n->kind == OT_NODE_CFUNC || n->kind == OT_NODE_META) && !n->fails) {
 			n->fails = be.fails_at[OT_DEV_CPU]->line;
 			n->fails_text = statement_at(c, d->file, n->fails);
 			n->fails_args = true;
@@ -1906,15 +1906,18 @@ void tb_expand_entry(struct tb_ctx *c, const struct tb_pending *p)
 		size_t nnames = 0, nov;
 		bool found = false;
 		const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, eff->schema.name, &nov);
-		names[nnames++] = eff->schema.name;
 		if (*eff->schema.overload)
 			names[nnames++] = ot_arena_printf(c->a, "%s.%s", eff->schema.name, eff->schema.overload);
-		for (size_t k = 0; k < nov && nnames + 1 < OT_ARRAY_LEN(names); k++)
+		for (size_t k = 0; k < nov && nnames + 2 < OT_ARRAY_LEN(names); k++)
 			if (ov[k]->delegate == eff && *ov[k]->schema.overload) {
 				names[nnames++] = ot_arena_printf(c->a, "%s.%s", eff->schema.name, ov[k]->schema.overload);
 				names[nnames++] = ot_arena_printf(c->a, "%s_%s", eff->schema.name, ov[k]->schema.overload);
 			}
-		for (size_t k = 0; k < nnames; k++) {
+		/* TORCH_META_FUNC(name) last: it is the overload's own only when
+		 * the overload has none named after it (clamp.Tensor_out's is
+		 * TORCH_META_FUNC2(clamp, Tensor), not clamp.out's) */
+		names[nnames++] = eff->schema.name;
+		for (size_t k = 0; k < nnames && !(found && k == nnames - 1); k++) {
 			for (const ot_ix_cdef *d = ot_index_cdefs(c->ix, names[k]); d; d = d->next) {
 				long mn;
 				if (d->kind != OT_CDEF_META && d->kind != OT_CDEF_PRECOMPUTE)

@@ -772,8 +772,27 @@ static void compact(struct tb_ctx *c)
 	ot_trace *tr = c->tr;
 	size_t n = tr->nodes.len, kept = 0, ke = 0;
 	uint32_t *map = ot_calloc(n ? n : 1, sizeof(*map));
+	uint8_t *reached = ot_calloc(n ? n : 1, 1);
+	/* what a root reaches through edges of kept nodes: an entry made by
+	 * a call matched by name in a helper that was dropped (Vectorized's
+	 * div.floor()) is reached by nothing */
+	{
+		bool more = true;
+		for (size_t i = 0; i < tr->roots.len; i++)
+			reached[tr->roots.items[i]] = !c->state.items[tr->roots.items[i]].dropped;
+		while (more) {
+			more = false;
+			for (size_t i = 0; i < tr->edges.len; i++) {
+				const ot_edge *e = &tr->edges.items[i];
+				if (reached[e->from] && !reached[e->to] && !c->state.items[e->to].dropped) {
+					reached[e->to] = 1;
+					more = true;
+				}
+			}
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
-		if (c->state.items[i].dropped) {
+		if (c->state.items[i].dropped || !reached[i]) {
 			map[i] = UINT32_MAX;
 			continue;
 		}
@@ -802,6 +821,7 @@ static void compact(struct tb_ctx *c)
 		tr->roots.len = r;
 		tr->main_roots = main_kept;
 	}
+	free(reached);
 	free(map);
 }
 
