@@ -2583,6 +2583,32 @@ static bool hand_written_method(struct ck_ctx *x, const char *op)
 	return ov && n;
 }
 
+/* How well an out= call's arguments (cats, n of them) fit out= schema s:
+ * the best of the written Tensors first and last, the others matched in
+ * order with the schema's arguments that are not written. */
+static int out_call_fit(const ot_reg_schema *s, const enum cat *cats, size_t n)
+{
+	size_t nout = 0;
+	int best = INT_MIN;
+	for (size_t k = 0; k < s->nargs; k++)
+		nout += s->args[k].kwarg_only && s->args[k].is_write;
+	if (n < nout)
+		return 0;
+	for (int first = 0; first < 2; first++) {
+		const enum cat *c = first ? cats + nout : cats;
+		size_t ai = 0;
+		int score = 0;
+		for (size_t k = 0; k < s->nargs && ai < n - nout; k++) {
+			if (s->args[k].kwarg_only && s->args[k].is_write)
+				continue;
+			score += cat_score(c[ai++], schema_cat(s->args[k].type));
+		}
+		if (score > best)
+			best = score;
+	}
+	return best;
+}
+
 /* The overload of `op` a C++ call with these arguments binds: out= ones for
  * x_out/x_outf, self as the first argument for a method call. */
 static const ot_reg_func *fit_overload(struct ck_ctx *x, const char *op, bool out_call,
@@ -2637,6 +2663,17 @@ static const ot_reg_func *fit_overload(struct ck_ctx *x, const char *op, bool ou
 			score += fit;
 		} else if (total < required) {
 			continue;
+		} else {
+			/* the other arguments' categories against the schema's
+			 * (clamp_outf(self, min, max, out) with optional Tensor
+			 * bounds is clamp.Tensor_out): the outs first (x_out) or
+			 * last (x_outf), whichever fits */
+			if (!cats_done) {
+				for (size_t k = 0; k < nargs && k < OT_CK_MAX_ARGS; k++)
+					cats[k] = arg_cat(x, args[k]);
+				cats_done = true;
+			}
+			score += out_call_fit(s, cats, nargs < OT_CK_MAX_ARGS ? nargs : OT_CK_MAX_ARGS);
 		}
 		if (!*s->overload)
 			score += 1; /* the default overload when nothing else decides */
