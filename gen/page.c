@@ -776,6 +776,23 @@ static void layer_sequence(const ot_trace *tr, const struct layer_rows *common, 
 			order[n++] = layer;
 }
 
+/* Does derivatives.yaml entry dv give no input a gradient: every formula
+ * `non_differentiable` (autograd records no node for the op)? */
+static bool no_gradient(const ot_reg_deriv *dv)
+{
+	size_t n = 0;
+	if (!dv || dv->ndispatch)
+		return false;
+	for (size_t k = 0; k < dv->nformulas; k++) {
+		if (dv->formulas[k].forward)
+			continue;
+		if (strcmp(dv->formulas[k].formula, "non_differentiable"))
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
 static void overview_step(ot_buf *b, ot_arena *a, const ot_step *s, size_t count)
 {
 	ot_buf_printf(b, "%s  (%s:%u)%s", shown(a, s->symbol), shown(a, s->file), s->line,
@@ -793,7 +810,7 @@ static void overview_arrow(ot_buf *b)
  * derivatives that carry the gradient. Only main-path steps; the rest is
  * "Other paths".
  */
-static const char *overview(const ot_trace *tr, const ot_pathview *v, ot_arena *a)
+static const char *overview(const ot_trace *tr, const ot_pathview *v, const ot_registry *reg, ot_arena *a)
 {
 	static const char *const dev_names[] = {[ROWS_CPU] = "CPU", [ROWS_CUDA] = "CUDA"};
 	struct layer_rows rows[ROWS_COUNT];
@@ -873,7 +890,14 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, ot_arena *
 			overview_arrow(&b);
 		first = false;
 		ot_buf_printf(&b, "%-9s ", short_names[OT_LAYER_BACKWARD]);
-		overview_step(&b, a, s, rows[ROWS_BACKWARD].count[OT_LAYER_BACKWARD]);
+		if (rows[ROWS_BACKWARD].count[OT_LAYER_BACKWARD] == 1 && ot_step_is_derivative(s) &&
+		    ot_registry_find(reg, s->symbol) && no_gradient(ot_registry_find(reg, s->symbol)->deriv))
+			/* an entry whose inputs are all non_differentiable: no
+			 * backward runs */
+			ot_buf_printf(&b, "%s  (%s:%u): every input non_differentiable, no backward runs",
+				      shown(a, s->symbol), shown(a, s->file), s->line);
+		else
+			overview_step(&b, a, s, rows[ROWS_BACKWARD].count[OT_LAYER_BACKWARD]);
 		ot_buf_putc(&b, '\n');
 	}
 	if (!b.size)
@@ -1447,6 +1471,8 @@ static ot_value *backward_data(const ot_pages *p, const ot_trace *tr, const ot_p
 			 * formula for this argument") */
 			ot_v_set(a, m, "text",
 				 ot_v_str_borrow(a, md_text(a, !ot_v_len(fl) ? "No formula for any input: not differentiable with respect to any argument."
+							       : f && no_gradient(f->deriv)
+								       ? "Every input is non_differentiable: autograd records no node for this op."
 							       : *s->op && strcmp(s->op, s->symbol)
 								       ? ot_arena_printf(a, "Formulas used by %s:", s->op)
 								       : "Formulas per input (grad is the incoming gradient, result the saved output):")));
@@ -2034,7 +2060,7 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 		main_rows(tr, &v, rows);
 		layer_sequence(tr, &rows[ROWS_COMMON], seq);
 		ot_v_set(a, ctx, "traced", t);
-		ot_v_set(a, t, "overview", ot_v_str_borrow(a, overview(tr, &v, a)));
+		ot_v_set(a, t, "overview", ot_v_str_borrow(a, overview(tr, &v, p->reg, a)));
 		if (diagram_file)
 			ot_v_set_str(a, t, "diagram", diagram_file);
 		/* Layer by layer: the main paths' forward steps (the backward and
