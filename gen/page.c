@@ -988,6 +988,21 @@ static const ot_step *first_nvcc_main(const ot_trace *tr, const ot_pathview *v)
 	return NULL;
 }
 
+/* The first jiterator launch on the CUDA main path (jitted_gpu_kernel,
+ * opmath_jitted_gpu_kernel_with_scalars), or NULL. */
+static const ot_step *first_jitted(const ot_trace *tr, const ot_pathview *v)
+{
+	for (size_t i = 0; i < tr->steps.len; i++) {
+		const ot_step *s = &tr->steps.items[i];
+		const char *name = s->symbol ? strrchr(s->symbol, ':') : NULL;
+		name = name ? name + 1 : s->symbol;
+		if (v->part[i] == OT_PART_MAIN && s->layer == OT_LAYER_CUDA && (s->main & OT_MAIN_CUDA) &&
+		    s->found && name && strstr(name, "jitted_gpu_kernel"))
+			return s;
+	}
+	return NULL;
+}
+
 static const ot_step *first_main(const ot_trace *tr, const ot_pathview *v, ot_layer layer, uint8_t dev)
 {
 	const ot_step *conditional = NULL, *setup = NULL;
@@ -1183,6 +1198,7 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	ot_value *list = ot_v_list(a);
 	ot_buf b = OT_BUF_INIT;
 	const ot_step *gpu = first_main(tr, v, OT_LAYER_CUDA, OT_MAIN_CUDA);
+	const ot_step *jit;
 	const char *gpu_libs = library_note(a, tr, OT_MAIN_CUDA, "CUDA");
 	const char *cpu_libs = library_note(a, tr, OT_MAIN_CPU, "CPU");
 	const ot_reg_func *own = tr->overload ? ot_registry_find(p->reg, tr->overload) : NULL;
@@ -1232,9 +1248,9 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	else if (gpu_libs)
 		NOTE("%s", gpu_libs);
 	else if (gpu)
-		NOTE("On CUDA the work is PyTorch's own kernels (no vendor library on the main path), "
-		     "the first%s %s at %s.",
-		     some_calls(gpu), md_code(a, gpu->symbol), location(p, a, gpu->file, gpu->line));
+		NOTE("On CUDA the work is PyTorch's own kernels (%s on the main path), the first%s %s at %s.",
+		     first_jitted(tr, v) ? "no vendor library but NVRTC" : "no vendor library", some_calls(gpu),
+		     md_code(a, gpu->symbol), location(p, a, gpu->file, gpu->line));
 	else if ((gpu = first_nvcc_main(tr, v)))
 		NOTE("On CUDA the work starts in %s at %s, in a file nvcc compiles; the kernels it "
 		     "launches were not followed.",
@@ -1250,6 +1266,12 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	else
 		NOTE("No GPU kernel launch or library call was found on the CUDA main path within the "
 		     "followed depth.");
+	if (!tr->raises[OT_DEV_CUDA] && (jit = first_jitted(tr, v)))
+		NOTE("The CUDA kernel is jitted (%s at %s; AT_USE_JITERATOR() holds in a release build): "
+		     "its source is generated at run time and NVRTC compiles it on the first call for each "
+		     "dtype and device, then the CUDA driver launches it, so the first call pays for the "
+		     "compilation.",
+		     md_code(a, jit->symbol), location(p, a, jit->file, jit->line));
 	{
 		const char *launches = launch_note(a, tr, v);
 		if (launches)
