@@ -355,6 +355,15 @@ static void per_device_when(struct view *v)
 				s->split_when = true;
 		}
 	}
+	/* the same on both devices after all: one condition */
+	for (size_t i = 0; i < tr->steps.len; i++) {
+		ot_step *s = &tr->steps.items[i];
+		const char *c = s->dev_when[OT_DEV_CPU], *g = s->dev_when[OT_DEV_CUDA];
+		if (s->split_when && (c == g || (c && g && !strcmp(c, g)))) {
+			s->when = c;
+			s->split_when = false;
+		}
+	}
 	free(r);
 }
 
