@@ -2413,12 +2413,9 @@ static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 		const char *elem = type && strstr(type, "auto") && init ? subscript_element(x, init) : NULL;
 		if (elem)
 			return type_cat(elem);
-		/* auto n = t.dim(): what its initializer's call gives */
-		if (type && strstr(type, "auto") && init)
-			return call_cat(init);
-		if (type)
+		if (type && !(strstr(type, "auto") && init))
 			return C_UNKNOWN;
-		break; /* not declared in the function: a file's constant? */
+		break; /* an auto local's initializer, or a file's constant: below */
 	}
 	default:
 		break;

@@ -1198,7 +1198,7 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	ot_value *list = ot_v_list(a);
 	ot_buf b = OT_BUF_INIT;
 	const ot_step *gpu = first_main(tr, v, OT_LAYER_CUDA, OT_MAIN_CUDA);
-	const ot_step *jit;
+	const ot_step *jit = first_jitted(tr, v);
 	const char *gpu_libs = library_note(a, tr, OT_MAIN_CUDA, "CUDA");
 	const char *cpu_libs = library_note(a, tr, OT_MAIN_CPU, "CPU");
 	const ot_reg_func *own = tr->overload ? ot_registry_find(p->reg, tr->overload) : NULL;
@@ -1249,7 +1249,7 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 		NOTE("%s", gpu_libs);
 	else if (gpu)
 		NOTE("On CUDA the work is PyTorch's own kernels (%s on the main path), the first%s %s at %s.",
-		     first_jitted(tr, v) ? "no vendor library but NVRTC" : "no vendor library", some_calls(gpu),
+		     jit ? "no vendor library but NVRTC" : "no vendor library", some_calls(gpu),
 		     md_code(a, gpu->symbol), location(p, a, gpu->file, gpu->line));
 	else if ((gpu = first_nvcc_main(tr, v)))
 		NOTE("On CUDA the work starts in %s at %s, in a file nvcc compiles; the kernels it "
@@ -1266,7 +1266,7 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	else
 		NOTE("No GPU kernel launch or library call was found on the CUDA main path within the "
 		     "followed depth.");
-	if (!tr->raises[OT_DEV_CUDA] && (jit = first_jitted(tr, v)))
+	if (!tr->raises[OT_DEV_CUDA] && jit)
 		NOTE("The CUDA kernel is jitted (%s at %s; AT_USE_JITERATOR() holds in a release build): "
 		     "its source is generated at run time and NVRTC compiles it on the first call for each "
 		     "dtype and device, then the CUDA driver launches it, so the first call pays for the "

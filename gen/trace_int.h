@@ -112,6 +112,7 @@ struct tb_ctx {
 	OT_VEC(uint32_t) next_out; /* per edge: the next edge from its source + 1 */
 	OT_VEC(uint32_t) revisit;  /* bodies to explore again: sure now where
 				      calls were cut (tb_revisit) */
+	OT_VEC(uint32_t) sure_work; /* add_sure's worklist, kept between calls */
 	OT_VEC(uint32_t) sure_first; /* queue indexes of entries that became
 					sure while waiting: expanded first, so
 					that a default call's arguments are

@@ -195,11 +195,11 @@ static uint8_t sure_bits(const ot_edge *e)
  * explored again. */
 static void add_sure(struct tb_ctx *c, uint32_t to, uint8_t bits)
 {
-	OT_VEC(uint32_t) work = {0};
-	ot_vec_push(&work, to);
+	c->sure_work.len = 0;
+	ot_vec_push(&c->sure_work, to);
 	tb_state(c, to)->sure |= bits;
-	while (work.len) {
-		uint32_t n = work.items[--work.len];
+	while (c->sure_work.len) {
+		uint32_t n = c->sure_work.items[--c->sure_work.len];
 		struct tb_state *st = tb_state(c, n);
 		if (st->cut_want & st->sure) {
 			st->cut_want = 0;
@@ -212,11 +212,10 @@ static void add_sure(struct tb_ctx *c, uint32_t to, uint8_t bits)
 			uint8_t more = tb_state(c, n)->sure & sure_bits(e) & ~tb_state(c, e->to)->sure;
 			if (more && e->to < c->state.len) {
 				tb_state(c, e->to)->sure |= more;
-				ot_vec_push(&work, e->to);
+				ot_vec_push(&c->sure_work, e->to);
 			}
 		}
 	}
-	ot_vec_free(&work);
 }
 
 /* Edge e's target is sure on each device its source is sure on and e is
@@ -931,6 +930,7 @@ done:
 	ot_vec_free(&c.next_out);
 	ot_vec_free(&c.revisit);
 	ot_vec_free(&c.sure_first);
+	ot_vec_free(&c.sure_work);
 	ot_vec_free(&c.state);
 	ot_map_free(c.keys);
 	ot_map_free(c.edges);
