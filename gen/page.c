@@ -988,6 +988,23 @@ static const ot_step *first_nvcc_main(const ot_trace *tr, const ot_pathview *v)
 	return NULL;
 }
 
+/* " but CPU, CUDA" naming the dense keys entry f has a kernel of its own
+ * for beside its CompositeExplicitAutograd one (_foreach_floor_'s CUDA
+ * fast path), or "". */
+static const char *own_kernels(ot_arena *a, const ot_reg_func *f)
+{
+	const ot_reg_func *eff = f && f->delegate ? f->delegate : f;
+	static const char *const keys[] = {"CPU", "CUDA"};
+	const char *list = NULL;
+	for (size_t k = 0; eff && k < OT_ARRAY_LEN(keys); k++)
+		for (size_t i = 0; i < eff->ndispatch; i++)
+			if (!strcmp(eff->dispatch[i].key, keys[k]))
+				list = list ? ot_arena_printf(a, "%s, %s", list, keys[k]) : keys[k];
+	return list ? ot_arena_printf(a, " but %s, which %s a kernel of its own", list,
+				      strchr(list, ',') ? "have" : "has")
+		    : "";
+}
+
 /* The first jiterator launch on the CUDA main path (jitted_gpu_kernel,
  * opmath_jitted_gpu_kernel_with_scalars), or NULL. */
 static const ot_step *first_jitted(const ot_trace *tr, const ot_pathview *v)
@@ -1286,8 +1303,9 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	if (tr->raises[OT_DEV_CPU] && tr->raises[OT_DEV_CUDA])
 		; /* it runs nothing else on either device */
 	else if (tr->composite_explicit)
-		NOTE("CompositeExplicitAutograd: one C++ function serves every backend (with its own "
-		     "derivatives.yaml entry); the device work is in the ops it calls%s%s.",
+		NOTE("CompositeExplicitAutograd: one C++ function serves every backend%s%s; the device "
+		     "work is in the ops it calls%s%s.",
+		     own_kernels(a, own), own && own->deriv ? " (with its own derivatives.yaml entry)" : "",
 		     ncalls ? ": " : "", ncalls ? calls_by_device(a, tr, &work, 8) : "");
 	else if (tr->composite_implicit)
 		NOTE("CompositeImplicitAutograd: no kernel of its own; it runs as the ops it calls "
