@@ -472,7 +472,9 @@ static const char *const false_props[] = {
 	"isTensorSubclassLike", "areAnyTensorSubclassLike", "isComplexType", "isIntegralType",
 	"isReducedFloatingType", "isQIntType", "isFloat8Type", "isBitsType", "isBarebonesUnsignedType",
 	"is_nested_int", "is_functional_tensor", "isFunctionalTensor", "is_python_dispatch",
-	"has_symbolic_sizes_strides", "is_quantized_tensor", "_is_any_true"};
+	"has_symbolic_sizes_strides", "is_quantized_tensor", "_is_any_true",
+	/* a list of default (float32) tensors holds no integer or bool one */
+	"has_integral_tensor", "has_bool_tensor"};
 
 /* Properties it has. */
 static const char *const true_props[] = {"is_floating_point", "isFloatingType", "is_signed", "supports_as_strided",
