@@ -909,7 +909,7 @@ static value literal_value(const char *lit, size_t n)
 	if (LIT("None") || LIT("nullopt") || LIT("std::nullopt") || LIT("c10::nullopt") ||
 	    LIT("nullptr") || LIT("undefined") || LIT("{}"))
 		return v_empty();
-	if (LIT("defined") || LIT(OT_COND_WRAPPED))
+	if (LIT("defined") || LIT(OT_COND_WRAPPED) || LIT(OT_COND_CONTIGUOUS))
 		return v_truth(OT_TRI_TRUE);
 	if (LIT(OT_COND_NOT_FLOAT))
 		return v_sym(OT_COND_NOT_FLOAT);
@@ -1387,10 +1387,17 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 	 * not channels-last */
 	if (ch->called && name_is(ch->last, "suggest_memory_format"))
 		return v_sym("Contiguous");
-	if (ch->called && name_is(ch->last, "is_contiguous"))
+	if (ch->called && name_is(ch->last, "is_contiguous")) {
+		const char *lit = NULL;
 		for (size_t i = ch->start; i < ch->end; i++)
 			if (name_is(&tk->t[i], "ChannelsLast") || name_is(&tk->t[i], "ChannelsLast3d"))
 				return v_truth(OT_TRI_FALSE);
+		/* x.is_contiguous() of a Tensor known to be (a fresh output) */
+		if (ch->nnames == 2 && ch->first->kind == TK_NAME)
+			lit = param_value(c, ch->first->s, ch->first->n);
+		if (lit && !strcmp(lit, OT_COND_CONTIGUOUS))
+			return v_truth(OT_TRI_TRUE);
+	}
 	if (word_in(s, n, (const char *const[]){"is_cpu"}, 1))
 		return v_truth(c->dev == OT_DEV_CPU ? OT_TRI_TRUE : OT_TRI_FALSE);
 	if (ch->called && (name_is(ch->last, "toAccumulateType") || name_is(ch->last, "toRealValueType") ||
@@ -1483,7 +1490,8 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 		if (lit && (!strcmp(lit, "undefined") || empty_literal(lit)))
 			return v_truth(OT_TRI_FALSE);
 		/* "true": a defined Tensor passed on through an expression (*x) */
-		if (lit && (!strcmp(lit, "defined") || !strcmp(lit, "true") || !strcmp(lit, OT_COND_WRAPPED)))
+		if (lit && (!strcmp(lit, "defined") || !strcmp(lit, "true") || !strcmp(lit, OT_COND_WRAPPED) ||
+			    !strcmp(lit, OT_COND_CONTIGUOUS)))
 			return v_truth(OT_TRI_TRUE);
 		return v_unknown();
 	}
@@ -1491,7 +1499,7 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 		/* an optional's value: the literal the caller passed (a dtype) */
 		const char *lit = param_value(c, ch->first->s, ch->first->n);
 		if (!lit || empty_literal(lit) || !strcmp(lit, "defined") || !strcmp(lit, "undefined") ||
-		    !strcmp(lit, OT_COND_WRAPPED))
+		    !strcmp(lit, OT_COND_WRAPPED) || !strcmp(lit, OT_COND_CONTIGUOUS))
 			return v_unknown();
 		return literal_value(lit, strlen(lit));
 	}
@@ -1513,7 +1521,8 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 			return v_unknown();
 		/* ("undefined": an optional the caller left None) */
 		if (!empty_literal(lit) && strcmp(lit, "undefined"))
-			return strcmp(lit, "defined") ? literal_value(lit, strlen(lit)) : v_unknown();
+			return strcmp(lit, "defined") && strcmp(lit, OT_COND_CONTIGUOUS) ? literal_value(lit, strlen(lit))
+										     : v_unknown();
 		if (close < tk->t + ch->end && op_is(open, "(") && op_is(close, ")") &&
 		    (arg->kind == TK_NAME || arg->kind == TK_NUM))
 			return literal_value(arg->s, arg->n);

@@ -179,6 +179,12 @@ struct ot_pyenv {
  * dtype that is never float32 (double, int64, bool or complex). */
 #define OT_COND_WRAPPED "<wrapped scalar>"
 
+/** A C++ parameter's value when it holds a defined Tensor that is
+ * contiguous in the default memory format: an output the meta function
+ * allocates for a functional call, or what `x.contiguous()`,
+ * `at::empty(...)` and `at::empty_like(x)` return. */
+#define OT_COND_CONTIGUOUS "<contiguous tensor>"
+
 /** The dtype of a wrapped Scalar as a value passed on: not Float, else
  * not known. */
 #define OT_COND_NOT_FLOAT "<not Float>"

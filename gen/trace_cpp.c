@@ -483,6 +483,22 @@ static bool is_none(const char *v)
 	       !strcmp(v, "None");
 }
 
+/* Is C++ expression `e` a Tensor contiguous in the default memory
+ * format: x.contiguous(), at::empty(sizes, options)? (Not empty_like(x),
+ * which takes x's layout, nor a format named in the arguments.) */
+static bool contiguous_expr(const char *e)
+{
+	static const char *const fresh[] = {"at::empty(", "empty("};
+	if (strstr(e, "ChannelsLast") || strstr(e, "memory_format"))
+		return false;
+	if (ot_ends_with(e, ".contiguous()") && !strchr(e, '?'))
+		return true;
+	for (size_t i = 0; i < OT_ARRAY_LEN(fresh); i++)
+		if (ot_starts_with(e, fresh[i]))
+			return true;
+	return false;
+}
+
 static const char *local_value(const struct body_env *be, const char *a, uint32_t at)
 {
 	const char *init;
@@ -497,6 +513,8 @@ static const char *local_value(const struct body_env *be, const char *a, uint32_
 			return ot_callkind_local_unset(be->c->t->ck, be->d, at, a) ? "undefined" : "?";
 		if (init[0] == '*')
 			init++;
+		if (contiguous_expr(init))
+			return OT_COND_CONTIGUOUS;
 		if (ot_starts_with(init, "at::borrow_from_optional_tensor(") ||
 		    ot_starts_with(init, "borrow_from_optional_tensor(")) {
 			const char *p = strchr(init, '(') + 1;
@@ -573,6 +591,8 @@ static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_bi
 			v = a;
 		else if (!strcmp(a, "Tensor()") || !strcmp(a, "at::Tensor()") || !strcmp(a, "Tensor{}"))
 			v = "undefined";
+		else if (contiguous_expr(a))
+			v = OT_COND_CONTIGUOUS;
 		else
 			v = local_value(be, a, at);
 		if (!strcmp(v, "?"))
@@ -1671,7 +1691,9 @@ void tb_kernel_binding(const ot_reg_func *f, const tb_binding *b, tb_binding *ou
 	for (size_t k = 0; k < out->n; k++) {
 		const ot_reg_arg *a = &f->schema.args[k];
 		const char *v = b->known && k < b->n ? b->value[k] : "?";
-		if (!v) {
+		if (b->outs_fresh && a->kwarg_only && a->is_write && !(b->known && k < b->n && b->value[k]))
+			v = OT_COND_CONTIGUOUS; /* the output the meta function allocates */
+		else if (!v) {
 			if (!a->def)
 				v = "?";
 			else if (!strcmp(a->def, "None"))
@@ -1682,6 +1704,58 @@ void tb_kernel_binding(const ot_reg_func *f, const tb_binding *b, tb_binding *ou
 		out->value[k] = v;
 		out->wrapped[k] = b->known && k < b->n && b->wrapped[k];
 	}
+}
+
+/* The `precomputed:` line of f that replaces argument `name`
+ * ("kernel_size -> int kH, int kW"), or NULL. */
+static const char *precomputed_line(const ot_reg_func *f, const char *name)
+{
+	size_t len = strlen(name);
+	for (size_t i = 0; i < f->nprecomputed; i++)
+		if (!strncmp(f->precomputed[i], name, len) && !strncmp(f->precomputed[i] + len, " -> ", 4))
+			return f->precomputed[i];
+	return NULL;
+}
+
+/* How many parameters a `precomputed:` line declares: "int kH, int kW" 2. */
+static size_t params_in(const char *line)
+{
+	size_t n = 1;
+	for (const char *p = strchr(line, ','); p; p = strchr(p + 1, ','))
+		n++;
+	return n;
+}
+
+/* A structured kernel's parameters where `precomputed:` changes them:
+ * each argument it replaces gives way to the values the meta function
+ * computes (not known here), and the ones it adds come after the other
+ * inputs, before the outputs (torchgen's impl signature). */
+static void impl_binding(const ot_reg_func *f, tb_binding *b)
+{
+	const tb_binding in = *b;
+	size_t n = 0;
+	if (!f->nprecomputed)
+		return;
+	memset(b->value, 0, sizeof(b->value));
+	memset(b->wrapped, 0, sizeof(b->wrapped));
+	for (size_t k = 0; k < f->schema.nargs && k < in.n; k++) {
+		const ot_reg_arg *a = &f->schema.args[k];
+		const char *repl = precomputed_line(f, a->name);
+		if (a->kwarg_only && a->is_write)
+			continue;
+		for (size_t j = 0; j < (repl ? params_in(repl) : 1) && n < TB_MAX_PARAMS; j++) {
+			b->value[n] = repl ? "?" : in.value[k];
+			b->wrapped[n++] = repl ? false : in.wrapped[k];
+		}
+	}
+	for (size_t i = 0; i < f->nprecomputed; i++)
+		if (!strstr(f->precomputed[i], " -> "))
+			for (size_t j = 0; j < params_in(f->precomputed[i]) && n < TB_MAX_PARAMS; j++)
+				b->value[n++] = "?";
+	for (size_t k = 0; k < f->schema.nargs && k < in.n; k++)
+		if (f->schema.args[k].kwarg_only && f->schema.args[k].is_write && n < TB_MAX_PARAMS)
+			b->value[n++] = in.value[k];
+	b->n = n;
 }
 
 /* The kernels of eff's dispatch table, grouped by kernel, each an edge
@@ -1847,6 +1921,8 @@ static void expand_dispatch(struct tb_ctx *c, const ot_reg_func *eff, const ot_r
 			 * not followed */
 			if (main_key) {
 				tb_kernel_binding(eff, b, &kb);
+				if (defs[k]->kind == OT_CDEF_IMPL)
+					impl_binding(eff, &kb);
 				explore_body(c, (uint32_t)kn, defs[k], op, depth, 0, &kb);
 			}
 		}
@@ -1886,7 +1962,11 @@ void tb_expand_entry(struct tb_ctx *c, const struct tb_pending *p)
 	/* what a backward op calls runs in the backward too */
 	c->in_backward = tb_state(c, node)->backward_only;
 	if (f->delegate) {
-		uint32_t en = tb_entry(c, eff, depth, b, true);
+		/* the functional and in-place overloads pass no out= tensor: the
+		 * meta function allocates it */
+		tb_binding fresh = bind;
+		fresh.outs_fresh = true;
+		uint32_t en = tb_entry(c, eff, depth, &fresh, true);
 		ot_edge e = tb_always(OT_EDGE_DELEGATE, node, en);
 		e.site_note = ot_arena_printf(c->a, "structured_delegate: %s computes %s", eff->schema.full, op);
 		tb_edge(c, &e);

@@ -46,6 +46,9 @@ typedef struct {
 	bool known; /* the caller's arguments were read */
 	bool sure;  /* made by a call every default call makes (tb_call_sure):
 		       wins over another caller's (tb_entry) */
+	bool outs_fresh; /* a functional or in-place call of a structured op:
+			    the out= arguments it leaves out are the meta
+			    function's fresh, contiguous outputs */
 	ot_ck_subst subst; /* what its template parameters stand for there */
 } tb_binding;
 
