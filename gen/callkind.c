@@ -593,6 +593,25 @@ static bool split_decl(ot_arena *a, const char *decl, const char **name, const c
 	return true;
 }
 
+/* The type of a parameter declared without a name (`const Tensor&`, or
+ * its name in a comment): the declaration up to the comment; false for
+ * none (`void`, `...`, an empty list). */
+static bool unnamed_param(ot_arena *a, const char *decl, const char **type)
+{
+	const char *comment = strstr(decl, "/*");
+	size_t n = comment ? (size_t)(comment - decl) : strlen(decl);
+	while (n && isspace((unsigned char)decl[n - 1]))
+		n--;
+	while (*decl && isspace((unsigned char)*decl) && n) {
+		decl++;
+		n--;
+	}
+	if (!n || (n == 4 && !memcmp(decl, "void", 4)) || (n >= 3 && !memcmp(decl + n - 3, "...", 3)))
+		return false;
+	*type = ot_arena_strndup(a, decl, n);
+	return true;
+}
+
 size_t ot_callkind_params(const ot_index *ix, const ot_ix_cdef *d, const char **names,
 			  const char **types, size_t max, ot_arena *arena)
 {
@@ -607,9 +626,14 @@ size_t ot_callkind_params(const ot_index *ix, const ot_ix_cdef *d, const char **
 		return 0;
 	else
 		n = split_args(args, OT_CK_MAX_ARGS, arena, f->code, open, d->body ? d->body : f->len);
-	for (int i = 0; i < n && i < (int)OT_CK_MAX_ARGS && k < max; i++)
-		if (split_decl(arena, args[i], &names[k], &types[k]))
+	for (int i = 0; i < n && i < (int)OT_CK_MAX_ARGS && k < max; i++) {
+		if (split_decl(arena, args[i], &names[k], &types[k])) {
 			k++;
+		} else if (unnamed_param(arena, args[i], &types[k])) {
+			/* a name commented out: the parameter holds its place, no name finds it */
+			names[k++] = "";
+		}
+	}
 	return k;
 }
 

@@ -985,6 +985,11 @@ static enum reassign assigned_again(const char *from, const char *end, const cha
 	return r;
 }
 
+bool ot_cond_assigned(const char *code, uint32_t from, uint32_t to, const char *name)
+{
+	return from < to && assigned_again(code + from, code + to, name, strlen(name), NULL) != REASSIGN_NONE;
+}
+
 /* Where the body's text that can have set a local before the condition
  * ends: the end of the condition's line when it is told, else of the body. */
 static const char *condition_end(const ot_cenv *e)
@@ -1392,10 +1397,14 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 		for (size_t i = ch->start; i < ch->end; i++)
 			if (name_is(&tk->t[i], "ChannelsLast") || name_is(&tk->t[i], "ChannelsLast3d"))
 				return v_truth(OT_TRI_FALSE);
-		/* x.is_contiguous() of a Tensor known to be (a fresh output) */
+		/* x.is_contiguous() of a Tensor known to be (a fresh output, the
+		 * user's own), unless the body gives x another value first */
 		if (ch->nnames == 2 && ch->first->kind == TK_NAME)
 			lit = param_value(c, ch->first->s, ch->first->n);
-		if (lit && !strcmp(lit, OT_COND_CONTIGUOUS))
+		if (lit && !strcmp(lit, OT_COND_CONTIGUOUS) &&
+		    !(c->cenv && c->cenv->code &&
+		      assigned_again(c->cenv->code + c->cenv->body, condition_end(c->cenv), ch->first->s,
+				     ch->first->n, NULL) != REASSIGN_NONE))
 			return v_truth(OT_TRI_TRUE);
 	}
 	if (word_in(s, n, (const char *const[]){"is_cpu"}, 1))

@@ -504,8 +504,14 @@ static const char *local_value(const struct body_env *be, const char *a, uint32_
 	const char *init;
 	for (int hop = 0; hop < 3; hop++) {
 		for (size_t k = 0; k < be->env[0].nparams; k++)
-			if (be->params[k].value && !strcmp(be->params[k].name, a))
-				return is_none(be->params[k].value) ? "undefined" : be->params[k].value;
+			if (be->params[k].value && !strcmp(be->params[k].name, a)) {
+				const char *v = be->params[k].value;
+				/* a contiguous Tensor the body made something else first */
+				if (!strcmp(v, OT_COND_CONTIGUOUS) &&
+				    (at == OT_IX_CALL_NO_TEXT || ot_cond_assigned(be->env[0].code, be->d->body, at, a)))
+					return "defined";
+				return is_none(v) ? "undefined" : v;
+			}
 		if (ot_callkind_local_present(be->c->t->ck, be->d, at, a))
 			return "defined"; /* `Scalar min_;`: there, whatever its value */
 		init = ot_callkind_local_init(be->c->t->ck, be->d, at, a);

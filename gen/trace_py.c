@@ -762,6 +762,45 @@ static void set_site(ot_edge *e, struct pyvisit *v, const ot_pycall *call)
 	e->site_step = true;
 }
 
+/* What a default call of op `f` named by the user (torch.x, Tensor.x,
+ * aten::x) passes: dense contiguous Tensors, what else it requires (not
+ * known), and the defaults for the rest. */
+static void user_binding(const ot_reg_func *f, tb_binding *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->known = true;
+	b->n = f->schema.nargs < TB_MAX_PARAMS ? f->schema.nargs : TB_MAX_PARAMS;
+	for (size_t k = 0; k < b->n; k++)
+		b->value[k] = !strcmp(f->schema.args[k].type, "Tensor") ? OT_COND_CONTIGUOUS
+			      : f->schema.args[k].def			 ? NULL
+									 : "?";
+}
+
+/* Is Python argument `text` a Tensor the user passed as it is: a required
+ * parameter of the function the trace starts at, given no other value
+ * before `line`? (A default call's tensors are contiguous.) */
+static bool user_tensor(const struct pyvisit *v, const char *text, uint32_t line)
+{
+	bool param = false;
+	if (v->depth || !text || !ot_is_identifier(text))
+		return false;
+	for (size_t i = 0; i < v->flow.params.len; i++)
+		param = param || (!strcmp(v->flow.params.items[i].name, text) && !v->flow.params.items[i].def &&
+				  !v->flow.params.items[i].star);
+	for (size_t i = 0; i < v->flow.assigns.len && param; i++)
+		if (v->flow.assigns.items[i].line < line && !strcmp(v->flow.assigns.items[i].name, text))
+			return false;
+	return param;
+}
+
+/* arg_value for schema argument `a`: a Tensor the user passed is contiguous. */
+static const char *tensor_arg_value(const struct pyvisit *v, const char *text, uint32_t line, const ot_reg_arg *a)
+{
+	const char *val = arg_value(v, text, line);
+	return !strcmp(val, "?") && !strcmp(a->type, "Tensor") && user_tensor(v, text, line) ? OT_COND_CONTIGUOUS
+											      : val;
+}
+
 /* What the call passes to each argument of entry `f` (self first for a
  * method). */
 static void entry_binding(struct pyvisit *v, const ot_pycall *call, const ot_reg_func *f,
@@ -785,12 +824,12 @@ static void entry_binding(struct pyvisit *v, const ot_pycall *call, const ot_reg
 	for (int k = 0; k < call->npos; k++) {
 		size_t ai = (size_t)k + (method ? 1 : 0);
 		if (ai < b->n && k < OT_PYFLOW_MAX_ARGS)
-			b->value[ai] = arg_value(v, call->pos[k], call->ref->line);
+			b->value[ai] = tensor_arg_value(v, call->pos[k], call->ref->line, &s->args[ai]);
 	}
 	for (size_t j = 0; j < call->nkw; j++)
 		for (size_t k = 0; k < b->n; k++)
 			if (!strcmp(s->args[k].name, call->kw[j]))
-				b->value[k] = arg_value(v, call->kwval[j], call->ref->line);
+				b->value[k] = tensor_arg_value(v, call->kwval[j], call->ref->line, &s->args[k]);
 }
 
 /* Add the op the Python code reaches to the op's own overloads (tr->aten). */
@@ -1503,9 +1542,11 @@ static bool start_generated(struct tb_ctx *c, const char *name, long anchor, lon
 		for (size_t k = 0; k < n + 1; k++) {
 			const ot_reg_func *f = k == 0 ? chosen : ov[k - 1];
 			uint32_t en;
+			tb_binding ub;
 			if (!f || (k > 0 && f == chosen))
 				continue;
-			en = tb_entry(c, f, 0, NULL, true);
+			user_binding(f, &ub);
+			en = tb_entry(c, f, 0, k == 0 ? &ub : NULL, true);
 			ot_vec_push(&c->tr->roots, en);
 			own_op(c, f);
 		}
@@ -1529,7 +1570,9 @@ static bool start_generated(struct tb_ctx *c, const char *name, long anchor, lon
 		    (documented = py_overload(&v, name, &doc, method)))
 			chosen = documented;
 		for (size_t i = 0; i < n; i++) {
-			uint32_t en = tb_entry(c, ov[i], 0, NULL, true);
+			tb_binding ub;
+			user_binding(ov[i], &ub);
+			uint32_t en = tb_entry(c, ov[i], 0, ov[i] == chosen ? &ub : NULL, true);
 			ot_edge e = tb_always(OT_EDGE_BRIDGE, (uint32_t)from, en);
 			if (ov[i] != chosen) {
 				const char *w = ot_arena_printf(c->a, "called as %s", ov[i]->func);
@@ -1682,6 +1725,7 @@ static bool start_aten(struct tb_ctx *c)
 	size_t n;
 	const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, tg->name, &n);
 	const ot_reg_func *chosen = NULL;
+	tb_binding ub;
 	if (!ov)
 		return false;
 	for (size_t i = 0; i < n; i++) {
@@ -1693,15 +1737,16 @@ static bool start_aten(struct tb_ctx *c)
 		return false;
 	if (!chosen) /* aten::x with no default overload: its first */
 		chosen = ov[0];
+	user_binding(chosen, &ub);
 	if (tg->overload[0]) {
-		uint32_t en = tb_entry(c, chosen, 0, NULL, true);
+		uint32_t en = tb_entry(c, chosen, 0, &ub, true);
 		ot_vec_push(&c->tr->roots, en);
 		own_op(c, chosen);
 		return true;
 	}
 	/* every overload is the op's; the one named first leads */
 	{
-		uint32_t en = tb_entry(c, chosen, 0, NULL, true);
+		uint32_t en = tb_entry(c, chosen, 0, &ub, true);
 		ot_vec_push(&c->tr->roots, en);
 		own_op(c, chosen);
 	}
