@@ -309,6 +309,20 @@ static void excerpt(const ot_pages *p, ot_arena *a, const ot_step *s, bool block
 	ot_buf_free(&b);
 }
 
+/* Is Python step s an assignment (`avg_pool2d = _add_docstr(...)`), not
+ * a function with a body to quote? Read from its line. */
+static bool python_assignment(const ot_pages *p, const ot_step *s)
+{
+	int64_t fid = s->layer == OT_LAYER_PYTHON && s->found ? ot_index_file_id(p->ix, s->file) : -1;
+	size_t len, n = strlen(s->symbol);
+	const char *t = fid >= 0 ? ot_index_line(p->ix, (uint32_t)fid, s->line, &len) : NULL;
+	if (!t || len <= n || memcmp(t, s->symbol, n))
+		return false;
+	while (n < len && t[n] == ' ')
+		n++;
+	return n + 1 < len && t[n] == '=' && t[n + 1] != '=';
+}
+
 /* ---- setup -------------------------------------------------------------------------- */
 
 static int load_partial(ot_buf *out, const char *name, void *payload)
@@ -593,6 +607,30 @@ static bool restates_parent(const ot_trace *tr, const ot_step *s)
 	return up && up->layer == s->layer && up->found && s->found && !strcmp(up->symbol, s->symbol);
 }
 
+/* The name of `sym` without its qualifier (at::native::x -> x). */
+static const char *unqualified(const char *sym)
+{
+	const char *c = strrchr(sym, ':');
+	return c ? c + 1 : sym;
+}
+
+/* Does step s only name again what its parent, a call, names: the
+ * definition a qualified call reaches (at::native::x -> x, in the same
+ * layer), or the registry entry of the op a C++ call binds (zero_ ->
+ * native_functions.yaml's zero_)? A list that shows the call leaves it out. */
+static bool names_parent(const ot_trace *tr, const ot_step *s)
+{
+	const ot_step *up = s->parent >= 0 ? &tr->steps.items[s->parent] : NULL;
+	size_t n;
+	if (!up || !up->found || !s->found)
+		return false;
+	if (s->layer == OT_LAYER_YAML && up->layer != OT_LAYER_YAML) {
+		n = strcspn(s->symbol, ".");
+		return strlen(unqualified(up->symbol)) == n && !strncmp(unqualified(up->symbol), s->symbol, n);
+	}
+	return up->layer == s->layer && !strcmp(unqualified(up->symbol), unqualified(s->symbol));
+}
+
 /* Is step s of the op's own overloads, and reached from one (a helper both
  * the op and a callee share, such as cpu_kernel, is the callee's under it)? */
 static bool own_step(const ot_trace *tr, const ot_step *s)
@@ -799,9 +837,11 @@ static void overview_step(ot_buf *b, ot_arena *a, const ot_step *s, size_t count
 		      count > 1 ? ot_arena_printf(a, "  +%zu more", count - 1) : "");
 }
 
-static void overview_arrow(ot_buf *b)
+/* A layer's label in the overview's first column; a layer below the
+ * first is marked ▼, reached from the line above. */
+static void overview_label(ot_buf *b, const char *label, bool below)
 {
-	ot_buf_puts(b, "          ▼\n");
+	ot_buf_printf(b, below ? "▼ %-8s " : "%-10s ", label);
 }
 
 /*
@@ -826,16 +866,12 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, const ot_r
 		const ot_step *s = rows[ROWS_COMMON].first[layer];
 		if (!s)
 			continue;
-		if (!first)
-			overview_arrow(&b);
+		overview_label(&b, short_names[layer], !first);
 		first = false;
-		ot_buf_printf(&b, "%-9s ", short_names[layer]);
 		overview_step(&b, a, s, rows[ROWS_COMMON].count[layer]);
 		ot_buf_putc(&b, '\n');
 	}
 	if (rows[ROWS_CPU].nrows || rows[ROWS_CUDA].nrows || tr->raises[OT_DEV_CPU] || tr->raises[OT_DEV_CUDA]) {
-		if (!first)
-			ot_buf_puts(&b, "          │\n");
 		for (int d = ROWS_CPU; d <= ROWS_CUDA; d++) {
 			const char *fork = d == ROWS_CPU ? "├── " : "└── ";
 			const char *bar = d == ROWS_CPU ? "│" : " ";
@@ -886,10 +922,8 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, const ot_r
 	}
 	if (rows[ROWS_BACKWARD].nrows) {
 		const ot_step *s = rows[ROWS_BACKWARD].first[OT_LAYER_BACKWARD];
-		if (!first)
-			overview_arrow(&b);
+		overview_label(&b, short_names[OT_LAYER_BACKWARD], !first);
 		first = false;
-		ot_buf_printf(&b, "%-9s ", short_names[OT_LAYER_BACKWARD]);
 		if (rows[ROWS_BACKWARD].count[OT_LAYER_BACKWARD] == 1 && ot_step_is_derivative(s) &&
 		    ot_registry_find(reg, s->symbol) && no_gradient(ot_registry_find(reg, s->symbol)->deriv))
 			/* an entry whose inputs are all non_differentiable: no
@@ -1528,7 +1562,7 @@ static ot_value *backward_data(const ot_pages *p, const ot_trace *tr, const ot_p
 				const ot_step *up = r->parent >= 0 ? &tr->steps.items[r->parent] : NULL;
 				int set;
 				if (v->part[k] != OT_PART_BACKWARD || v->derivative[k] != (int)i ||
-				    r->layer == OT_LAYER_BACKWARD || !r->found || restates_parent(tr, r) ||
+				    r->layer == OT_LAYER_BACKWARD || !r->found || names_parent(tr, r) ||
 				    v->bookkeeping[k] || r->layer == OT_LAYER_META ||
 				    (r->layer == OT_LAYER_YAML && up && up->layer == OT_LAYER_YAML))
 					continue;
@@ -1571,7 +1605,7 @@ static ot_value *other_paths(const ot_pages *p, const ot_trace *tr, const ot_pat
 		for (size_t i = 0; i < tr->steps.len; i++) {
 			const ot_step *s = &tr->steps.items[i];
 			if (v->part[i] != OT_PART_OTHER || v->group[i] != g || !s->found ||
-			    restates_parent(tr, s) || v->bookkeeping[i])
+			    names_parent(tr, s) || v->bookkeeping[i])
 				continue;
 			step_lines_add(p, a, &sl, s->when, short_names[s->layer], s);
 		}
@@ -2134,9 +2168,11 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 					}
 					continue;
 				}
-				if (s->found && restates_parent(tr, s) && teller[s->parent] >= 0) {
+				if (s->found && (restates_parent(tr, s) || (names_parent(tr, s) && s->layer != OT_LAYER_YAML)) &&
+				    teller[s->parent] >= 0) {
 					/* a stub's declaration, definition and
-					 * registrations: told in its call's paragraph */
+					 * registrations, the definition a qualified
+					 * call reaches: told in the call's paragraph */
 					int t = teller[i] = teller[s->parent];
 					const char *more = ot_arena_printf(a, "%s at %s", md_text(a, s->note),
 									   location(p, a, s->file, s->line));
@@ -2180,7 +2216,9 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 					 * function on each path is quoted, the rest by their
 					 * first line */
 					if (!s->depth && s->layer != OT_LAYER_YAML) {
-						excerpt(p, a, s, !(quoted & s->main), &text, &fence, &one_line);
+						/* an assignment: its line says all (the binding it names) */
+						excerpt(p, a, s, !(quoted & s->main) && !python_assignment(p, s), &text, &fence,
+							&one_line);
 						if (text)
 							quoted |= s->main;
 					}

@@ -1376,7 +1376,7 @@ static void check_conditional_heads(ot_buf *pb, const char *name, const ot_value
 /*
  * The ASCII overview of a page: every "SYMBOL  (path:line)" entry holds
  * its symbol at that line; layer entries read "LABEL  SYMBOL  (...)" with
- * the label set off by spaces, forks "├── / └── DEVICE path: SYMBOL  (...)",
+ * the label set off by spaces ("▼ LABEL" below the first), forks "├── / └── DEVICE path: SYMBOL  (...)",
  * a device path's further layers "│     LABEL  SYMBOL  (...)".
  */
 static void check_overview_sources(ot_buf *pb, source_cache *c, const char *name,
@@ -1415,8 +1415,10 @@ static void check_overview_sources(ot_buf *pb, source_cache *c, const char *name
 		line = strtol(colon + 1, NULL, 10);
 		sym_end = open;
 		if (l.len && l.ptr[0] != ' ') {
-			/* a layer: label, spaces, symbol */
+			/* a layer: label (marked "▼ " below the first), spaces, symbol */
 			sym = l.ptr;
+			if ((size_t)(sym_end - sym) > strlen("▼ ") && !memcmp(sym, "▼ ", strlen("▼ ")))
+				sym += strlen("▼ ");
 			while (sym < sym_end && *sym != ' ')
 				sym++;
 			while (sym < sym_end && *sym == ' ')
@@ -2825,6 +2827,47 @@ END_TEST
 	END_TEST
 SITE_TESTS(DEFINE)
 
+/* Pages of the default ops.list that fit a docs site: the median page
+ * (well-known ones included) at most 200 lines, none over 600; the
+ * traced pages' own distribution reported beside it. */
+#define PAGE_LINES_MEDIAN 200
+#define PAGE_LINES_MAX 600
+
+static void report_lengths(const char *what, size_t *v, size_t n)
+{
+	qsort(v, n, sizeof(size_t), size_cmp);
+	fprintf(stderr, "release: %zu %s, lines: median %zu, 90th percentile %zu, longest %zu\n", n, what,
+		v[(n - 1) / 2], v[n * 9 / 10], v[n - 1]);
+}
+
+START_TEST(release_page_lengths)
+{
+	const site *s = &release_site;
+	OT_VEC(size_t) all = {0};
+	OT_VEC(size_t) traced = {0};
+	site_ready(s);
+	for (size_t i = 0; i < ot_v_len(s->ops); i++) {
+		const ot_value *op = ot_v_at(s->ops, i);
+		size_t len, n = 0;
+		char *md = read_rel(s->out, op_str(op, "page"), &len);
+		for (size_t k = 0; md && k < len; k++)
+			n += md[k] == '\n';
+		free(md);
+		ck_assert_msg(n <= PAGE_LINES_MAX, "%s: %zu lines (at most %d)", op_str(op, "page"), n, PAGE_LINES_MAX);
+		ot_vec_push(&all, n);
+		if (!strcmp(op_str(op, "status"), "traced"))
+			ot_vec_push(&traced, n);
+	}
+	ck_assert_msg(all.len > 0 && traced.len > 0, "no page");
+	report_lengths("traced pages", traced.items, traced.len);
+	report_lengths("pages", all.items, all.len);
+	ck_assert_msg(all.items[(all.len - 1) / 2] <= PAGE_LINES_MEDIAN, "median page of %zu lines (at most %d)",
+		      all.items[(all.len - 1) / 2], PAGE_LINES_MEDIAN);
+	ot_vec_free(&all);
+	ot_vec_free(&traced);
+}
+END_TEST
+
 /* ---- the checkers can fail ------------------------------------------------------------ */
 
 static const char good_page[] = "---\n"
@@ -2945,6 +2988,7 @@ Suite *site_suite(void)
 	tcase_set_timeout(rel, 600);
 #define ADD_REL(name) tcase_add_test(rel, release_##name);
 	SITE_TESTS(ADD_REL)
+	tcase_add_test(rel, release_page_lengths);
 	suite_add_tcase(s, rel);
 	return s;
 }
