@@ -1545,7 +1545,8 @@ static bool start_generated(struct tb_ctx *c, const char *name, long anchor, lon
 			tb_binding ub;
 			if (!f || (k > 0 && f == chosen))
 				continue;
-			user_binding(f, &ub);
+			if (k == 0)
+				user_binding(f, &ub); /* the main root: the user's call */
 			en = tb_entry(c, f, 0, k == 0 ? &ub : NULL, true);
 			ot_vec_push(&c->tr->roots, en);
 			own_op(c, f);
@@ -1571,9 +1572,12 @@ static bool start_generated(struct tb_ctx *c, const char *name, long anchor, lon
 			chosen = documented;
 		for (size_t i = 0; i < n; i++) {
 			tb_binding ub;
-			user_binding(ov[i], &ub);
-			uint32_t en = tb_entry(c, ov[i], 0, ov[i] == chosen ? &ub : NULL, true);
-			ot_edge e = tb_always(OT_EDGE_BRIDGE, (uint32_t)from, en);
+			uint32_t en;
+			ot_edge e;
+			if (ov[i] == chosen)
+				user_binding(ov[i], &ub);
+			en = tb_entry(c, ov[i], 0, ov[i] == chosen ? &ub : NULL, true);
+			e = tb_always(OT_EDGE_BRIDGE, (uint32_t)from, en);
 			if (ov[i] != chosen) {
 				const char *w = ot_arena_printf(c->a, "called as %s", ov[i]->func);
 				tb_never(&e, OT_DEV_CPU, OT_WHEN_OVERLOAD, w);
