@@ -735,14 +735,15 @@ static ot_verdict arm_own(struct ppctx *c, const ot_ix_file *f, uint32_t arm)
 	return v;
 }
 
-ot_verdict ot_cond_pparm(const ot_build *b, const ot_index *ix, uint32_t file, uint32_t arm)
+/* ot_cond_pparm, the file compiled by nvcc when `nvcc`, else as its name says. */
+static ot_verdict pparm(const ot_build *b, const ot_index *ix, uint32_t file, uint32_t arm, bool nvcc)
 {
 	const ot_ix_file *f = ot_index_file(ix, file);
 	struct ppctx c = {b, ix, false, false};
 	ot_verdict v = ot_verdict_true();
 	if (!f)
 		return v;
-	c.cuda_file = ot_ends_with(f->path, ".cu") || ot_ends_with(f->path, ".cuh");
+	c.cuda_file = nvcc || ot_ends_with(f->path, ".cu") || ot_ends_with(f->path, ".cuh");
 	for (int guard = 0; arm && arm <= f->npparms && guard < 64; guard++) {
 		ot_verdict own = arm_own(&c, f, arm);
 		if (own.value != OT_TRI_TRUE) {
@@ -755,6 +756,16 @@ ot_verdict ot_cond_pparm(const ot_build *b, const ot_index *ix, uint32_t file, u
 	if (v.value == OT_TRI_UNKNOWN && c.select)
 		v.select = true;
 	return v;
+}
+
+ot_verdict ot_cond_pparm(const ot_build *b, const ot_index *ix, uint32_t file, uint32_t arm)
+{
+	return pparm(b, ix, file, arm, false);
+}
+
+ot_verdict ot_cond_pparm_nvcc(const ot_build *b, const ot_index *ix, uint32_t file, uint32_t arm)
+{
+	return pparm(b, ix, file, arm, true);
 }
 
 bool ot_cond_pparm_never(const ot_index *ix, uint32_t file, uint32_t arm)

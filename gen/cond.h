@@ -84,11 +84,16 @@ ot_verdict ot_cond_pparm(const ot_build *b, const struct ot_index *ix, uint32_t 
  * source itself defines, whatever the build, rule out (the `#else` of
  * `#if AT_USE_JITERATOR()`: ATen/jit_macros.h defines it as true)? Its code
  * is dead, not another build's. */
+bool ot_cond_pparm_never(const struct ot_index *ix, uint32_t file, uint32_t arm);
+
+/** ot_cond_pparm for a header as a CUDA translation unit includes it
+ * (nvcc defines __CUDACC__): a ufunc's `#if !defined(__CUDACC__)`
+ * vectorized loop is not in the CUDA kernel. */
+ot_verdict ot_cond_pparm_nvcc(const ot_build *b, const struct ot_index *ix, uint32_t file, uint32_t arm);
+
 /** Does the text [from, to) of `code` give variable `name` another value
  * (`name = ...`, `name += ...`, `name++`; `name &= x` narrows it too)? */
 bool ot_cond_assigned(const char *code, uint32_t from, uint32_t to, const char *name);
-
-bool ot_cond_pparm_never(const struct ot_index *ix, uint32_t file, uint32_t arm);
 
 /* ---- C++ guards ---------------------------------------------------------------- */
 

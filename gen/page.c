@@ -1006,9 +1006,6 @@ static const char *library_note(ot_arena *a, const ot_trace *tr, uint8_t dev, co
 	return r;
 }
 
-/* The first found step of `layer` on `dev`'s forward main path: one every
- * call makes and not a set-up call, else a conditional one, else a set-up
- * call. */
 /* The first CUDA main-path step defined in a file only nvcc compiles
  * (.cu, .cuh), or NULL. */
 static const ot_step *first_nvcc_main(const ot_trace *tr, const ot_pathview *v)
@@ -1016,8 +1013,8 @@ static const ot_step *first_nvcc_main(const ot_trace *tr, const ot_pathview *v)
 	for (size_t i = 0; i < tr->steps.len; i++) {
 		const ot_step *s = &tr->steps.items[i];
 		if (v->part[i] == OT_PART_MAIN && (s->main & OT_MAIN_CUDA) && s->found && s->file &&
-		    ot_path_nvcc_only(s->file))
-			return s;
+		    !v->bookkeeping[i] && ot_path_nvcc_only(s->file))
+			return s; /* (an allocation is not the work) */
 	}
 	return NULL;
 }
@@ -1054,6 +1051,9 @@ static const ot_step *first_jitted(const ot_trace *tr, const ot_pathview *v)
 	return NULL;
 }
 
+/* The first found step of `layer` on `dev`'s forward main path: one every
+ * call makes and not a set-up call, else a conditional one, else a set-up
+ * call. */
 static const ot_step *first_main(const ot_trace *tr, const ot_pathview *v, ot_layer layer, uint8_t dev)
 {
 	const ot_step *conditional = NULL, *setup = NULL;
@@ -1349,8 +1349,11 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 		NOTE("On its main paths it also calls %zu other op%s (%s), each dispatched on its own.",
 		     ncalls, ncalls == 1 ? "" : "s", calls_by_device(a, tr, &work, 8));
 	if (tr->structured)
-		NOTE("Structured kernel: a meta function checks shapes and dtypes and allocates the "
-		     "output once; the impl only computes%s.",
+		NOTE("Structured kernel: a meta function checks shapes and dtypes and %s; the impl only "
+		     "computes%s.",
+		     own && own->schema.inplace ? "takes self as the output (an in-place call allocates nothing)"
+		     : own && own->schema.is_out ? "checks the out= tensor, resizing it where it must"
+						 : "allocates the output once",
 		     tr->tensor_iterator ? ", through the TensorIterator the meta function builds "
 					   "(`structured_inherits: TensorIteratorBase`)"
 					 : "");
