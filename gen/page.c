@@ -1149,16 +1149,27 @@ static const char *launch_note(ot_arena *a, const ot_trace *tr, const ot_pathvie
 						    maybe.len == 1 ? "s whether it makes" : " which of these it makes",
 						    joined_codes(a, &maybe, 4))
 				  : NULL;
-		bool ti = false;
-		for (size_t k = 0; k < sure.len; k++)
-			ti = ti || ti_launcher(sure.items[k]);
-		for (size_t k = 0; k < maybe.len; k++)
-			ti = ti || ti_launcher(maybe.items[k]);
-		r = ot_arena_printf(a, "%s%s.%s", every ? every : "", some ? some : "",
-				    ti ? " A TensorIterator launcher launches once when every element offset fits "
-					 "in 32 bits, else once per piece that does, and not at all for an empty "
-					 "tensor (cuda/Loops.cuh, cuda/Reduce.cuh)."
-				       : "");
+		/* what the TensorIterator launchers launch: the elementwise
+		 * kernels of cuda/CUDALoops.cuh, reduce_kernel; the jitted and
+		 * multiple-output ones are not told here */
+		bool loops = false, reduce = false;
+		for (size_t k = 0; k < sure.len + maybe.len; k++) {
+			const char *l = k < sure.len ? sure.items[k] : maybe.items[k - sure.len];
+			if (ti_launcher(l) && !strstr(l, "jitted") && !strstr(l, "multiple_outputs"))
+				*(strstr(l, "reduce") ? &reduce : &loops) = true;
+		}
+		r = ot_arena_printf(
+			a, "%s%s.%s%s%s", every ? every : "", some ? some : "",
+			loops ? " The elementwise launcher (cuda/Loops.cuh) launches `vectorized_elementwise_kernel` for "
+				"contiguous inputs of one dtype, else `unrolled_elementwise_kernel` or "
+				"`elementwise_kernel` (cuda/CUDALoops.cuh)"
+			      : "",
+			reduce ? ot_arena_printf(a, "%s`gpu_reduce_kernel` launches `reduce_kernel` (cuda/Reduce.cuh)",
+						 loops ? "; " : " ")
+			       : "",
+			loops || reduce ? ": once when every element offset fits in 32 bits, else once per piece "
+					  "that does, and not at all for an empty tensor."
+					: "");
 	}
 	ot_vec_free(&sure);
 	ot_vec_free(&maybe);
