@@ -625,8 +625,15 @@ static bool names_parent(const ot_trace *tr, const ot_step *s)
 	if (!up || !up->found || !s->found)
 		return false;
 	if (s->layer == OT_LAYER_YAML && up->layer != OT_LAYER_YAML) {
+		/* the C++ API's names of op x: x, x_symint, x_out, x_outf */
+		static const char *const suffixes[] = {"", "_symint", "_out", "_outf", "_symint_out", "_symint_outf"};
+		const char *call = unqualified(up->symbol);
 		n = strcspn(s->symbol, ".");
-		return strlen(unqualified(up->symbol)) == n && !strncmp(unqualified(up->symbol), s->symbol, n);
+		for (size_t k = 0; k < OT_ARRAY_LEN(suffixes); k++)
+			if (strlen(call) == n + strlen(suffixes[k]) && !strncmp(call, s->symbol, n) &&
+			    !strcmp(call + n, suffixes[k]))
+				return true;
+		return false;
 	}
 	return up->layer == s->layer && !strcmp(unqualified(up->symbol), unqualified(s->symbol));
 }
