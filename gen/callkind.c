@@ -3977,8 +3977,27 @@ static bool bind_defs(struct ck_ctx *x, ot_callkind *out, size_t targs, ot_ck_ki
 	return out->ndefs > 0;
 }
 
+static void callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *d, const ot_ix_call *c,
+			ot_arena *arena, const ot_ck_subst *subst);
+
 void ot_callkind_of_in(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *d,
 		       const ot_ix_call *c, ot_arena *arena, const ot_ck_subst *subst)
+{
+	/* the methods of TensorBase that dispatch an op (core/Tensor.cpp) */
+	static const char *const base_ops[] = {"fill_", "zero_", "to", "contiguous"};
+	bool base_op = false;
+	callkind_of(out, ck, d, c, arena, subst);
+	for (size_t i = 0; i < OT_ARRAY_LEN(base_ops) && c->kind == OT_CALL_MEMBER; i++)
+		base_op = base_op || !strcmp(c->name, base_ops[i]);
+	/* a file that asserts it uses no operator (TORCH_ASSERT_NO_OPERATORS)
+	 * calls none but through those: a name that looks like one is its own
+	 * helper (cuda/Pow.cuh's pow_) */
+	if (out->kind == OT_CK_OP && !base_op && !d->gen && ot_index_file(ck->ix, d->file)->no_operators)
+		out->kind = OT_CK_NONE;
+}
+
+static void callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cdef *d, const ot_ix_call *c,
+			ot_arena *arena, const ot_ck_subst *subst)
 {
 	struct ck_ctx x = {ck, d, ot_index_file(ck->ix, d->file), arena, c->off, c->pp ? c->pp : d->pp, subst, 0,
 			   false, {0}, {0}, 0};

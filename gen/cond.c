@@ -954,8 +954,9 @@ static value literal_value(const char *lit, size_t n)
 
 /* How the local `s` (n bytes, declared where `decl` points, past its
  * name) is assigned again in [from, end): not at all, only narrowed by a
- * conjunction with itself (`s &= x`, `s = s && x`: a false value stays
- * false), or otherwise (`s = ...`, `s |= ...`). */
+ * conjunction with itself or set to false (`s &= x`, `s = s && x`,
+ * `s = false`: a false value stays false), or otherwise (`s = ...`,
+ * `s |= ...`). */
 enum reassign { REASSIGN_NONE, REASSIGN_NARROWED, REASSIGN_OTHER };
 
 static enum reassign assigned_again(const char *from, const char *end, const char *s, size_t n,
@@ -983,6 +984,10 @@ static enum reassign assigned_again(const char *from, const char *end, const cha
 			continue;
 		for (v = q + 1; v < end && (*v == ' ' || *v == '\t'); v++)
 			;
+		if (end - v > 5 && !memcmp(v, "false", 5) && !ot_is_ident_char(v[5])) {
+			r = REASSIGN_NARROWED; /* s = false: a false value stays false */
+			continue;
+		}
 		if ((size_t)(end - v) > n + 2 && !memcmp(v, s, n) && !ot_is_ident_char(v[n])) {
 			for (v += n; v < end && (*v == ' ' || *v == '\t'); v++)
 				;

@@ -1086,6 +1086,11 @@ static bool body_keyword(struct walker *w, size_t s, size_t e, int paren)
 		open = next_code(c, w->len, e);
 		if (word_at(c, w->len, open, "constexpr"))
 			open = next_code(c, w->len, open + 9);
+		/* `if C10_UNLIKELY (cond)`: the macro wraps the parenthesized condition */
+		if (word_at(c, w->len, open, "C10_LIKELY"))
+			open = next_code(c, w->len, open + 10);
+		else if (word_at(c, w->len, open, "C10_UNLIKELY"))
+			open = next_code(c, w->len, open + 12);
 		if (open >= w->len || c[open] != '(' || !(close = match_paren(c, w->len, open)))
 			return true;
 		w->pending = (struct pending_guard){true, w->chain_at == s + 1 ? OT_GUARD_ELSE_IF : OT_GUARD_IF,

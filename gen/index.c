@@ -175,6 +175,10 @@ static void index_one(struct worker *w, ot_source_reader *reader, size_t i, ot_b
 	else if (f->lang == OT_LANG_PYTHON)
 		ot_scan_python(&ix->results[i], w->arena, code->ptr, text, f->len,
 			       (uint32_t)i, sf->path);
+	if (f->lang == OT_LANG_C) {
+		static const char def[] = "#define TORCH_ASSERT_NO_OPERATORS";
+		f->no_operators = memmem(text, f->len < 4096 ? f->len : 4096, def, sizeof(def) - 1) != NULL;
+	}
 	f->pparms = OT_ARENA_VEC(w->arena, &ix->results[i].pparms);
 	f->npparms = (uint32_t)ix->results[i].pparms.len;
 	/* the tracer reads receivers, arguments and conditions from the code

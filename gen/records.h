@@ -51,6 +51,8 @@ typedef struct {
 	ot_lang lang;
 	const ot_ix_pparm *pparms; /**< C: the preprocessor arms, id i at [i - 1] */
 	uint32_t npparms;
+	bool no_operators;  /**< C: #defines TORCH_ASSERT_NO_OPERATORS before its
+				 includes, so it can call no ATen op */
 } ot_ix_file;
 
 /* ---- C++ / CUDA --------------------------------------------------------------- */
