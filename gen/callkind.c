@@ -2268,6 +2268,13 @@ static enum cat call_cat(const char *a)
 		for (size_t i = 0; i < OT_ARRAY_LEN(lists); i++)
 			if (!strncmp(name, lists[i], strlen(lists[i])))
 				return C_LIST;
+		/* a Scalar's value as a C++ number: s.toDouble(), s.toLong() */
+		if (!strncmp(name, "toDouble(", 9) || !strncmp(name, "toFloat(", 8))
+			return C_FLOAT;
+		if (!strncmp(name, "toLong(", 7) || !strncmp(name, "toInt(", 6))
+			return C_INT;
+		if (!strncmp(name, "toBool(", 7))
+			return C_BOOL;
 	}
 	if (name == a + (ot_starts_with(a, "c10::") || ot_starts_with(a, "at::") ? strcspn(a, ":") + 2 : 0) &&
 	    !strncmp(name, "Scalar(", 7))
