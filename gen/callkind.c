@@ -788,6 +788,8 @@ static void scan_decls(struct decls *out, ot_arena *a, const char *c, size_t bod
 						break;
 					j--;
 				}
+				if (depth)
+					continue; /* a '>' no '<' opens: `S > tol` compares */
 				ts = skip_ws(c, j, tend);
 				/* a statement start must precede the type: ; { } ( or the body */
 				{
