@@ -189,9 +189,9 @@ struct ot_pyenv {
 #define OT_COND_WRAPPED "<wrapped scalar>"
 
 /** A C++ parameter's value when it holds a defined Tensor that is
- * contiguous in the default memory format: an output the meta function
- * allocates for a functional call, or what `x.contiguous()`,
- * `at::empty(...)` and `at::empty_like(x)` return. */
+ * contiguous in the default memory format: a default call's own Tensor,
+ * an output the meta function allocates for a functional call, or what
+ * `x.contiguous()` and `at::empty(...)` return. */
 #define OT_COND_CONTIGUOUS "<contiguous tensor>"
 
 /** The dtype of a wrapped Scalar as a value passed on: not Float, else

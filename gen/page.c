@@ -630,8 +630,7 @@ static bool names_parent(const ot_trace *tr, const ot_step *s)
 		const char *call = unqualified(up->symbol);
 		n = strcspn(s->symbol, ".");
 		for (size_t k = 0; k < OT_ARRAY_LEN(suffixes); k++)
-			if (strlen(call) == n + strlen(suffixes[k]) && !strncmp(call, s->symbol, n) &&
-			    !strcmp(call + n, suffixes[k]))
+			if (!strncmp(call, s->symbol, n) && !strcmp(call + n, suffixes[k]))
 				return true;
 		return false;
 	}
@@ -1049,8 +1048,7 @@ static const ot_step *first_jitted(const ot_trace *tr, const ot_pathview *v)
 {
 	for (size_t i = 0; i < tr->steps.len; i++) {
 		const ot_step *s = &tr->steps.items[i];
-		const char *name = s->symbol ? strrchr(s->symbol, ':') : NULL;
-		name = name ? name + 1 : s->symbol;
+		const char *name = s->symbol ? unqualified(s->symbol) : NULL;
 		if (v->part[i] == OT_PART_MAIN && s->layer == OT_LAYER_CUDA && (s->main & OT_MAIN_CUDA) &&
 		    s->found && name && strstr(name, "jitted_gpu_kernel"))
 			return s;
@@ -1091,7 +1089,7 @@ static bool caller_sure(const ot_trace *tr, const ot_step *s)
 /* Is step symbol `sym` (at::native::gpu_kernel) a TensorIterator launcher? */
 static bool ti_launcher(const char *sym)
 {
-	return ot_callkind_is_ti_launcher(strrchr(sym, ':') ? strrchr(sym, ':') + 1 : sym);
+	return ot_callkind_is_ti_launcher(unqualified(sym));
 }
 
 /* The GPU calls (kernel launches, library calls) of the CUDA forward main

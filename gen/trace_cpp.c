@@ -1777,7 +1777,7 @@ static void view_copy_body(struct tb_ctx *c, const ot_reg_func *f, uint32_t node
 	char view[160];
 	const ot_reg_func *vf, *clone = ot_registry_find(c->t->reg, "clone");
 	size_t n = strlen(f->schema.name);
-	if (f->schema.is_out || n <= 5 || strcmp(f->schema.name + n - 5, "_copy"))
+	if (f->schema.is_out || n <= 5 || !ot_ends_with(f->schema.name, "_copy"))
 		return;
 	snprintf(view, sizeof(view), "%.*s%s%s", (int)(n - 5), f->schema.name, *f->schema.overload ? "." : "",
 		 f->schema.overload);
