@@ -1045,7 +1045,8 @@ static value local_bool(struct ectx *c, const char *s, size_t n)
 			b--;
 		if (!declared_as(e->code, b, "bool") && !declared_as(e->code, b, "auto") &&
 		    !declared_as(e->code, b, "ScalarType") && !declared_as(e->code, b, "int64_t") &&
-		    !declared_as(e->code, b, "int"))
+		    !declared_as(e->code, b, "int") && !declared_as(e->code, b, "double") &&
+		    !declared_as(e->code, b, "Scalar"))
 			continue;
 		while (*q == ' ' || *q == '\t')
 			q++;
@@ -1498,6 +1499,20 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 		const char *lit = param_value(c, ch->first->s, ch->first->n);
 		if (lit && (isdigit((unsigned char)lit[0]) || lit[0] == '-'))
 			return v_num(strtod(lit, NULL));
+		/* a local Scalar the body sets (`Scalar ord = opt.has_value() ? opt.value() : 2`) */
+		if (!lit && ch->nnames == 2 && c->cenv) {
+			value v = local_bool(c, ch->first->s, ch->first->n);
+			if (v.has_num)
+				return v;
+		}
+	}
+	/* std::abs(x) of a number */
+	if (ch->called && (name_is(ch->last, "abs") || name_is(ch->last, "fabs")) && !ch->member) {
+		char argbuf[8][96];
+		const char *args[8];
+		value v = call_args(tk, ch, argbuf, args) == 1 ? text_value(c, args[0]) : v_unknown();
+		if (v.has_num)
+			return v_num(fabs(v.num));
 	}
 	/* a default call uses no forward-mode AD: x._fw_grad(level) is an
 	 * undefined Tensor */

@@ -1367,7 +1367,7 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	if (tr->structured)
 		NOTE("Structured kernel: a meta function checks shapes and dtypes and %s; the impl only "
 		     "computes%s.",
-		     own && own->schema.inplace ? "takes self as the output (an in-place call allocates nothing)"
+		     own && own->schema.inplace ? "takes self as the output (it allocates no output tensor)"
 		     : own && own->schema.is_out ? "checks the out= tensor, resizing it where it must"
 						 : "allocates the output once",
 		     tr->tensor_iterator ? ", through the TensorIterator the meta function builds "
