@@ -2363,6 +2363,46 @@ ot_verdict ot_cond_guard(const ot_cenv *env, const ot_ix_cdef *d, uint16_t guard
 	return chain_verdict(&ch, guard);
 }
 
+/* Is `id` one of guards[0..n)? */
+static bool among(const uint16_t *guards, size_t n, uint16_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (guards[i] == id)
+			return true;
+	return false;
+}
+
+ot_verdict ot_cond_guard_any(const ot_cenv *env, const ot_ix_cdef *d, const uint16_t *guards, size_t n,
+			     bool *told)
+{
+	struct gchain ch = {d->guards, d->nguards, cexpr_cb, d->file, d->pp, env};
+	const ot_ix_guard *last = NULL, *first = NULL;
+	size_t run = 0;
+	ot_verdict outer, rest;
+	*told = false;
+	for (size_t i = 0; i < n && !last; i++)
+		if (guard_at(&ch, guards[i]) && guard_at(&ch, guards[i])->kind == OT_GUARD_ELSE)
+			last = guard_at(&ch, guards[i]);
+	/* from the else back along the chain, while its arms are among them */
+	for (const ot_ix_guard *g = last; g && among(guards, n, (uint16_t)(g - ch.g + 1)); g = guard_at(&ch, g->prev)) {
+		first = g;
+		run++;
+		if (g->kind == OT_GUARD_IF)
+			break;
+	}
+	for (size_t i = 0; i < n; i++) /* each guard once: all of them in that run */
+		for (size_t j = 0; j < i; j++)
+			if (guards[j] == guards[i])
+				run++;
+	if (!first || run != n || (first->kind != OT_GUARD_IF && first->kind != OT_GUARD_ELSE_IF &&
+				   first->kind != OT_GUARD_ELSE))
+		return ot_verdict_true();
+	*told = true;
+	outer = last->parent ? chain_verdict(&ch, last->parent) : ot_verdict_true();
+	rest = first->kind == OT_GUARD_IF ? ot_verdict_true() : none_before(&ch, first);
+	return and_shown(rest, outer);
+}
+
 ot_verdict ot_cond_pyguard(const ot_pyenv *env, const ot_ix_guard *guards, size_t n, uint16_t guard)
 {
 	struct gchain ch = {guards, n, pyexpr_cb, 0, 0, env};

@@ -60,7 +60,7 @@ static const char *const aten_dirs[] = {"aten/src/ATen/native/", "aten/src/ATen/
 static const char *const text_files[] = {OT_REGISTRY_NATIVE_PATH, OT_REGISTRY_DERIV_PATH,
 					 OT_INDEX_AUTOGRAD_CODEGEN_PATH, OT_INDEX_TRACE_CODEGEN_PATH,
 					 OT_INDEX_FOREACH_CODEGEN_PATH, OT_INDEX_VIEW_COPY_CODEGEN_PATH,
-					 OT_INDEX_PYBIND_CODEGEN_PATH, OT_INDEX_TENSOR_ITERATOR_PATH};
+					 OT_INDEX_VIEW_COPY_KERNEL_PATH, OT_INDEX_PYBIND_CODEGEN_PATH, OT_INDEX_TENSOR_ITERATOR_PATH};
 
 static bool text_only(const char *path)
 {
@@ -112,7 +112,7 @@ static const char *const prefixes[] = {"aten/src/ATen/", "torch/", OT_REGISTRY_D
 				       OT_TESTSCAN_PREFIXES,
 				       OT_INDEX_AUTOGRAD_CODEGEN_PATH, OT_INDEX_TRACE_CODEGEN_PATH,
 				       OT_INDEX_FOREACH_CODEGEN_PATH, OT_INDEX_VIEW_COPY_CODEGEN_PATH,
-				       OT_INDEX_PYBIND_CODEGEN_PATH, SCALAR_TYPE_LISTS, NULL};
+				       OT_INDEX_VIEW_COPY_KERNEL_PATH, OT_INDEX_PYBIND_CODEGEN_PATH, SCALAR_TYPE_LISTS, NULL};
 
 /* ---- parallel read + scan ----------------------------------------------------- */
 

@@ -34,6 +34,8 @@
 /** Where torchgen writes the kernels of view_copy ops at build time
  * (CompositeViewCopyKernels.cpp, a build output). */
 #define OT_INDEX_VIEW_COPY_CODEGEN_PATH "torchgen/gen.py"
+/** The template of those kernels: the view op's call, then the clone. */
+#define OT_INDEX_VIEW_COPY_KERNEL_PATH "torchgen/gen_functionalization_type.py"
 /** The Python bindings' generator: its SKIP_PYTHON_BINDINGS_SIGNATURES are
  * the overloads Python never calls (x / 2 is div.Tensor, not div.Scalar). */
 #define OT_INDEX_PYBIND_CODEGEN_PATH "tools/autograd/gen_python_functions.py"

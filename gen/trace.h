@@ -207,6 +207,10 @@ typedef struct {
 	const char *when_written; /**< the deciding condition as written at
 				       when_line (see ot_cond.written), or NULL */
 	const char *key;    /**< DISPATCH: the dispatch keys; REGISTER: the backend */
+	const char *arms_when; /**< a call `from` makes in several arms of one if
+				    chain (this site one of them): the condition
+				    under which it makes one of them, "" for
+				    always; NULL when this site's `when` says it */
 } ot_edge;
 
 /** Recompute the condition edge e shows (when, when_kind, when_line,

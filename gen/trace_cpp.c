@@ -144,6 +144,11 @@ struct body_env {
 	/* per device, the top-level check a default call fails (what follows
 	 * never runs), or NULL */
 	const ot_ix_guard *fails_at[OT_DEV_COUNT];
+	/* the call being read, when its function is called in several arms
+	 * of one if chain: per device, the condition under which the body
+	 * makes one of those calls (any_arm_told), else nothing */
+	ot_verdict any_arm[OT_DEV_COUNT];
+	bool any_arm_told;
 };
 
 static ot_verdict helper_call_value(const ot_cenv *env, const char *qual, const char *name,
@@ -389,6 +394,65 @@ static void call_verdicts(struct tb_ctx *c, const struct body_env *be, const ot_
 		}
 		if (!out[dev].line)
 			out[dev].line = call->line;
+	}
+}
+
+/* Is call `o` of the body a call of what `kinds[i]` calls, written alike? */
+static bool same_callee(const ot_ix_cdef *d, const ot_callkind *kinds, uint32_t i, uint32_t j)
+{
+	const ot_ix_call *a = &d->calls[i], *o = &d->calls[j];
+	const ot_callkind *x = &kinds[i], *y = &kinds[j];
+	return o->guard && o->pp == a->pp && !strcmp(o->name, a->name) && !strcmp(o->qual, a->qual) &&
+	       x->kind == y->kind && x->overload == y->overload && x->stub == y->stub &&
+	       x->ndefs == y->ndefs && (!x->ndefs || x->defs[0] == y->defs[0]);
+}
+
+/* be->any_arm for call i of d: when what it calls is called in several
+ * arms of one if chain (cdist's CPU backward calls
+ * run_backward_parallel_cdist in five arms of six), the condition under
+ * which the body makes one of those calls. */
+static void any_arm_verdicts(struct body_env *be, const ot_callkind *kinds, uint32_t i)
+{
+	const ot_ix_cdef *d = be->d;
+	uint16_t guards[32];
+	size_t n = 0;
+	be->any_arm_told = false;
+	if (!d->calls[i].guard)
+		return;
+	for (uint32_t j = 0; j < d->ncalls && n < OT_ARRAY_LEN(guards); j++) {
+		bool seen = false;
+		if (!same_callee(d, kinds, i, j))
+			continue;
+		for (size_t k = 0; k < n; k++)
+			seen = seen || guards[k] == d->calls[j].guard;
+		if (!seen)
+			guards[n++] = d->calls[j].guard;
+	}
+	if (n < 2)
+		return;
+	for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
+		bool told;
+		if (be->fails_at[dev])
+			return;
+		be->any_arm[dev] = ot_cond_guard_any(&be->env[dev], d, guards, n, &told);
+		if (!told)
+			return;
+	}
+	be->any_arm_told = true;
+}
+
+/* Edge e of a call be->any_arm was worked out for: the condition its
+ * callee's step shows, where the edge is taken. */
+static void set_any_arm(struct tb_ctx *c, const struct body_env *be, ot_edge *e)
+{
+	if (!be->any_arm_told)
+		return;
+	for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
+		const ot_verdict *v = &be->any_arm[dev];
+		if (e->reach[dev] == OT_REACH_NEVER || v->value == OT_TRI_FALSE || v->validation)
+			continue;
+		e->arms_when = v->value == OT_TRI_TRUE && !v->select ? "" : tb_verdict_text(c, v);
+		return;
 	}
 }
 
@@ -954,6 +1018,7 @@ static bool body_op(struct tb_ctx *c, uint32_t node, const struct body_env *be, 
 				 f->schema.name),
 		 true);
 	tb_reach(c, &e, v, kind, fpath(c, d->file));
+	set_any_arm(c, be, &e);
 	if (!ck->exact || !ck->overload) {
 		const char *why = ot_arena_printf(c->a, OT_WHY_BY_NAME ": %s",
 						  ck->why ? ck->why : "no overload takes these arguments");
@@ -1308,6 +1373,7 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 		if (call->pp && ot_cond_pparm_never(c->ix, d->file, call->pp))
 			continue;
 		call_verdicts(c, &be, call, v, &kind);
+		any_arm_verdicts(&be, kinds, i);
 		if (((v[0].value != OT_TRI_FALSE && !v[0].validation) ||
 		     (v[1].value != OT_TRI_FALSE && !v[1].validation)) != (pass == 0))
 			continue;
@@ -1383,6 +1449,7 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 				if (native)
 					e.site_note = ot_arena_printf(c->a, "calls at::native::%s directly", h->name);
 				tb_reach(c, &e, v, kind, fpath(c, d->file));
+				set_any_arm(c, &be, &e);
 				def_built(c, h, &e);
 				if (has_f32 && dt[k] == 'O')
 					for (int dev = 0; dev < OT_DEV_COUNT; dev++)
@@ -1770,12 +1837,22 @@ static void impl_binding(const ot_reg_func *f, tb_binding *b)
  * (GenCompositeViewCopyKernel in torchgen/gen_functionalization_type.py;
  * view_copy itself views when the shape allows, else reshapes). Edges
  * from the generated kernel `node` to the view op's entry, with the same
- * arguments, and to clone's.
+ * arguments, and to clone's, each at its line of the template; the clone
+ * is given the memory format the template passes (2.x: Contiguous, so a
+ * strided result is never copied as it is).
  */
 static void view_copy_body(struct tb_ctx *c, const ot_reg_func *f, uint32_t node, const tb_binding *b, int depth)
 {
+	static const char contiguous[] = "at::MemoryFormat::Contiguous";
 	char view[160];
 	const ot_reg_func *vf, *clone = ot_registry_find(c->t->reg, "clone");
+	int64_t tf = c->t->f_view_copy_kernel;
+	/* the template's lines, not the example of its output above them */
+	uint32_t view_line = ot_index_find_line(c->ix, tf, "at::_ops::{view_api_name}::call(");
+	uint32_t clone_line = ot_index_find_line(c->ix, tf, "return_cloned_output = \"\"\"\\");
+	const char *file = tf >= 0 ? tb_fpath(c, (uint32_t)tf) : NULL;
+	tb_binding cb = {.known = true};
+	ot_edge e;
 	size_t n = strlen(f->schema.name);
 	if (f->schema.is_out || n <= 5 || !ot_ends_with(f->schema.name, "_copy"))
 		return;
@@ -1783,11 +1860,29 @@ static void view_copy_body(struct tb_ctx *c, const ot_reg_func *f, uint32_t node
 		 f->schema.overload);
 	if (!(vf = ot_registry_find(c->t->reg, view)))
 		return;
-	tb_edge(c, &(ot_edge){.kind = OT_EDGE_OP, .from = node, .to = tb_entry(c, vf, depth + 1, b, true), .exact = true,
-			      .reach = {OT_REACH_YES, OT_REACH_YES}});
-	if (clone)
-		tb_edge(c, &(ot_edge){.kind = OT_EDGE_OP, .from = node, .to = tb_entry(c, clone, depth + 1, NULL, true),
-				      .exact = true, .reach = {OT_REACH_YES, OT_REACH_YES}});
+	e = (ot_edge){.kind = OT_EDGE_OP, .from = node, .to = tb_entry(c, vf, depth + 1, b, true), .exact = true,
+		      .reach = {OT_REACH_YES, OT_REACH_YES}, .site_file = view_line ? file : NULL,
+		      .site_line = view_line, .site_symbol = "at::_ops::", .site_step = true,
+		      .site_note = "the generated kernel calls the view op"};
+	tb_edge(c, &e);
+	if (!clone)
+		return;
+	/* clone(self, *, memory_format): the format the template writes */
+	cb.n = clone->schema.nargs < TB_MAX_PARAMS ? clone->schema.nargs : TB_MAX_PARAMS;
+	for (size_t k = 0; k < cb.n; k++)
+		cb.value[k] = "?";
+	if (clone_line && !ot_index_line_has(c->ix, (uint32_t)tf, ++clone_line, "output.clone("))
+		clone_line = 0;
+	if (cb.n > 1 && clone_line && ot_index_line_has(c->ix, (uint32_t)tf, clone_line, contiguous))
+		cb.value[1] = contiguous;
+	else if (cb.n > 1)
+		cb.value[1] = NULL; /* the schema's default: preserve */
+	e = (ot_edge){.kind = OT_EDGE_OP, .from = node, .to = tb_entry(c, clone, depth + 1, &cb, true), .exact = true,
+		      .reach = {OT_REACH_YES, OT_REACH_YES}, .site_file = clone_line ? file : NULL,
+		      .site_line = clone_line, .site_symbol = "output.clone", .site_step = true,
+		      .site_note = cb.value[1] ? "then copies the view into a new contiguous tensor"
+					       : "then copies the view into a new tensor"};
+	tb_edge(c, &e);
 }
 
 /* The kernels of eff's dispatch table, grouped by kernel, each an edge

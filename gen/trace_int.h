@@ -16,7 +16,7 @@ struct ot_tracer {
 	const ot_wellknown *wk;
 	ot_tracer_opts opts;
 	const ot_build *build;
-	int64_t f_native, f_deriv, f_vf, f_init, f_tensor, f_view_copy;
+	int64_t f_native, f_deriv, f_vf, f_init, f_tensor, f_view_copy, f_view_copy_kernel;
 	/* TensorIterator.cpp and its lines where the CPU converts an input of
 	 * another dtype: `if (common_device == kCPU)`, the test of the input's
 	 * dtype, `op.tensor().to(...)` */

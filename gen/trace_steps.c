@@ -61,6 +61,16 @@ static enum walk walk_of(const ot_edge *e)
 	return e->sure ? W_SURE : e->main ? W_MAIN : W_SIDE;
 }
 
+/* The condition under which edge e's source reaches its target through
+ * it: the site's own, or, when the source makes that call in several arms
+ * of one if chain, the condition of making one of them (NULL: always). */
+static const char *callee_when(const ot_edge *e)
+{
+	/* an edge no default call takes shows why, whatever its siblings */
+	bool by_guard = e->main && (e->when_kind == OT_WHEN_GUARD || e->when_kind == OT_WHEN_SELECT);
+	return !e->arms_when || !by_guard ? e->when : *e->arms_when ? e->arms_when : NULL;
+}
+
 static int push(struct view *v, const ot_step *s)
 {
 	ot_vec_push(&v->tr->steps, *s);
@@ -150,7 +160,7 @@ static void walk_edges(struct view *v, uint32_t node, int parent, const char *wh
 	ot_trace_edges(&it, tr, node, 0, 0);
 	while (ot_trace_next(&e, &it) == 0) {
 		const ot_node *to = &tr->nodes.items[e->to];
-		const char *ew;
+		const char *ew, *to_when = callee_when(e), *tw;
 		int at = parent;
 		/* this walk's edges, and an earlier walk's that reach a node
 		 * without a step yet (below a node this walk reached first) */
@@ -164,6 +174,13 @@ static void walk_edges(struct view *v, uint32_t node, int parent, const char *wh
 				ot_starts_with(e->when, OT_WHY_CALLER_OFF))
 			     ? when
 			     : e->when;
+		/* the same for what it calls, under the condition of this call
+		 * or of a sibling in another arm */
+		tw = v->walk == W_SURE ? ew
+		     : when && (!tr->nodes.items[e->from].main || !to_when ||
+				ot_starts_with(to_when, OT_WHY_CALLER_OFF))
+			     ? when
+			     : to_when;
 		if (e->site_step && e->site_file) {
 			ot_step s = {0};
 			s.layer = site_layer(tr, e);
@@ -185,7 +202,7 @@ static void walk_edges(struct view *v, uint32_t node, int parent, const char *wh
 		}
 		if (e->to == e->from)
 			continue; /* a registration without a kernel */
-		visit(v, e->to, at, ew, e->kind == OT_EDGE_DELEGATE ? e->site_note : NULL);
+		visit(v, e->to, at, tw, e->kind == OT_EDGE_DELEGATE ? e->site_note : NULL);
 	}
 }
 
@@ -251,7 +268,7 @@ static void reached_either_way(struct view *v)
 		s = &tr->steps.items[at];
 		if (!s->when || (e->main & s->main) != s->main)
 			continue;
-		w2 = e->when ? e->when : v->when_of[e->from];
+		w2 = callee_when(e) ? callee_when(e) : v->when_of[e->from];
 		/* the parent's edge that made the step; another call site of the
 		 * same parent (dispatch(...) in both arms of an if) counts */
 		if (s->parent == from && w2 && !strcmp(w2, s->when))
@@ -309,7 +326,7 @@ static void per_device_when(struct view *v)
 			const char *w;
 			if (!(e->main & OT_MAIN_BIT(d)))
 				continue;
-			w = e->when ? e->when : tr->steps.items[from].when;
+			w = callee_when(e) ? callee_when(e) : tr->steps.items[from].when;
 			if (!w)
 				r[at][d].none = true;
 			else if (s->when && !strcmp(w, s->when))

@@ -694,6 +694,7 @@ ot_tracer *ot_tracer_new(const ot_registry *reg, const ot_index *ix, const ot_we
 	t->f_init = ot_index_file_id(ix, "torch/__init__.py");
 	t->f_tensor = ot_index_file_id(ix, "torch/_tensor.py");
 	t->f_view_copy = ot_index_file_id(ix, OT_INDEX_VIEW_COPY_CODEGEN_PATH);
+	t->f_view_copy_kernel = ot_index_file_id(ix, OT_INDEX_VIEW_COPY_KERNEL_PATH);
 	t->f_tensor_iter = ot_index_file_id(ix, OT_INDEX_TENSOR_ITERATOR_PATH);
 	t->ti_cpu_line = ot_index_find_line(ix, t->f_tensor_iter, "if (common_device == kCPU) {");
 	t->ti_differs_line = ot_index_find_line(ix, t->f_tensor_iter,
