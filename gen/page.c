@@ -1773,6 +1773,15 @@ static const char *entry_name(ot_arena *a, const ot_tf_entry *e)
 	return *e->variant ? ot_arena_printf(a, "%s (%s)", e->name, e->variant) : e->name;
 }
 
+/* What an OpInfo entry checks (a table cell): its aten op, and the backward
+ * op it names for its gradient tests. */
+static const char *opinfo_checks(ot_arena *a, const ot_tf_entry *e)
+{
+	if (!e->aten_backward_name)
+		return md_cell(a, e->aten_name);
+	return ot_arena_printf(a, "%s; backward %s", md_cell(a, e->aten_name), md_cell(a, e->aten_backward_name));
+}
+
 /* `code` at [`path:line`](url), or `code` at `path:line` without links: the
  * link text names its place, the code what that line holds. */
 static const char *code_at(const ot_pages *p, ot_arena *a, const char *code, const char *path, uint32_t line)
@@ -1973,7 +1982,7 @@ static ot_value *tests_data(const ot_pages *p, const ot_trace *tr, const ot_test
 						 : ot_arena_printf(a, "**not found: %s in %s**",
 								   md_cell(a, strrchr(e->name, '.') ? strrchr(e->name, '.') + 1 : e->name),
 								   md_cell(a, e->impl_file))
-			: e->aten_name && e->kind == OT_TF_OPINFO ? md_cell(a, e->aten_name) : ""));
+			: e->aten_name && e->kind == OT_TF_OPINFO ? opinfo_checks(a, e) : ""));
 		ot_v_push(a, entries, m);
 		if (e->kind == OT_TF_REFERENCE) {
 			ot_value *r = ot_v_map(a);

@@ -59,6 +59,7 @@ struct ot_testdb {
 	ot_map *bases;       /* class -> its first base */
 	ot_map *by_name;     /* OpInfo name or alias -> idlist of entries */
 	ot_map *by_aten;     /* aten_name -> idlist */
+	ot_map *by_backward; /* aten_backward_name -> idlist */
 	ot_map *refs;        /* torch_opinfo_name -> idlist of reference entries */
 	ot_map *modules;     /* "torch.nn.Linear" -> idlist */
 	struct template *templates;
@@ -290,6 +291,10 @@ static void collect_entries(ot_testdb *db, struct module *mods)
 				idlist_add(db->arena, db->by_aten, aten_of_name(db->arena, e->call->aliases[a]), id, 0);
 			}
 			idlist_add(db->arena, db->by_aten, e->aten_name, id, 0);
+			/* its gradient tests run the backward op it names
+			 * (nn.functional.softshrink: softshrink_backward) */
+			if (e->call->aten_backward_name && strcmp(e->call->aten_backward_name, e->aten_name))
+				idlist_add(db->arena, db->by_backward, e->call->aten_backward_name, id, 0);
 		}
 	}
 }
@@ -714,6 +719,7 @@ static void publish_entries(ot_testdb *db)
 		o->name = e->name;
 		o->variant = e->call->variant;
 		o->aten_name = e->aten_name;
+		o->aten_backward_name = e->kind == OT_TF_OPINFO ? e->call->aten_backward_name : NULL;
 		o->list = e->list;
 		o->file = e->file->path;
 		o->line = e->call->line;
@@ -742,6 +748,7 @@ ot_testdb *ot_testdb_build(const ot_index *ix, int threads)
 	db->bases = ot_map_new();
 	db->by_name = ot_map_new();
 	db->by_aten = ot_map_new();
+	db->by_backward = ot_map_new();
 	db->refs = ot_map_new();
 	db->modules = ot_map_new();
 	db->mentions = ot_map_new();
@@ -791,6 +798,7 @@ void ot_testdb_free(ot_testdb *db)
 	ot_map_free(db->bases);
 	ot_map_free(db->by_name);
 	ot_map_free(db->by_aten);
+	ot_map_free(db->by_backward);
 	ot_map_free(db->refs);
 	ot_map_free(db->modules);
 	ot_map_free(db->mentions);
@@ -898,6 +906,12 @@ static void matched_entries(struct look *l, const ot_trace *tr)
 				l->mine[r->a] = 1;
 				ot_vec_push(&l->ids, r->a);
 			}
+	}
+	/* an aten op by aten_backward_name: the entries whose gradient tests
+	 * run it (their references test the forward op only) */
+	for (size_t i = 0; t->strategy == OT_STRAT_ATEN && i < tr->aten.len; i++) {
+		const char *full = tr->aten.items[i], *dot = strchr(full, '.');
+		take(l, idlist_get(l->db->by_backward, dot ? ot_arena_strndup(l->a, full, (size_t)(dot - full)) : full));
 	}
 	if (l->ids.len > 1)
 		qsort(l->ids.items, l->ids.len, sizeof(*l->ids.items), cmp_u32);

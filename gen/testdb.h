@@ -14,7 +14,9 @@
  *    -> "add": an in-place method is tested as its entry's in-place
  *    variant); for an aten op, those whose aten_name (written, else the
  *    entry's name, as OpInfo.__post_init__ sets it) is its base name (an
- *    in-place one's without the '_'); a ForeachFuncInfo's
+ *    in-place one's without the '_'), and those whose aten_backward_name
+ *    is (their gradient tests run it; not their references); a
+ *    ForeachFuncInfo's
  *    name is "_foreach_" + the name written (its __post_init__); the
  *    ModuleInfo entry of an nn module; and the reference entries
  *    (classes named ...PythonRefInfo) whose torch_opinfo_name and
@@ -91,6 +93,8 @@ typedef struct {
 	const char *name;      /**< "add", "_refs.add", "torch.nn.Linear" */
 	const char *variant;   /**< variant_test_name, or "" */
 	const char *aten_name; /**< as OpInfo sets it; NULL for a ModuleInfo */
+	const char *aten_backward_name; /**< the backward op it names
+					     (aten_backward_name=), or NULL */
 	const char *list;      /**< the list it is written in ("op_db"), or NULL */
 	const char *file;
 	uint32_t line;

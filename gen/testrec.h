@@ -10,7 +10,8 @@
  *    module-level assignments that build the lists (op_db, python_ref_db,
  *    unary_ufuncs = [op for op in op_db if isinstance(op, ...)], ...) and
  *    every call of a class named ...Info (a candidate entry) with its
- *    name, variant_test_name, aten_name, aliases, torch_opinfo_name and
+ *    name, variant_test_name, aten_name, aten_backward_name, aliases,
+ *    torch_opinfo_name and
  *    the DecorateInfo skips in its arguments;
  *  - test files: the tests parametrised with a database (@ops(EXPR) and
  *    @modules(EXPR) above a def, or a partial of ops such as
@@ -96,6 +97,8 @@ typedef struct {
 				     NULL when not written as a literal */
 	const char *variant;    /**< variant_test_name="...", or "" */
 	const char *aten_name;  /**< aten_name="...", or NULL (not given) */
+	const char *aten_backward_name; /**< aten_backward_name="..." (the op its
+					     backward graph holds), or NULL */
 	const char *opinfo_name;    /**< torch_opinfo_name="..." (references), or NULL */
 	const char *opinfo_variant; /**< torch_opinfo_variant_name="...", or "" */
 	const char *const *aliases; /**< aliases=("a", "b") */

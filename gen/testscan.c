@@ -173,6 +173,8 @@ static void parse_entry(struct sc *s, uint32_t i)
 				c.variant = string_at(s, v, NULL);
 			else if (is(s, b, "aten_name"))
 				c.aten_name = string_at(s, v, NULL);
+			else if (is(s, b, "aten_backward_name"))
+				c.aten_backward_name = string_at(s, v, NULL);
 			else if (is(s, b, "torch_opinfo_name"))
 				c.opinfo_name = string_at(s, v, NULL);
 			else if (is(s, b, "torch_opinfo_variant_name"))

@@ -529,7 +529,7 @@ static void formula_arm(struct tb_ctx *c, const ot_reg_schema *schema, const cha
 static void formula_calls(struct tb_ctx *c, const ot_reg_schema *schema, const char *f, const char *op,
 			  int depth, uint32_t parent, ot_map *seen, const struct forward_args *fw)
 {
-	size_t q, colon;
+	size_t q, colon, cond_len;
 	ot_verdict yes[OT_DEV_COUNT], then_v[OT_DEV_COUNT], else_v[OT_DEV_COUNT];
 	const char *cond, *neg;
 	for (int d = 0; d < OT_DEV_COUNT; d++)
@@ -539,7 +539,10 @@ static void formula_calls(struct tb_ctx *c, const ot_reg_schema *schema, const c
 		return;
 	}
 	/* in the trace's arena: the edges' conditions quote them */
-	cond = ot_arena_strndup(c->a, f, q);
+	cond_len = q;
+	while (cond_len && f[cond_len - 1] == ' ')
+		cond_len--; /* `grad.defined() ? a : b` shows grad.defined() */
+	cond = ot_arena_strndup(c->a, f, cond_len);
 	while (*cond == ' ')
 		cond++;
 	neg = ot_arena_printf(c->a, "not (%s)", cond);

@@ -395,6 +395,8 @@ static void entries_section(ot_buf *b, const ot_testdb *db)
 		str(b, e->variant);
 		key(b, k, false, "aten_name");
 		str(b, e->aten_name);
+		key(b, k, false, "aten_backward_name");
+		str(b, e->aten_backward_name);
 		key(b, k, false, "list");
 		str(b, e->list);
 		key(b, k, false, "file");
