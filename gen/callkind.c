@@ -643,6 +643,20 @@ static bool word_before_is(const char *c, size_t lo, size_t at, const char *w)
 	return e >= lo + n && !memcmp(c + e - n, w, n) && (e - n == lo || !ot_is_ident_char(c[e - n - 1]));
 }
 
+/* Does the '{' at `at` open a block (`if (x) {`, `else {`, a statement
+ * after `;`), not a braced list (`Tensor t{a, b}`, `f({a, b})`, `= {`)? */
+static bool opens_block(const char *c, size_t lo, size_t at)
+{
+	size_t p = back_ws(c, lo, at);
+	char prev = p > lo ? c[p - 1] : ';';
+	if (prev == ')' || prev == ';' || prev == '{' || prev == '}')
+		return true;
+	if (prev == ':' && !(p - 1 > lo && c[p - 2] == ':'))
+		return true; /* a label, a case */
+	return word_before_is(c, lo, at, "else") || word_before_is(c, lo, at, "do") ||
+	       word_before_is(c, lo, at, "try");
+}
+
 /*
  * The type of the local `name` declared in d's body before offset `at`
  * (the closest declaration), as written; for `auto`, the initializer into
@@ -748,7 +762,7 @@ static void scan_decls(struct decls *out, ot_arena *a, const char *c, size_t bod
 						break;
 					j--;
 				}
-				if (j > lo && (c[j - 1] == '(' || c[j - 1] == '{'))
+				if (j > lo && (c[j - 1] == '(' || (c[j - 1] == '{' && !opens_block(c, lo, j - 1))))
 					continue; /* an argument list, not a declaration */
 				ts = skip_ws(c, j, tend);
 				/* first declarator: the last name before the first =,({ at depth 0 */
@@ -1411,6 +1425,8 @@ static const char *member_type(struct ck_ctx *x, const char *cls, const char *na
 }
 
 static int split_tparams(const char **out, size_t max, ot_arena *a, const char *c, size_t open, size_t hi);
+static const ot_reg_func *fit_overload(struct ck_ctx *x, const char *op, bool out_call,
+				       const char *const *args, size_t nargs, bool method);
 static const char *helper_type(struct ck_ctx *x, const char *qual, const char *name);
 
 /* `type` resolved through and through: its template's name and each of its
@@ -1599,22 +1615,43 @@ static const char *method_type(struct ck_ctx *x, const char *cls, const char *na
 /* What op `name`'s first functional overload returns: one Tensor (a
  * view's Tensor(a) too), a list of them (unsafe_chunk's Tensor[]), or
  * something else. */
+/* What one overload returns, as a C++ caller holds it. */
+static ot_ty schema_result(const ot_reg_schema *s)
+{
+	const char *t;
+	if (s->nreturns != 1 || !ot_starts_with((t = s->returns[0].type), "Tensor"))
+		return OT_TY_OTHER;
+	if (strstr(t, "[]"))
+		return OT_TY_TENSOR_LIST;
+	return !t[6] || t[6] == '(' ? OT_TY_TENSOR : OT_TY_OTHER;
+}
+
+/* What op `name` returns: its first functional overload's type. */
 static ot_ty op_result(const ot_registry *reg, const char *name)
 {
 	size_t n;
 	const ot_reg_func *const *ov = ot_registry_overloads(reg, name, &n);
-	for (size_t i = 0; i < n; i++) {
-		const ot_reg_schema *s = &ov[i]->schema;
-		const char *t;
-		if (s->is_out)
-			continue;
-		if (s->nreturns != 1 || !ot_starts_with((t = s->returns[0].type), "Tensor"))
-			return OT_TY_OTHER;
-		if (strstr(t, "[]"))
-			return OT_TY_TENSOR_LIST;
-		return !t[6] || t[6] == '(' ? OT_TY_TENSOR : OT_TY_OTHER;
-	}
+	for (size_t i = 0; i < n; i++)
+		if (!ov[i]->schema.is_out)
+			return schema_result(&ov[i]->schema);
 	return OT_TY_OTHER;
+}
+
+/* When op `op`'s overloads return different types (at::max(a, b) and
+ * x.max() a Tensor, x.max(1) a tuple), *t is what the overload the
+ * arguments of call `e` (its list opening at `open`) take returns. */
+static bool fitted_result(struct ck_ctx *x, const char *op, const char *e, size_t open, bool method, ot_ty *t);
+
+/* Do op `name`'s functional overloads all return one type? */
+static bool op_result_one(const ot_registry *reg, const char *name)
+{
+	size_t n;
+	const ot_reg_func *const *ov = ot_registry_overloads(reg, name, &n);
+	ot_ty first = op_result(reg, name);
+	for (size_t i = 0; i < n; i++)
+		if (!ov[i]->schema.is_out && schema_result(&ov[i]->schema) != first)
+			return false;
+	return true;
 }
 
 /* The type of an element of the tuple call `e` returns: a Tensor for an
@@ -1809,8 +1846,6 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 	}
 	if (!n || x->depth > 6)
 		return OT_TY_UNKNOWN;
-	if (isdigit((unsigned char)e[0]) || (e[0] == '.' && n > 1 && isdigit((unsigned char)e[1])))
-		return OT_TY_OTHER; /* a number */
 	if (ot_starts_with(e, "std::move(") && e[n - 1] == ')') {
 		char *in = ot_arena_strndup(x->a, e + 10, n - 11);
 		return expr_type(x, in);
@@ -1841,6 +1876,14 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 		ot_ty t;
 		if (binary_type(x, e, n, &t))
 			return t;
+	}
+	/* a number (after the operators: 1 - target is a Tensor) */
+	if (isdigit((unsigned char)e[0]) || (e[0] == '.' && n > 1 && isdigit((unsigned char)e[1])))
+		return OT_TY_OTHER;
+	if (e[0] == '-' && n > 1 && e[1] != '-' && e[1] != '>') {
+		/* -x: a Tensor's neg is a Tensor, a number's negation a number */
+		ot_ty t = expr_type(x, ot_arena_strndup(x->a, e + 1, n - 1));
+		return t == OT_TY_TENSOR || t == OT_TY_UNKNOWN ? t : OT_TY_OTHER;
 	}
 	if (e[0] == '*' || e[0] == '&') {
 		ot_ty t = expr_type(x, ot_arena_strndup(x->a, e + 1, n - 1));
@@ -1873,8 +1916,11 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 				return tuple_element_type(x, ot_arena_strndup(x->a, e + open + 1, n - open - 2));
 		}
 		callee = ot_arena_strndup(x->a, e, ce);
-		if (e[n - 1] == ']')
-			return expr_type(x, callee) == OT_TY_TENSOR_LIST ? OT_TY_TENSOR : OT_TY_UNKNOWN;
+		if (e[n - 1] == ']') {
+			/* a list's element; a Tensor's x[i] (Tensor::operator[]) a Tensor */
+			ot_ty ct = expr_type(x, callee);
+			return ct == OT_TY_TENSOR_LIST || ct == OT_TY_TENSOR ? OT_TY_TENSOR : OT_TY_UNKNOWN;
+		}
 		{
 			/* base.method(...) / base->method(...) / ns::f(...) */
 			size_t k = strlen(callee), ms;
@@ -1918,6 +1964,9 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 					const char *op = op_of_name(x->ck->reg, x->a, method, &out_call);
 					if (op && !*q && vector_maths(x, e, open))
 						return OT_TY_OTHER;
+					ot_ty ft;
+					if (op && !out_call && fitted_result(x, op, e, open, false, &ft))
+						return ft;
 					if (op && (out_call || op_result(x->ck->reg, op) != OT_TY_OTHER))
 						return out_call ? OT_TY_TENSOR : op_result(x->ck->reg, op);
 				}
@@ -1952,11 +2001,13 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 			if (!strcmp(method, "expect_contiguous") || !strcmp(method, "expect_resolved_conj"))
 				return OT_TY_TENSOR_PTR;
 			{
-				/* x.new_zeros_symint(...): the C++ method of op new_zeros */
+				/* x.new_zeros_symint(...): the C++ method of op new_zeros;
+				 * x.max() is max's Tensor, x.max(1) max.dim's tuple */
 				bool out_call;
 				const char *op = op_of_name(x->ck->reg, x->a, method, &out_call);
+				ot_ty ft;
 				if (op && !out_call && has_variant(x->ck->reg, op, true))
-					return op_result(x->ck->reg, op);
+					return fitted_result(x, op, e, open, true, &ft) ? ft : op_result(x->ck->reg, op);
 			}
 			return OT_TY_OTHER;
 		}
@@ -2079,6 +2130,13 @@ static bool operand_after(const char *c, size_t lo, size_t hi, size_t from, size
 		if (m == (size_t)-1)
 			return false;
 		i = m + 1;
+	} else if (i < hi && (isdigit((unsigned char)c[i]) || (c[i] == '.' && i + 1 < hi && isdigit((unsigned char)c[i + 1])))) {
+		/* a number: 1.5, 1e-5, 2.0f (not 1 of 1.5 * x) */
+		while (i < hi && (ot_is_ident_char(c[i]) || c[i] == '.' ||
+				  ((c[i] == '-' || c[i] == '+') && (c[i - 1] == 'e' || c[i - 1] == 'E'))))
+			i++;
+		*re = i;
+		return true;
 	}
 	for (;;) {
 		while (i < hi && ot_is_ident_char(c[i]))
@@ -2713,6 +2771,20 @@ static const ot_reg_func *fit_overload(struct ck_ctx *x, const char *op, bool ou
 		}
 	}
 	return best;
+}
+
+static bool fitted_result(struct ck_ctx *x, const char *op, const char *e, size_t open, bool method, ot_ty *t)
+{
+	const char *args[OT_CK_MAX_ARGS];
+	const ot_reg_func *f;
+	int na;
+	if (op_result_one(x->ck->reg, op))
+		return false;
+	na = split_args(args, OT_CK_MAX_ARGS, x->a, e, open, strlen(e));
+	f = na >= 0 ? fit_overload(x, op, false, args, (size_t)na, method) : NULL;
+	if (f)
+		*t = schema_result(&f->schema);
+	return f != NULL;
 }
 
 /* ---- libraries ------------------------------------------------------------------------------------- */

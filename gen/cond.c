@@ -1126,6 +1126,8 @@ static bool local_init(const struct ectx *c, const char *s, size_t n, char *buf,
 /* Is the Tensor expression `t` as written known to be undefined (FALSE): a
  * default-constructed Tensor, `*opt` or borrow_from_optional_tensor(opt)
  * of a parameter the caller passes None for? UNKNOWN otherwise. */
+static value local_defined(struct ectx *c, const char *s, size_t n);
+
 static ot_tri tensor_text_defined(struct ectx *c, const char *t)
 {
 	static const char *const undefined[] = {"Tensor()", "at::Tensor()", "{}", "Tensor{}",
@@ -1152,6 +1154,15 @@ static ot_tri tensor_text_defined(struct ectx *c, const char *t)
 	lit = param_value(c, name, k);
 	if (lit && (!strcmp(lit, "undefined") || empty_literal(lit)))
 		return OT_TRI_FALSE;
+	if (!lit && c->cenv) {
+		/* a local in turn: `const Tensor& w = *w_maybe_owned;` after
+		 * `MaybeOwned<Tensor> w_maybe_owned = borrow_from_optional_tensor(w_opt);` */
+		value v;
+		c->depth++;
+		v = local_defined(c, name, k);
+		c->depth--;
+		return v.truth == OT_TRI_FALSE ? OT_TRI_FALSE : OT_TRI_UNKNOWN;
+	}
 	return OT_TRI_UNKNOWN;
 }
 

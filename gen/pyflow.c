@@ -205,13 +205,62 @@ static bool is_name_char(char c)
 	return isalnum((unsigned char)c) || c == '_';
 }
 
+/* Element `at` of the tuple display `value` of `count` elements (`x, y`
+ * or `(x, y)`, split at its top-level commas), or NULL when it is no such
+ * display (a call that returns a tuple). */
+static const char *tuple_element(ot_arena *a, const char *value, size_t at, size_t count)
+{
+	size_t n = strlen(value), b = 0, e = n, start, k = 0, es = 0, ee = 0;
+	int depth = 0;
+	char quote = 0;
+	if (n >= 2 && value[0] == '(' && value[n - 1] == ')') {
+		/* (x, y), when its parentheses pair with each other */
+		size_t i = 0;
+		for (int d = 0; i < n; i++) {
+			d += value[i] == '(' ? 1 : value[i] == ')' ? -1 : 0;
+			if (d == 0)
+				break;
+		}
+		if (i == n - 1) {
+			b = 1;
+			e = n - 1;
+		}
+	}
+	start = b;
+	for (size_t i = b; i <= e; i++) {
+		char ch = i < e ? value[i] : ',';
+		if (quote)
+			quote = ch == quote ? 0 : quote;
+		else if (ch == '\'' || ch == '"')
+			quote = ch;
+		else if (ch == '(' || ch == '[' || ch == '{')
+			depth++;
+		else if (ch == ')' || ch == ']' || ch == '}')
+			depth--;
+		else if (ch == ',' && depth == 0) {
+			if (k++ == at) {
+				es = start;
+				ee = i;
+			}
+			start = i + 1;
+		}
+	}
+	while (es < ee && value[es] == ' ')
+		es++;
+	while (ee > es && value[ee - 1] == ' ')
+		ee--;
+	return k == count && ee > es ? ot_arena_strndup(a, value + es, ee - es) : NULL;
+}
+
 /* The targets in [ts, te) of an assignment of `value`: each of a, b = ...
- * (a single target keeps the value), an annotation NAME: T dropped. */
+ * (a single target keeps the value; one of several, its element of a
+ * tuple display: `weight, input = input, weight`), an annotation NAME: T
+ * dropped. */
 static void targets(struct reader *r, size_t ts, size_t te, const char *value, uint32_t line)
 {
 	const char *c = r->c;
 	bool single;
-	size_t k = ts;
+	size_t k = ts, ntargets = 1, index = 0;
 	while (te > ts && (c[te - 1] == ' ' || c[te - 1] == '\t'))
 		te--;
 	for (size_t i = ts; i < te; i++)
@@ -220,6 +269,8 @@ static void targets(struct reader *r, size_t ts, size_t te, const char *value, u
 			break;
 		}
 	single = !memchr(c + ts, ',', te - ts);
+	for (size_t i = ts; i < te; i++)
+		ntargets += c[i] == ',';
 	while (k < te) {
 		size_t ns, ne;
 		while (k < te && (c[k] == ' ' || c[k] == '(' || c[k] == ',' || c[k] == '['))
@@ -229,10 +280,11 @@ static void targets(struct reader *r, size_t ts, size_t te, const char *value, u
 			k++;
 		ne = k;
 		if (ne > ns && !isdigit((unsigned char)c[ns])) {
-			ot_pyassign a = {ot_arena_strndup(r->a, c + ns, ne - ns), single ? value : NULL,
-					 line, cur_guard(r)};
+			const char *v = single ? value : value ? tuple_element(r->a, value, index, ntargets) : NULL;
+			ot_pyassign a = {ot_arena_strndup(r->a, c + ns, ne - ns), v, line, cur_guard(r)};
 			ot_vec_push(&r->out->assigns, a);
 		}
+		index++;
 		while (k < te && c[k] != ',')
 			k++;
 	}

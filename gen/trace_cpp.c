@@ -456,6 +456,14 @@ static void set_any_arm(struct tb_ctx *c, const struct body_env *be, ot_edge *e)
 	}
 }
 
+/* A helper without a branch that makes a few calls (allocates, calls an
+ * _out helper, returns: embedding_bag's make_offset2bag) only hands on:
+ * following it costs no helper level. */
+static bool hands_on(const ot_ix_cdef *h)
+{
+	return !h->nguards && h->ncalls <= 4;
+}
+
 /* Is definition d compiled in the build? When it is not (or the build flag
  * is not known), an edge to it is never taken, with the arm as the reason. */
 static void def_built(struct tb_ctx *c, const ot_ix_cdef *d, ot_edge *e)
@@ -473,6 +481,18 @@ static void def_built(struct tb_ctx *c, const ot_ix_cdef *d, ot_edge *e)
 	}
 	e->when_file = fpath(c, d->file);
 	ot_edge_headline(e);
+}
+
+/* Does type `t` name `word` as a type of its own (float, not float_t or
+ * complex<float>)? */
+static bool type_names(const char *t, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = t; (p = strstr(p, word)); p += n)
+		if (!(p > t && ot_is_ident_char(p[-1])) && !ot_is_ident_char(p[n]) &&
+		    !(p - t >= 8 && !memcmp(p - 8, "complex<", 8)))
+			return true;
+	return false;
 }
 
 /* The scalar type an overload of a helper is written for, by its parameter
@@ -496,10 +516,10 @@ static char def_dtype(struct tb_ctx *c, const ot_ix_cdef *d)
 		const char *t = ot_index_line(c->ix, d->file, l, &len), *r;
 		if (t && (r = memmem(t, len, "is_reduced_floating_point", 25)) && memmem(t, len, "enable_if", 9))
 			return r > t && r[-1] == '!' ? 'F' : 'O';
-		/* enable_if_t<std::is_same_v<scalar_t, opmath_type<scalar_t>>>:
-		 * the types that compute in themselves, float among them (with
-		 * '!', Half and BFloat16) */
-		if (t && memmem(t, len, "enable_if", 9) && memmem(t, len, "opmath_type", 11) &&
+		/* enable_if_t<std::is_same_v<scalar_t, opmath_type<scalar_t>>>
+		 * or <T, opmath_t>: the types that compute in themselves, float
+		 * among them (with '!', Half and BFloat16) */
+		if (t && memmem(t, len, "enable_if", 9) && memmem(t, len, "opmath_t", 8) &&
 		    (r = memmem(t, len, "is_same", 7)))
 			return r > t && (r[-1] == '!' || (r >= t + 6 && r[-6] == '!')) ? 'O' : 'F';
 	}
@@ -510,12 +530,24 @@ static char def_dtype(struct tb_ctx *c, const ot_ix_cdef *d)
 		memcpy(head, l, k);
 		head[k] = '\0';
 	}
+	/* the data first: the first pointer parameter's type (gemm(..., float
+	 * alpha, const at::BFloat16 *a, ...) is the BFloat16 one, gemm(...,
+	 * const int64_t *a, ...) the int64 one) */
+	for (size_t i = 0; i < n; i++) {
+		if (!strchr(types[i], '*'))
+			continue;
+		if (type_names(types[i], "float"))
+			return 'F';
+		for (size_t k = 0; k < OT_ARRAY_LEN(others); k++)
+			if (strstr(types[i], others[k]) || strstr(types[i], "int64_t"))
+				return 'O';
+		break;
+	}
+	/* then every parameter and the line's head */
 	for (size_t i = 0; i <= n; i++) {
 		const char *t = i < n ? types[i] : head;
-		for (const char *p = t; (p = strstr(p, "float")); p += 5)
-			if (!(p > t && ot_is_ident_char(p[-1])) && !ot_is_ident_char(p[5]) &&
-			    !(p - t >= 8 && !memcmp(p - 8, "complex<", 8)))
-				f32 = true;
+		if (type_names(t, "float"))
+			f32 = true;
 		for (size_t k = 0; k < OT_ARRAY_LEN(others); k++)
 			if (strstr(t, others[k]))
 				other = true;
@@ -1458,7 +1490,8 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 				tb_presume_sure(c, &e);
 				/* at::native::x(...) is a kernel called directly: like a
 				 * dispatch, it counts no helper level */
-				sub = explore_body(c, (uint32_t)hn, h, op, depth, native ? level : level + 1, &hb);
+				sub = explore_body(c, (uint32_t)hn, h, op, depth, native || hands_on(h) ? level : level + 1,
+						   &hb);
 				/* what the helper left unfollowed, read from here at a
 				 * shallower level or depth, is followed further */
 				tb_state(c, node)->helper_cut |= tb_state(c, (uint32_t)hn)->helper_cut;
