@@ -1612,10 +1612,9 @@ static const char *method_type(struct ck_ctx *x, const char *cls, const char *na
 	return resolve_type(x, cls, t);
 }
 
-/* What op `name`'s first functional overload returns: one Tensor (a
+/* What one overload returns, as a C++ caller holds it: one Tensor (a
  * view's Tensor(a) too), a list of them (unsafe_chunk's Tensor[]), or
  * something else. */
-/* What one overload returns, as a C++ caller holds it. */
 static ot_ty schema_result(const ot_reg_schema *s)
 {
 	const char *t;
@@ -1962,9 +1961,9 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 				    !strcmp(q, "native::")) {
 					bool out_call;
 					const char *op = op_of_name(x->ck->reg, x->a, method, &out_call);
+					ot_ty ft;
 					if (op && !*q && vector_maths(x, e, open))
 						return OT_TY_OTHER;
-					ot_ty ft;
 					if (op && !out_call && fitted_result(x, op, e, open, false, &ft))
 						return ft;
 					if (op && (out_call || op_result(x->ck->reg, op) != OT_TY_OTHER))

@@ -1123,11 +1123,12 @@ static bool local_init(const struct ectx *c, const char *s, size_t n, char *buf,
 	return false;
 }
 
-/* Is the Tensor expression `t` as written known to be undefined (FALSE): a
- * default-constructed Tensor, `*opt` or borrow_from_optional_tensor(opt)
- * of a parameter the caller passes None for? UNKNOWN otherwise. */
 static value local_defined(struct ectx *c, const char *s, size_t n);
 
+/* Is the Tensor expression `t` as written known to be undefined (FALSE): a
+ * default-constructed Tensor, `*opt` or borrow_from_optional_tensor(opt)
+ * of a parameter the caller passes None for, or of a local that is? UNKNOWN
+ * otherwise. */
 static ot_tri tensor_text_defined(struct ectx *c, const char *t)
 {
 	static const char *const undefined[] = {"Tensor()", "at::Tensor()", "{}", "Tensor{}",
@@ -2401,12 +2402,8 @@ ot_verdict ot_cond_guard_any(const ot_cenv *env, const ot_ix_cdef *d, const uint
 		if (g->kind == OT_GUARD_IF)
 			break;
 	}
-	for (size_t i = 0; i < n; i++) /* each guard once: all of them in that run */
-		for (size_t j = 0; j < i; j++)
-			if (guards[j] == guards[i])
-				run++;
-	if (!first || run != n || (first->kind != OT_GUARD_IF && first->kind != OT_GUARD_ELSE_IF &&
-				   first->kind != OT_GUARD_ELSE))
+	/* (the guards are distinct: all of them in that run, of an if chain) */
+	if (!first || run != n || (first->kind != OT_GUARD_IF && first->kind != OT_GUARD_ELSE_IF))
 		return ot_verdict_true();
 	*told = true;
 	outer = last->parent ? chain_verdict(&ch, last->parent) : ot_verdict_true();

@@ -151,11 +151,11 @@ struct ot_cenv {
 ot_verdict ot_cond_guard(const ot_cenv *env, const ot_ix_cdef *d, uint16_t guard);
 
 /**
- * Under what condition does the code at one of guards `guards[0..n)` of `d`
- * run: the arms of several calls of one function? Told when they are the
- * arms of one if chain that ends in an else, from some arm to the last
- * (what the chain's parent runs under, and none of the arms before that
- * one taken); *told is false otherwise.
+ * Under what condition does the code at one of the distinct guards
+ * `guards[0..n)` of `d` run: the arms of several calls of one function?
+ * Told when they are the arms of one if chain that ends in an else, from
+ * some arm to the last (what the chain's parent runs under, and none of the
+ * arms before that one taken); *told is false otherwise.
  */
 ot_verdict ot_cond_guard_any(const ot_cenv *env, const ot_ix_cdef *d, const uint16_t *guards, size_t n,
 			     bool *told);
