@@ -169,6 +169,15 @@ static bool numbers_fit(const ot_reg_schema *s, const char *open, bool member)
 	return true;
 }
 
+/* Does overload `sc` take dimension names (a named-tensor overload)? */
+static bool takes_dimnames(const ot_reg_schema *sc)
+{
+	for (size_t k = 0; k < sc->nargs; k++)
+		if (ot_starts_with(sc->args[k].type, "Dimname"))
+			return true;
+	return false;
+}
+
 /* Does the number of arguments of the call whose '(' is at `open` fit
  * `s` (every parameter without a default given, no more than it has)? In
  * C++ a keyword-only parameter is positional too; a method's receiver is
@@ -234,10 +243,15 @@ static void formula_helpers(struct tb_ctx *c, const ot_reg_schema *schema, const
 					name[strlen(name) - strlen("_symint")] = '\0';
 					ov = ot_registry_overloads(c->t->reg, name, &n);
 				}
-				for (size_t k = 0; ov && k < n && !pick; k++)
-					if (!ov[k]->schema.is_out && (!member || ov[k]->variant_method) &&
-					    numbers_fit(&ov[k]->schema, s, member) && count_fits(&ov[k]->schema, s, member))
-						pick = ov[k];
+				/* a named-tensor overload (zeros.names) only when no
+				 * other fits: a formula names no dimensions */
+				for (int named = 0; named < 2 && !pick; named++)
+					for (size_t k = 0; ov && k < n && !pick; k++)
+						if (!ov[k]->schema.is_out && (!member || ov[k]->variant_method) &&
+						    takes_dimnames(&ov[k]->schema) == (named == 1) &&
+						    numbers_fit(&ov[k]->schema, s, member) &&
+						    count_fits(&ov[k]->schema, s, member))
+							pick = ov[k];
 				if (!pick && ov && !member)
 					pick = ov[0];
 				if (ot_callkind_inline_for_real(pick))
