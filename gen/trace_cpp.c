@@ -397,14 +397,14 @@ static void call_verdicts(struct tb_ctx *c, const struct body_env *be, const ot_
 	}
 }
 
-/* Is call `o` of the body a call of what `kinds[i]` calls, written alike? */
+/* Is call j of d a call of what call i calls (kinds[i]), written alike? */
 static bool same_callee(const ot_ix_cdef *d, const ot_callkind *kinds, uint32_t i, uint32_t j)
 {
 	const ot_ix_call *a = &d->calls[i], *o = &d->calls[j];
 	const ot_callkind *x = &kinds[i], *y = &kinds[j];
-	return o->guard && o->pp == a->pp && !strcmp(o->name, a->name) && !strcmp(o->qual, a->qual) &&
-	       x->kind == y->kind && x->overload == y->overload && x->stub == y->stub &&
-	       x->ndefs == y->ndefs && (!x->ndefs || x->defs[0] == y->defs[0]);
+	return o->guard && o->pp == a->pp && x->kind == y->kind && x->overload == y->overload && x->stub == y->stub &&
+	       x->ndefs == y->ndefs && (!x->ndefs || x->defs[0] == y->defs[0]) && !strcmp(o->name, a->name) &&
+	       !strcmp(o->qual, a->qual);
 }
 
 /* be->any_arm for call i of d: when what it calls is called in several
@@ -1405,10 +1405,14 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 		if (call->pp && ot_cond_pparm_never(c->ix, d->file, call->pp))
 			continue;
 		call_verdicts(c, &be, call, v, &kind);
-		any_arm_verdicts(&be, kinds, i);
 		if (((v[0].value != OT_TRI_FALSE && !v[0].validation) ||
 		     (v[1].value != OT_TRI_FALSE && !v[1].validation)) != (pass == 0))
 			continue;
+		/* (what set_any_arm reads: for the calls of ops and helpers) */
+		if (ck.kind == OT_CK_OP || ck.kind == OT_CK_HELPER || ck.kind == OT_CK_NATIVE)
+			any_arm_verdicts(&be, kinds, i);
+		else
+			be.any_arm_told = false;
 		switch (ck.kind) {
 		case OT_CK_NONE:
 			break;
