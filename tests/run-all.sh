@@ -17,6 +17,7 @@ for t in "$@"; do
     OT_TEST_SCRATCH=tests/tmp/$name
     export OT_TEST_SCRATCH
     rm -rf "$OT_TEST_SCRATCH"
+    start=$(date +%s)
     if "$t"; then
         rm -rf "$OT_TEST_SCRATCH"
     else
@@ -24,6 +25,7 @@ for t in "$@"; do
         failed="$failed $name"
         echo "   (its files are kept in $OT_TEST_SCRATCH)"
     fi
+    echo "   $name: $(($(date +%s) - start)) s"
 done
 if [ $status -eq 0 ]; then
     echo "== all $# suites passed"

@@ -1,6 +1,7 @@
 #!/bin/sh
-# run-sanitized.sh BUILD SOURCE CHECK_BINARY...: what `make asan` and
-# `make ubsan` check, with the sanitizer build in BUILD (optrace, suites).
+# run-sanitized.sh BUILD SOURCE CHECK_BINARY...: what `make asan` (ASan
+# and UBSan) and `make ubsan` (UBSan alone) check, with the sanitizer
+# build in BUILD (optrace, suites).
 #
 #  1. every Check suite, as `make test` runs them (OPTRACE etc. come from
 #     the environment make sets);
