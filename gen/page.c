@@ -679,6 +679,11 @@ static bool setup_call(const char *symbol)
 
 /* The condition step s runs under on the device of `dev_bit` (0: as
  * the step has it for both). */
+/* What row_when says of a step every default call runs, and of one that
+ * not every call runs, under no recorded condition. */
+static const char EVERY_CALL[] = "every default call";
+static const char SOME_CALLS[] = "some default calls";
+
 static const char *when_on(const ot_step *s, uint8_t dev_bit)
 {
 	return !dev_bit ? s->when : ot_step_when(s, dev_bit == OT_MAIN_CPU ? OT_DEV_CPU : OT_DEV_CUDA);
@@ -837,10 +842,32 @@ static bool no_gradient(const ot_reg_deriv *dv)
 	return n > 0;
 }
 
+/* The condition under which a main path's row, first step s, runs on the
+ * device of dev_bit (0: on both): the source's, EVERY_CALL or SOME_CALLS. An
+ * overview or summary row never reads as unconditional when it is not. */
+static const char *row_when(const ot_step *s, uint8_t dev_bit)
+{
+	const uint8_t devs = dev_bit ? dev_bit : (OT_MAIN_CPU | OT_MAIN_CUDA);
+	const char *w = when_on(s, dev_bit);
+	if ((s->sure & devs) == devs)
+		return EVERY_CALL;
+	return w && *w ? w : SOME_CALLS;
+}
+
 static void overview_step(ot_buf *b, ot_arena *a, const ot_step *s, size_t count)
 {
 	ot_buf_printf(b, "%s  (%s:%u)%s", shown(a, s->symbol), shown(a, s->file), s->line,
 		      count > 1 ? ot_arena_printf(a, "  +%zu more", count - 1) : "");
+}
+
+/* After a row below a path's first: the condition it runs under, on the
+ * row's own line (a page stays as long as it was). */
+static void overview_when(ot_buf *b, ot_arena *a, const char *cond)
+{
+	if (cond == SOME_CALLS)
+		ot_buf_printf(b, "  · for %s", SOME_CALLS);
+	else if (cond != EVERY_CALL)
+		ot_buf_printf(b, "  · when %s", shown(a, cond));
 }
 
 /* A layer's label in the overview's first column; a layer below the
@@ -875,6 +902,7 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, const ot_r
 		overview_label(&b, short_names[layer], !first);
 		first = false;
 		overview_step(&b, a, s, rows[ROWS_COMMON].count[layer]);
+		overview_when(&b, a, row_when(s, 0));
 		ot_buf_putc(&b, '\n');
 	}
 	if (rows[ROWS_CPU].nrows || rows[ROWS_CUDA].nrows || tr->raises[OT_DEV_CPU] || tr->raises[OT_DEV_CUDA]) {
@@ -903,15 +931,20 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, const ot_r
 				else
 					ot_buf_printf(&b, "          %s     %-9s ", bar, short_names[layer]);
 				overview_step(&b, a, s, rows[d].count[layer]);
-				if (head)
-					ot_buf_printf(&b, "  [%s]", short_names[layer]);
-				ot_buf_putc(&b, '\n');
-				/* a path that starts under a condition says which: a
-				 * default call may take another branch (grid_sampler's
-				 * cuDNN one needs align_corners) */
-				if (head && when_on(s, dev_bit) && !(s->sure & dev_bit))
-					ot_buf_printf(&b, "          %s     %-9s %s\n", bar, "when",
-						      shown(a, when_on(s, dev_bit)));
+				/* a row under a condition says which: a default call
+				 * may take another branch (grid_sampler's cuDNN one
+				 * needs align_corners; adaptive_avg_pool3d_backward's
+				 * atomic GPU kernel, non-divisible sizes); a path's
+				 * first row, on a line of its own */
+				if (head) {
+					ot_buf_printf(&b, "  [%s]\n", short_names[layer]);
+					if (row_when(s, dev_bit) != EVERY_CALL)
+						ot_buf_printf(&b, "          %s     %-9s %s\n", bar, "when",
+							      shown(a, row_when(s, dev_bit)));
+				} else {
+					overview_when(&b, a, row_when(s, dev_bit));
+					ot_buf_putc(&b, '\n');
+				}
 				head = false;
 			}
 			if (raises) {
@@ -936,8 +969,10 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, const ot_r
 			 * backward runs */
 			ot_buf_printf(&b, "%s  (%s:%u): every input non_differentiable, no backward runs",
 				      shown(a, s->symbol), shown(a, s->file), s->line);
-		else
+		else {
 			overview_step(&b, a, s, rows[ROWS_BACKWARD].count[OT_LAYER_BACKWARD]);
+			overview_when(&b, a, row_when(s, 0));
+		}
 		ot_buf_putc(&b, '\n');
 	}
 	if (!b.size)
@@ -2288,11 +2323,12 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 		 * where the devices part */
 		for (int k = 0; k < OT_LAYER_COUNT; k++) {
 			static const char *const suffix[ROWS_COUNT] = {"", " (CPU)", " (CUDA)", ""};
+			static const uint8_t row_device[ROWS_COUNT] = {0, OT_MAIN_CPU, OT_MAIN_CUDA, 0};
 			const int layer = seq[k];
 			for (int set = ROWS_COMMON; set < ROWS_COUNT; set++) {
 				const ot_step *key = rows[set].first[layer];
 				ot_value *row;
-				const char *cell;
+				const char *cell, *cond;
 				if (!key)
 					continue;
 				row = ot_v_map(a);
@@ -2302,6 +2338,11 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 							       md_cell(a, ot_arena_printf(a, "aten::%s", key->op)));
 				if (rows[set].count[layer] > 1)
 					cell = ot_arena_printf(a, "%s (+%zu more)", cell, rows[set].count[layer] - 1);
+				cond = row_when(key, row_device[set]);
+				if (cond == SOME_CALLS)
+					cell = ot_arena_printf(a, "%s, for %s", cell, SOME_CALLS);
+				else if (cond != EVERY_CALL)
+					cell = ot_arena_printf(a, "%s, when %s", cell, md_cell(a, cond));
 				ot_v_set(a, row, "layer", ot_v_str_borrow(a, ot_arena_printf(a, "%s%s", ot_layer_name((ot_layer)layer), suffix[set])));
 				ot_v_set(a, row, "file", ot_v_str_borrow(a, location_in(p, a, key->file, key->line, true)));
 				ot_v_set(a, row, "key", ot_v_str_borrow(a, cell));
