@@ -1086,12 +1086,12 @@ static value local_bool(struct ectx *c, const char *s, size_t n)
 	return v_unknown();
 }
 
-/* The initializer of local `s` (n bytes) declared in the body with a type
- * (`auto s = ...;`, `c10::MaybeOwned<Tensor> s = ...;`, `const Tensor& s =
- * ...;`) and not assigned again, into buf; false when there is none. */
-static bool local_init(const struct ectx *c, const char *s, size_t n, char *buf, size_t size)
+/* The initializer of local `s` (n bytes) declared in the body of `e` with a
+ * type (`auto s = ...;`, `c10::MaybeOwned<Tensor> s = ...;`, `const Tensor&
+ * s = ...;`) and not assigned again: *init and *len point into the body;
+ * false when there is none. */
+static bool local_decl(const ot_cenv *e, const char *s, size_t n, const char **init, size_t *len)
 {
-	const ot_cenv *e = c->cenv;
 	const char *p, *end;
 	if (!e || !e->code)
 		return false;
@@ -1115,12 +1115,25 @@ static bool local_init(const struct ectx *c, const char *s, size_t n, char *buf,
 		if (assigned_again(e->code + e->body, end, s, n, p) != REASSIGN_NONE)
 			return false;
 		semi = memchr(q, ';', (size_t)(end - q));
-		if (!semi || (size_t)(semi - q) >= size)
+		if (!semi)
 			return false;
-		snprintf(buf, size, "%.*s", (int)(semi - q - 1), q + 1);
+		*init = q + 1;
+		*len = (size_t)(semi - q - 1);
 		return true;
 	}
 	return false;
+}
+
+/* local_decl's initializer, into buf (size bytes); false when there is none
+ * or it does not fit. */
+static bool local_init(const struct ectx *c, const char *s, size_t n, char *buf, size_t size)
+{
+	const char *init;
+	size_t len;
+	if (!local_decl(c->cenv, s, n, &init, &len) || len >= size)
+		return false;
+	snprintf(buf, size, "%.*s", (int)len, init);
+	return true;
 }
 
 static value local_defined(struct ectx *c, const char *s, size_t n);
@@ -2011,6 +2024,21 @@ static bool left_out(const struct gchain *ch, const ot_ix_guard *g, ot_verdict *
 	return why->value == OT_TRI_FALSE;
 }
 
+/* A C++ guard that tests a local alone (`if (all_contiguous)`, `if
+ * (!needs_grad_path)`) and is left open: the local's initializer, for the
+ * reader (v->def). */
+static void local_shown(const struct gchain *ch, const ot_ix_guard *g, ot_verdict *v)
+{
+	const char *name = g->text + (g->text[0] == '!');
+	size_t n = 0;
+	if (ch->eval != cexpr_cb || v->value != OT_TRI_UNKNOWN || !ot_is_ident_start(name[0]))
+		return;
+	while (ot_is_ident_char(name[n]))
+		n++;
+	if (!name[n])
+		local_decl(ch->env, name, n, &v->def, &v->defn);
+}
+
 static ot_verdict own_cond(const struct gchain *ch, const ot_ix_guard *g)
 {
 	ot_verdict v;
@@ -2018,6 +2046,8 @@ static ot_verdict own_cond(const struct gchain *ch, const ot_ix_guard *g)
 		return v;
 	v = g->text ? ch->eval(ch->env, g->text, g->line) : verdict(OT_TRI_UNKNOWN, NULL);
 	v.line = g->line;
+	if (g->text)
+		local_shown(ch, g, &v);
 	return v;
 }
 
@@ -2339,6 +2369,8 @@ static ot_verdict chain_verdict(const struct gchain *ch, uint16_t guard)
 			v.text = why->text;
 			v.line = why->line;
 			v.negated = why->negated;
+			v.def = why->def;
+			v.defn = why->defn;
 		}
 		if (also && also->text && why && why->text && strcmp(also->text, why->text)) {
 			v.also = also->text;

@@ -52,6 +52,11 @@ typedef struct {
 			       are open (the innermost one beside a run-time
 			       selection, or beside an outer open one), or NULL */
 	bool also_negated; /**< `also` holds when its text does not */
+	const char *def;  /**< when `text` is a local of the body alone (`all_contiguous`,
+			       `!needs_grad_path`), its initializer as written there,
+			       `defn` bytes (borrowed from the body), so a reader sees
+			       what it tests; else NULL */
+	size_t defn;
 } ot_verdict;
 
 /* ---- the build of a release wheel -------------------------------------------- */

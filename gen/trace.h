@@ -447,4 +447,11 @@ void ot_trace_make_steps(ot_trace *tr);
  * not (Q)" (P); NULL when that cannot be told. */
 const char *ot_when_either(ot_arena *a, const char *w1, const char *w2);
 
+/** What a condition that tests a local alone quotes after it: "x, where x =
+ * INIT" (the local's initializer, on one line). */
+#define OT_WHEN_WHERE ", where "
+
+/** The length of condition `when` without that quote. */
+size_t ot_when_core(const char *when);
+
 #endif

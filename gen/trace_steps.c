@@ -224,23 +224,34 @@ static void visit(struct view *v, uint32_t node, int parent, const char *when, c
 			visit(v, e->to, v->step_of[e->to], NULL, NULL);
 }
 
-/* Is `a` "not (b)"? */
-static bool negation_of(const char *a, const char *b)
+size_t ot_when_core(const char *when)
 {
-	size_t n = strlen(b);
-	return !strncmp(a, "not (", 5) && !strncmp(a + 5, b, n) && !strcmp(a + 5 + n, ")");
+	const char *w = strstr(when, OT_WHEN_WHERE);
+	return w ? (size_t)(w - when) : strlen(when);
+}
+
+/* Are the an bytes at a "not (" and the bn at b and ")"? */
+static bool negation_of(const char *a, size_t an, const char *b, size_t bn)
+{
+	return an == bn + 6 && !strncmp(a, "not (", 5) && !strncmp(a + 5, b, bn) && a[an - 1] == ')';
 }
 
 const char *ot_when_either(ot_arena *a, const char *w1, const char *w2)
 {
+	/* a quote of the local tested is the same on both sides, or neither
+	 * side is the other's negation */
+	const size_t n1 = ot_when_core(w1), n2 = ot_when_core(w2);
 	const char *and1 = strstr(w1, " and ");
-	if (negation_of(w1, w2) || negation_of(w2, w1))
+	if (strcmp(w1 + n1, w2 + n2))
+		return NULL;
+	if (negation_of(w1, n1, w2, n2) || negation_of(w2, n2, w1, n1))
 		return "";
-	for (; and1; and1 = strstr(and1 + 1, " and ")) {
+	for (; and1 && (size_t)(and1 - w1) < n1; and1 = strstr(and1 + 1, " and ")) {
 		size_t p = (size_t)(and1 - w1);
-		if (strncmp(w1, w2, p) || strncmp(w2 + p, " and ", 5))
+		if (p + 5 > n2 || strncmp(w1, w2, p) || strncmp(w2 + p, " and ", 5))
 			continue;
-		if (negation_of(and1 + 5, w2 + p + 5) || negation_of(w2 + p + 5, and1 + 5))
+		if (negation_of(and1 + 5, n1 - p - 5, w2 + p + 5, n2 - p - 5) ||
+		    negation_of(w2 + p + 5, n2 - p - 5, and1 + 5, n1 - p - 5))
 			return ot_arena_strndup(a, w1, p);
 	}
 	return NULL;

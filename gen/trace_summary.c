@@ -128,13 +128,14 @@ static void libraries(ot_trace *tr)
 }
 
 /* The condition of a selection as the source writes it: the arm not taken
- * of `x` reads "not (x)" in the model (tracer.c), the place holds x. */
+ * of `x` reads "not (x)" in the model (tracer.c), the place holds x, and
+ * not the quote of the local it tests. */
 static const char *as_written(ot_trace *tr, const char *when)
 {
-	size_t n = strlen(when);
+	size_t n = ot_when_core(when);
 	if (ot_starts_with(when, "not (") && n > 6 && when[n - 1] == ')')
 		return ot_arena_strndup(tr->arena, when + 5, n - 6);
-	return when;
+	return ot_arena_strndup(tr->arena, when, n);
 }
 
 /* The run-time selections written in the source (a CPU capability picked

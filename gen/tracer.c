@@ -335,16 +335,50 @@ static const char *conjunct(struct tb_ctx *c, const char *text)
 	return strstr(text, "||") || strstr(text, " or ") ? ot_arena_printf(c->a, "(%s)", text) : text;
 }
 
+/* Longest initializer a condition quotes for the local it tests. */
+#define TB_LOCAL_INIT_MAX 240
+
+/* ", where x = INIT" for a condition that tests local x alone (its
+ * initializer on one line, blanks collapsed), or "" when there is none or
+ * its brackets do not close (a lambda's body: its first ';' is not the
+ * declaration's). */
+static const char *where_local(struct tb_ctx *c, const ot_verdict *v)
+{
+	const char *name = v->text + (v->text[0] == '!');
+	ot_buf b = OT_BUF_INIT;
+	const char *out;
+	bool blank = false;
+	int depth = 0;
+	if (!v->def || v->defn > TB_LOCAL_INIT_MAX)
+		return "";
+	for (size_t i = 0; i < v->defn && depth >= 0; i++) {
+		char ch = v->def[i];
+		if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') {
+			blank = b.size > 0;
+			continue;
+		}
+		depth += (ch == '(' || ch == '[' || ch == '{') - (ch == ')' || ch == ']' || ch == '}');
+		if (blank)
+			ot_buf_putc(&b, ' ');
+		blank = false;
+		ot_buf_putc(&b, ch);
+	}
+	out = b.size && !depth ? ot_arena_printf(c->a, OT_WHEN_WHERE "%s = %s", name, b.ptr) : "";
+	ot_buf_free(&b);
+	return out;
+}
+
 const char *tb_verdict_text(struct tb_ctx *c, const ot_verdict *v)
 {
-	const char *t;
+	const char *t, *w;
 	if (!v->text)
 		return NULL;
 	t = cond_shown(c, v->text, v->negated);
 	if (v->also)
 		t = ot_arena_printf(c->a, "%s and %s", conjunct(c, cond_shown(c, v->also, v->also_negated)),
 				    conjunct(c, t));
-	return t;
+	w = where_local(c, v);
+	return *w ? ot_arena_printf(c->a, "%s%s", t, w) : t;
 }
 
 void tb_never(ot_edge *e, ot_device dev, uint8_t kind, const char *text)

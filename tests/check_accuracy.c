@@ -62,6 +62,7 @@ static const char *const LIBRARIES[] = {
 struct fact {
 	enum fact_kind kind;
 	const char *layer, *file, *symbol, *why, *known_miss;
+	const char *when_has;   /* step facts: text the step's condition holds, or NULL */
 	const char *lib, *libs; /* library facts: the name, "gpu_libs" or "cpu_libs" */
 	unsigned devices;	/* main / negative facts: bits of DEVICES */
 	long long line;		/* 0: a library fact without a source line */
@@ -145,7 +146,8 @@ static void load_fact(struct entry *e, const ot_value *v)
 {
 	static const char *const allowed[] = {"layer",	 "file",    "line",	   "symbol",
 					      "why",	 "known_miss", "main",	   "not_main",
-					      "gpu_lib", "cpu_lib", "not_gpu_lib", "not_cpu_lib"};
+					      "gpu_lib", "cpu_lib", "not_gpu_lib", "not_cpu_lib",
+					      "when_has"};
 	static const struct {
 		const char *key, *libs;
 		enum fact_kind kind;
@@ -188,11 +190,13 @@ static void load_fact(struct entry *e, const ot_value *v)
 	}
 	f.why = need_str(v, "why", v->line);
 	f.known_miss = opt_str(v, "known_miss", v->line);
+	f.when_has = opt_str(v, "when_has", v->line);
 	if (f.kind == FACT_POSITIVE || f.kind == FACT_MAIN) {
 		f.layer = need_str(v, "layer", v->line);
 		ck_assert_msg(layer_index(f.layer) >= 0, KEY_PATH ":%d: unknown layer '%s'", v->line,
 			      f.layer);
 	} else {
+		ck_assert_msg(!f.when_has, KEY_PATH ":%d: 'when_has' is for a step fact", v->line);
 		ck_assert_msg(!ot_v_get(v, "layer"),
 			      KEY_PATH ":%d: a negative or library fact has no 'layer' (it holds for "
 				       "every layer)",
@@ -408,10 +412,26 @@ static long long step_int(const ot_value *step, const char *k)
 	return v && v->type == OT_V_INT ? v->u.i : -1;
 }
 
+/* Does the step's condition (or, split by device, one of them) hold `text`? */
+static bool when_holds(const ot_value *step, const char *text)
+{
+	const ot_value *on = ot_v_get(step, "when_on");
+	const char *when = step_str(step, "when");
+	if (strstr(when, text))
+		return true;
+	for (size_t d = 0; on && on->type == OT_V_MAP && d < NDEVICES; d++) {
+		const ot_value *w = ot_v_get(on, DEVICES[d]);
+		if (w && ot_v_cstr(w) && strstr(ot_v_cstr(w), text))
+			return true;
+	}
+	return false;
+}
+
 static bool step_matches(const ot_value *step, const struct fact *f)
 {
 	return !strcmp(step_str(step, "layer"), f->layer) && !strcmp(step_str(step, "file"), f->file) &&
-	       step_int(step, "line") == f->line && strstr(step_str(step, "symbol"), f->symbol);
+	       step_int(step, "line") == f->line && strstr(step_str(step, "symbol"), f->symbol) &&
+	       (!f->when_has || when_holds(step, f->when_has));
 }
 
 /* What the trace holds near a missed fact: steps on its line, else the
