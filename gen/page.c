@@ -677,13 +677,13 @@ static bool setup_call(const char *symbol)
 	return false;
 }
 
-/* The condition step s runs under on the device of `dev_bit` (0: as
- * the step has it for both). */
 /* What row_when says of a step every default call runs, and of one that
  * not every call runs, under no recorded condition. */
 static const char EVERY_CALL[] = "every default call";
 static const char SOME_CALLS[] = "some default calls";
 
+/* The condition step s runs under on the device of `dev_bit` (0: as
+ * the step has it for both). */
 static const char *when_on(const ot_step *s, uint8_t dev_bit)
 {
 	return !dev_bit ? s->when : ot_step_when(s, dev_bit == OT_MAIN_CPU ? OT_DEV_CPU : OT_DEV_CUDA);
@@ -860,8 +860,8 @@ static void overview_step(ot_buf *b, ot_arena *a, const ot_step *s, size_t count
 		      count > 1 ? ot_arena_printf(a, "  +%zu more", count - 1) : "");
 }
 
-/* After a row below a path's first: the condition it runs under, on the
- * row's own line (a page stays as long as it was). */
+/* After a row below a path's first: the condition it runs under, at the
+ * end of the row's line (a page stays as long as it was). */
 static void overview_when(ot_buf *b, ot_arena *a, const char *cond)
 {
 	if (cond == SOME_CALLS)
