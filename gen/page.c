@@ -843,15 +843,25 @@ static bool no_gradient(const ot_reg_deriv *dv)
 }
 
 /* The condition under which a main path's row, first step s, runs on the
- * device of dev_bit (0: on both): the source's, EVERY_CALL or SOME_CALLS. An
- * overview or summary row never reads as unconditional when it is not. */
-static const char *row_when(const ot_step *s, uint8_t dev_bit)
+ * device of dev_bit (0: on both): EVERY_CALL, the step's own, else the
+ * innermost one of the steps above it (a step inherits its caller's), else
+ * SOME_CALLS. An overview or summary row never reads as unconditional when
+ * it is not. */
+static const char *row_when(const ot_trace *tr, const ot_step *s, uint8_t dev_bit)
 {
 	const uint8_t devs = dev_bit ? dev_bit : (OT_MAIN_CPU | OT_MAIN_CUDA);
-	const char *w = when_on(s, dev_bit);
+	const ot_step *at = s;
 	if ((s->sure & devs) == devs)
 		return EVERY_CALL;
-	return w && *w ? w : SOME_CALLS;
+	for (size_t up = 0; at && up < tr->steps.len; up++) {
+		const char *w = when_on(at, dev_bit);
+		if (w && *w)
+			return w;
+		if (at != s && (at->sure & devs) == devs)
+			break; /* what keeps s from every call is not above here */
+		at = at->parent >= 0 && (size_t)at->parent < tr->steps.len ? &tr->steps.items[at->parent] : NULL;
+	}
+	return SOME_CALLS;
 }
 
 static void overview_step(ot_buf *b, ot_arena *a, const ot_step *s, size_t count)
@@ -902,7 +912,7 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, const ot_r
 		overview_label(&b, short_names[layer], !first);
 		first = false;
 		overview_step(&b, a, s, rows[ROWS_COMMON].count[layer]);
-		overview_when(&b, a, row_when(s, 0));
+		overview_when(&b, a, row_when(tr, s, 0));
 		ot_buf_putc(&b, '\n');
 	}
 	if (rows[ROWS_CPU].nrows || rows[ROWS_CUDA].nrows || tr->raises[OT_DEV_CPU] || tr->raises[OT_DEV_CUDA]) {
@@ -938,11 +948,11 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, const ot_r
 				 * first row, on a line of its own */
 				if (head) {
 					ot_buf_printf(&b, "  [%s]\n", short_names[layer]);
-					if (row_when(s, dev_bit) != EVERY_CALL)
+					if (row_when(tr, s, dev_bit) != EVERY_CALL)
 						ot_buf_printf(&b, "          %s     %-9s %s\n", bar, "when",
-							      shown(a, row_when(s, dev_bit)));
+							      shown(a, row_when(tr, s, dev_bit)));
 				} else {
-					overview_when(&b, a, row_when(s, dev_bit));
+					overview_when(&b, a, row_when(tr, s, dev_bit));
 					ot_buf_putc(&b, '\n');
 				}
 				head = false;
@@ -971,7 +981,7 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, const ot_r
 				      shown(a, s->symbol), shown(a, s->file), s->line);
 		else {
 			overview_step(&b, a, s, rows[ROWS_BACKWARD].count[OT_LAYER_BACKWARD]);
-			overview_when(&b, a, row_when(s, 0));
+			overview_when(&b, a, row_when(tr, s, 0));
 		}
 		ot_buf_putc(&b, '\n');
 	}
@@ -2338,7 +2348,7 @@ static ot_value *page_context(const ot_pages *p, size_t idx, ot_arena *a, const 
 							       md_cell(a, ot_arena_printf(a, "aten::%s", key->op)));
 				if (rows[set].count[layer] > 1)
 					cell = ot_arena_printf(a, "%s (+%zu more)", cell, rows[set].count[layer] - 1);
-				cond = row_when(key, row_device[set]);
+				cond = row_when(tr, key, row_device[set]);
 				if (cond == SOME_CALLS)
 					cell = ot_arena_printf(a, "%s, for %s", cell, SOME_CALLS);
 				else if (cond != EVERY_CALL)

@@ -289,6 +289,11 @@ static void reached_either_way(struct view *v)
 			continue;
 		if (!old[at])
 			old[at] = s->when;
+		/* the parent's own call sites in every arm (gelu's kernel calls
+		 * cpu_kernel_vec whether or not approximate is tanh): the node
+		 * runs whenever the parent does, under the parent's condition */
+		if (!*w && s->parent == from && callee_when(e))
+			w = v->when_of[e->from] ? v->when_of[e->from] : "";
 		s->when = *w ? w : NULL;
 	}
 	for (size_t i = 0; i < tr->steps.len; i++) {
