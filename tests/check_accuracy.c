@@ -285,19 +285,23 @@ static const char *source_text(struct source_cache *sc, const char *tag, const c
 	return text == &missing ? NULL : text;
 }
 
-/* A copy (in `arena`) of 1-based `line` of `text`, or NULL when it has fewer lines. */
+/* A copy (in `arena`) of 1-based `line` of `text`, or NULL when it has
+ * fewer lines. memchr over the rest, not strchr: under ASan's
+ * strict_string_checks each strchr reads the whole rest of the string,
+ * and a line deep in native_functions.yaml cost seconds. */
 static const char *text_line(ot_arena *arena, const char *text, long long line)
 {
-	const char *s = text;
+	const char *s = text, *end = text + strlen(text), *nl;
 	for (long long n = 1; n < line; n++) {
-		s = strchr(s, '\n');
-		if (!s)
+		nl = memchr(s, '\n', (size_t)(end - s));
+		if (!nl)
 			return NULL;
-		s++;
+		s = nl + 1;
 	}
-	if (!*s)
+	if (s == end)
 		return NULL;
-	return ot_arena_strndup(arena, s, strcspn(s, "\n"));
+	nl = memchr(s, '\n', (size_t)(end - s));
+	return ot_arena_strndup(arena, s, (size_t)((nl ? nl : end) - s));
 }
 
 /* ---- tests of the key ---------------------------------------------------------------- */

@@ -134,7 +134,7 @@ char *tu_git_lines(const char *repo, const char *tag, const char *path, int line
 {
 	static ot_map *files; /* "repo\ntag:path" -> text ("" when missing) */
 	ot_buf key = OT_BUF_INIT, out = OT_BUF_INIT;
-	const char *text, *s, *e;
+	const char *text, *s, *e, *end;
 	if (!files)
 		files = ot_map_new();
 	ot_buf_printf(&key, "%s\n%s:%s", repo, tag, path);
@@ -146,14 +146,20 @@ char *tu_git_lines(const char *repo, const char *tag, const char *path, int line
 	ot_buf_free(&out);
 	if (!*text || line < 1)
 		return NULL;
+	/* memchr over the rest, not strchr: under ASan's strict_string_checks
+	 * each strchr reads the whole rest of the file */
 	s = text;
-	for (int n = 1; n < line; n++)
-		if (!(s = strchr(s, '\n')) || !*++s)
+	end = text + strlen(text);
+	for (int n = 1; n < line; n++) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		if (!nl || nl + 1 == end)
 			return NULL;
+		s = nl + 1;
+	}
 	e = s;
-	for (int n = 0; n < count && *e; n++) {
-		const char *nl = strchr(e, '\n');
-		e = nl ? nl + 1 : e + strlen(e);
+	for (int n = 0; n < count && e < end; n++) {
+		const char *nl = memchr(e, '\n', (size_t)(end - e));
+		e = nl ? nl + 1 : end;
 	}
 	while (e > s && e[-1] == '\n')
 		e--;
