@@ -130,26 +130,14 @@ bool tu_git_show(ot_buf *out, const char *repo, const char *tag, const char *pat
 	return ok;
 }
 
-char *tu_git_lines(const char *repo, const char *tag, const char *path, int line, int count)
+char *tu_text_lines(const char *text, int line, int count)
 {
-	static ot_map *files; /* "repo\ntag:path" -> text ("" when missing) */
-	ot_buf key = OT_BUF_INIT, out = OT_BUF_INIT;
-	const char *text, *s, *e, *end;
-	if (!files)
-		files = ot_map_new();
-	ot_buf_printf(&key, "%s\n%s:%s", repo, tag, path);
-	if (!(text = ot_map_get(files, key.ptr))) {
-		text = tu_git_show(&out, repo, tag, path) ? ot_buf_detach(&out) : "";
-		ot_map_put(files, ot_buf_detach(&key), (void *)text);
-	}
-	ot_buf_free(&key);
-	ot_buf_free(&out);
+	/* memchr over the rest, not strchr: under ASan's strict_string_checks
+	 * each strchr reads the whole rest of the text, and a line deep in
+	 * native_functions.yaml cost seconds */
+	const char *s = text, *e, *end = text + strlen(text);
 	if (!*text || line < 1)
 		return NULL;
-	/* memchr over the rest, not strchr: under ASan's strict_string_checks
-	 * each strchr reads the whole rest of the file */
-	s = text;
-	end = text + strlen(text);
 	for (int n = 1; n < line; n++) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		if (!nl || nl + 1 == end)
@@ -164,6 +152,23 @@ char *tu_git_lines(const char *repo, const char *tag, const char *path, int line
 	while (e > s && e[-1] == '\n')
 		e--;
 	return ot_strndup(s, (size_t)(e - s));
+}
+
+char *tu_git_lines(const char *repo, const char *tag, const char *path, int line, int count)
+{
+	static ot_map *files; /* "repo\ntag:path" -> text ("" when missing) */
+	ot_buf key = OT_BUF_INIT, out = OT_BUF_INIT;
+	const char *text;
+	if (!files)
+		files = ot_map_new();
+	ot_buf_printf(&key, "%s\n%s:%s", repo, tag, path);
+	if (!(text = ot_map_get(files, key.ptr))) {
+		text = tu_git_show(&out, repo, tag, path) ? ot_buf_detach(&out) : "";
+		ot_map_put(files, ot_buf_detach(&key), (void *)text);
+	}
+	ot_buf_free(&key);
+	ot_buf_free(&out);
+	return tu_text_lines(text, line, count);
 }
 
 char *tu_read_file(const char *path, size_t *len)

@@ -89,6 +89,10 @@ bool tu_git_show(ot_buf *out, const char *repo, const char *tag, const char *pat
  */
 char *tu_git_lines(const char *repo, const char *tag, const char *path, int line, int count);
 
+/** Lines `line` .. `line + count - 1` (1-based) of `text`, joined with
+ * newlines; NULL when it has fewer lines than `line`. Caller frees. */
+char *tu_text_lines(const char *text, int line, int count);
+
 /** The text of 1-based `line` of a file (without newline); caller frees. */
 char *tu_file_line(const char *path, int line);
 
