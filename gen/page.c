@@ -932,6 +932,7 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, const ot_r
 				continue;
 			}
 			int order[OT_LAYER_COUNT];
+			const char *cond;
 			size_t nl = reached_order(tr, &rows[d], dev_bit, order);
 			for (size_t k = 0; k < nl; k++) {
 				int layer = order[k];
@@ -946,13 +947,14 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, const ot_r
 				 * needs align_corners; adaptive_avg_pool3d_backward's
 				 * atomic GPU kernel, non-divisible sizes); a path's
 				 * first row, on a line of its own */
+				cond = row_when(tr, s, dev_bit);
 				if (head) {
 					ot_buf_printf(&b, "  [%s]\n", short_names[layer]);
-					if (row_when(tr, s, dev_bit) != EVERY_CALL)
+					if (cond != EVERY_CALL)
 						ot_buf_printf(&b, "          %s     %-9s %s\n", bar, "when",
-							      shown(a, row_when(tr, s, dev_bit)));
+							      shown(a, cond));
 				} else {
-					overview_when(&b, a, row_when(tr, s, dev_bit));
+					overview_when(&b, a, cond);
 					ot_buf_putc(&b, '\n');
 				}
 				head = false;
