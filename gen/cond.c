@@ -487,7 +487,9 @@ static const char *const false_settings[] = {
 	"is_scripting", "is_tracing", "isTracing", "is_compiling", "is_dynamo_compiling",
 	"_get_tracing_state", "are_deterministic_algorithms_enabled", "is_autocast_enabled",
 	"is_autocast_cpu_enabled", "is_autocast_available", "isDefaultDeviceMeta",
-	"use_miopen", "is_vmap_active", "compiledWithMIOpen"};
+	"use_miopen", "is_vmap_active", "compiledWithMIOpen",
+	/* torch.sparse.check_sparse_tensor_invariants, off unless enabled */
+	"checkSparseTensorInvariants"};
 
 static const char *const true_settings[] = {
 	"userEnabledCuDNN", "userEnabledMkldnn", "userEnabledNNPACK", "compiledWithCuDNN",
