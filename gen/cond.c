@@ -922,7 +922,7 @@ static value literal_value(const char *lit, size_t n)
 	if (LIT("None") || LIT("nullopt") || LIT("std::nullopt") || LIT("c10::nullopt") ||
 	    LIT("nullptr") || LIT("undefined") || LIT("{}"))
 		return v_empty();
-	if (LIT("defined") || LIT(OT_COND_WRAPPED) || LIT(OT_COND_CONTIGUOUS))
+	if (LIT("defined") || LIT(OT_COND_WRAPPED) || LIT(OT_COND_CONTIGUOUS) || LIT(OT_COND_TRUTHY))
 		return v_truth(OT_TRI_TRUE);
 	if (LIT(OT_COND_NOT_FLOAT))
 		return v_sym(OT_COND_NOT_FLOAT);
@@ -1359,6 +1359,92 @@ static value scalar_type_value(struct ectx *c, struct toks *tk, const struct cha
 	return v_unknown();
 }
 
+/* torch.strided, torch.sparse_coo, ...: the layout constant C++ names
+ * (Layout::Strided), so that `x.layout == torch.strided` compares. */
+static const char *py_layout(const char *s, size_t n)
+{
+	static const char *const layouts[][2] = {
+		{"strided", "Strided"},	      {"sparse_coo", "Sparse"},	    {"sparse_csr", "SparseCsr"},
+		{"sparse_csc", "SparseCsc"}, {"sparse_bsr", "SparseBsr"}, {"sparse_bsc", "SparseBsc"},
+		{"_mkldnn", "Mkldnn"},	      {"jagged", "Jagged"}};
+	for (size_t i = 0; i < OT_ARRAY_LEN(layouts); i++)
+		if (strlen(layouts[i][0]) == n && !memcmp(layouts[i][0], s, n))
+			return layouts[i][1];
+	return NULL;
+}
+
+/* The Python type of a literal the call fixes: "int", "float", "bool",
+ * "str", "NoneType", "tuple", "list", or NULL. */
+static const char *py_literal_type(const char *lit)
+{
+	if (!strcmp(lit, "None"))
+		return "NoneType";
+	if (!strcmp(lit, "True") || !strcmp(lit, "False"))
+		return "bool";
+	if (lit[0] == '\'' || lit[0] == '"')
+		return "str";
+	if (lit[0] == '(')
+		return "tuple";
+	if (lit[0] == '[')
+		return "list";
+	if (isdigit((unsigned char)lit[0]) || (lit[0] == '-' && isdigit((unsigned char)lit[1]))) {
+		if (lit[strspn(lit, "-0123456789")] == '\0')
+			return "int";
+		if (lit[strspn(lit, "-0123456789.eE+")] == '\0')
+			return "float";
+	}
+	return NULL;
+}
+
+/*
+ * isinstance(x, T) in Python, for an x the call fixes to a literal (a
+ * caller's argument, a default): the literal's type against the builtin
+ * names T lists. True when one matches (bool is an int; numbers.Number
+ * takes the three); false when every name is a builtin, SymInt/SymFloat/
+ * SymBool or Tensor and none matches; else (Sequence, a class) not known.
+ */
+static value py_isinstance(struct ectx *c, struct toks *tk, const struct chain *ch)
+{
+	static const char *const builtin[] = {"int",   "float", "bool", "str",	  "NoneType", "tuple",
+					      "list",  "dict",	"complex", "Number", "SymInt",   "SymFloat",
+					      "SymBool", "Tensor"};
+	char argbuf[8][96], types[96];
+	const char *args[8], *lit, *ty, *p;
+	bool all_known = true;
+	if (call_args(tk, ch, argbuf, args) != 2 || !c->pyenv->value_of ||
+	    !(lit = c->pyenv->value_of(c->pyenv, args[0])) || !(ty = py_literal_type(lit)))
+		return v_unknown();
+	snprintf(types, sizeof(types), "%s", args[1]);
+	for (p = types; *p;) {
+		size_t n = strcspn(p, ",()"), k = n, b = 0;
+		bool known = false;
+		while (k && p[k - 1] == ' ')
+			k--;
+		for (size_t i = 0; i < k; i++) /* numbers.Number, torch.SymInt: the last name */
+			if (p[i] == '.')
+				b = i + 1;
+		while (b < k && p[b] == ' ')
+			b++;
+		if (k > b) {
+			const char *name = p + b;
+			size_t len = k - b;
+#define IS(w) (len == sizeof(w) - 1 && !memcmp(name, w, len))
+			if ((IS("int") && (!strcmp(ty, "int") || !strcmp(ty, "bool"))) ||
+			    (IS("Number") && (!strcmp(ty, "int") || !strcmp(ty, "bool") || !strcmp(ty, "float"))) ||
+			    (strlen(ty) == len && !memcmp(name, ty, len)))
+				return v_truth(OT_TRI_TRUE);
+#undef IS
+			for (size_t i = 0; i < OT_ARRAY_LEN(builtin); i++)
+				known = known || (strlen(builtin[i]) == len && !memcmp(builtin[i], name, len));
+			all_known = all_known && known;
+		}
+		p += n;
+		if (*p)
+			p++;
+	}
+	return all_known ? v_truth(OT_TRI_FALSE) : v_unknown();
+}
+
 /* The value of a chain: what the default call on c->dev makes of it. */
 static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch)
 {
@@ -1625,8 +1711,11 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 			for (size_t i = ch->start; i < ch->end; i++)
 				if (name_is(&tk->t[i], "PackedSequence"))
 					return v_truth(OT_TRI_FALSE);
-			return v_unknown();
+			return py_isinstance(c, tk, ch);
 		}
+		if (!ch->called && ch->nnames == 2 && name_is(ch->first, "torch") &&
+		    (sym = py_layout(ch->last->s, ch->last->n)))
+			return v_sym(sym);
 		if (name_is(ch->last, "enabled") && chain_has(tk, ch, "cudnn"))
 			return v_truth(OT_TRI_TRUE);
 		if (ch->nnames >= 2 && !ch->called && name_is(ch->last, "is_cuda"))
@@ -1873,6 +1962,32 @@ static value arithmetic(const struct tok *op, value l, value r)
 	return r.num != 0 ? v_num(op_is(op, "//") ? floor(l.num / r.num) : l.num / r.num) : v_unknown();
 }
 
+/* Python's `x in (a, b, c)` (or a list): true when x equals one of them,
+ * false when it is known to equal none, else not known. */
+static value member_of(struct ectx *c, struct toks *tk, value x)
+{
+	static const struct tok eq = {TK_OP, "==", 2};
+	const char *close = op_is(peek(tk), "(") ? ")" : "]";
+	ot_tri t = OT_TRI_FALSE;
+	tk->at++;
+	while (!op_is(peek(tk), close)) {
+		value e = expr(c, tk, 0);
+		t = tri_or(t, compare(&eq, x, e).truth);
+		if (op_is(peek(tk), ","))
+			tk->at++;
+		else if (!op_is(peek(tk), close)) {
+			/* what the grammar does not take: skip to the closing bracket */
+			for (int depth = 1; tk->at < tk->n && depth; tk->at++)
+				depth += op_is(&tk->t[tk->at], "(") || op_is(&tk->t[tk->at], "[") ? 1
+					 : op_is(&tk->t[tk->at], ")") || op_is(&tk->t[tk->at], "]") ? -1
+												     : 0;
+			return v_unknown();
+		}
+	}
+	tk->at++;
+	return v_truth(t);
+}
+
 static value binary_expr(struct ectx *c, struct toks *tk, int min)
 {
 	value l = primary(c, tk);
@@ -1889,6 +2004,12 @@ static value binary_expr(struct ectx *c, struct toks *tk, int min)
 		if (name_is(op, "is") && name_is(peek(tk), "not")) {
 			not_after = true;
 			tk->at++;
+		}
+		if (name_is(op, "in") && (op_is(peek(tk), "(") || op_is(peek(tk), "["))) {
+			l = member_of(c, tk, l);
+			if (negate)
+				l.truth = tri_not(l.truth);
+			continue;
 		}
 		r = expr(c, tk, p + 1);
 		if (p == 1) {

@@ -213,6 +213,10 @@ struct ot_pyenv {
  * not known. */
 #define OT_COND_NOT_FLOAT "<not Float>"
 
+/** A value known to be true (a non-empty string, a number not 0) whose
+ * value itself is not known: what one of several truthy literals holds. */
+#define OT_COND_TRUTHY "<truthy>"
+
 /** One Python condition expression (text as written, comments removed). */
 ot_verdict ot_cond_pyexpr(const ot_pyenv *env, const char *text);
 

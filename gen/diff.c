@@ -736,6 +736,8 @@ static bool is_definition(const ot_step *s)
 {
 	if (!s->found || s->depth != 0)
 		return false;
+	if (ot_starts_with(s->note, "calls "))
+		return false; /* a call site ("calls at::native::x directly"): it is where its caller is */
 	switch (s->layer) {
 	case OT_LAYER_YAML:
 		return false; /* native_functions.yaml never moves */

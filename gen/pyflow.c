@@ -159,6 +159,34 @@ static void mark_exit(struct reader *r, uint32_t indent, bool raises)
 	}
 }
 
+/* Does the if chain ending with arm g have an else, and every arm of it
+ * return or raise? Then the chain leaves the block it sits in, as a return
+ * would (*raises: every arm raises). */
+static bool chain_always_leaves(struct reader *r, uint16_t g, bool *raises)
+{
+	*raises = true;
+	if (!g || guard_at(r, g)->kind != OT_GUARD_ELSE)
+		return false;
+	for (uint16_t k = g; k; k = guard_at(r, k)->prev) {
+		const ot_ix_guard *a = guard_at(r, k);
+		if (!a->exits && !a->raises)
+			return false;
+		*raises = *raises && a->raises && !a->exits;
+		if (a->kind == OT_GUARD_IF)
+			return true;
+	}
+	return false;
+}
+
+/* The if chain that just ended (r->last_arm, at r->last_indent) leaves
+ * the arm it sits in when every arm of it leaves. */
+static void chain_exit(struct reader *r)
+{
+	bool raises;
+	if (chain_always_leaves(r, r->last_arm, &raises))
+		mark_exit(r, r->last_indent, raises);
+}
+
 /* An if chain ended with arm `last` at `indent`: if one of its arms left
  * the block, the statements after it run under AFTER. */
 static void finish_chain(struct reader *r, uint32_t line)
@@ -167,6 +195,7 @@ static void finish_chain(struct reader *r, uint32_t line)
 	uint16_t g = r->last_arm;
 	if (!g)
 		return;
+	chain_exit(r);
 	for (uint16_t k = g; k; k = guard_at(r, k)->prev) {
 		const ot_ix_guard *a = guard_at(r, k);
 		leaves = leaves || a->exits || a->raises;
@@ -189,8 +218,10 @@ static void dedent(struct reader *r, uint32_t indent)
 		bool closes = b->kind == B_AFTER ? b->indent > indent : b->indent >= indent;
 		if (!closes)
 			break;
-		if (r->last_arm && r->last_indent > indent)
+		if (r->last_arm && r->last_indent > indent) {
+			chain_exit(r);
 			r->last_arm = 0; /* its chain's block closed too */
+		}
 		if (b->kind == B_ARM && b->guard && guard_at(r, b->guard)->kind != OT_GUARD_EXCEPT) {
 			/* an arm ended: its chain may go on with elif/else */
 			r->last_arm = b->guard;

@@ -579,6 +579,16 @@ static void formula_calls(struct tb_ctx *c, const ot_reg_schema *schema, const c
 		formula_arm(c, schema, f + colon + 1, op, depth, parent, seen, fw, else_v);
 }
 
+/* The calls of backward formula fm (not a forward-mode `result:` one)
+ * when its top level is a `cond ? a : b` as `conditional` says. */
+static void formula_pass(struct tb_ctx *c, const ot_reg_deriv *dv, const ot_reg_formula *fm, int conditional,
+			 const char *op, int depth, uint32_t at, ot_map *seen, const struct forward_args *fw)
+{
+	size_t q, colon;
+	if (!fm->forward && top_ternary(fm->formula, &q, &colon) == (conditional != 0))
+		formula_calls(c, &dv->schema, fm->formula, op, depth, at, seen, fw);
+}
+
 static long formula_node(struct tb_ctx *c, const ot_reg_deriv *dv, const char *op, const char *how,
 			 int depth, const struct forward_args *fw)
 {
@@ -596,15 +606,19 @@ static long formula_node(struct tb_ctx *c, const ot_reg_deriv *dv, const char *o
 	 * the forward-mode `result:` ones), top level or the Default block
 	 * (AutogradNestedTensor's are the nested tensors'). */
 	seen = ot_map_new();
-	for (size_t i = 0; i < dv->nformulas; i++)
-		if (!dv->formulas[i].forward)
-			formula_calls(c, &dv->schema, dv->formulas[i].formula, op, depth, (uint32_t)at, seen, fw);
-	for (size_t k = 0; k < dv->ndispatch; k++)
-		if (!strcmp(dv->dispatch[k].key, "Default"))
-			for (size_t i = 0; i < dv->dispatch[k].nformulas; i++)
-				if (!dv->dispatch[k].formulas[i].forward)
-					formula_calls(c, &dv->schema, dv->dispatch[k].formulas[i].formula, op,
-						      depth, (uint32_t)at, seen, fw);
+	/* the formulas without a top-level `cond ? a : b` first: what one of
+	 * them calls runs whatever the condition of another's arm
+	 * (lerp.Scalar's `end: grad * weight.conj()` is mul.Scalar as surely
+	 * as self's `weight.isComplex() ? grad * ... : grad * ...` is) */
+	for (int conditional = 0; conditional < 2; conditional++) {
+		for (size_t i = 0; i < dv->nformulas; i++)
+			formula_pass(c, dv, &dv->formulas[i], conditional, op, depth, (uint32_t)at, seen, fw);
+		for (size_t k = 0; k < dv->ndispatch; k++)
+			if (!strcmp(dv->dispatch[k].key, "Default"))
+				for (size_t i = 0; i < dv->dispatch[k].nformulas; i++)
+					formula_pass(c, dv, &dv->dispatch[k].formulas[i], conditional, op, depth,
+						     (uint32_t)at, seen, fw);
+	}
 	ot_map_free(seen);
 	return at;
 }

@@ -293,9 +293,76 @@ static ot_pyenv env_at(const struct pyvisit *v, ot_device dev, const struct look
 	return e;
 }
 
+/* Is v a literal true in Python: a non-empty string (an f-string too, in
+ * parentheses or not), a number not 0, True? */
+static bool truthy_literal(const char *v)
+{
+	size_t n;
+	if (!v)
+		return false;
+	while (*v == '(' || *v == ' ')
+		v++;
+	n = strlen(v);
+	while (n && (v[n - 1] == ')' || v[n - 1] == ' '))
+		n--;
+	if (n && (*v == 'f' || *v == 'r') && (v[1] == '"' || v[1] == '\'')) {
+		v++;
+		n--;
+	}
+	if (n >= 2 && (v[0] == '\'' || v[0] == '"'))
+		return v[n - 1] == v[0] && n > 2;
+	if (!is_literal(v))
+		return false;
+	if (isdigit((unsigned char)v[0]) || v[0] == '-')
+		return strtod(v, NULL) != 0;
+	return !strcmp(v, "True");
+}
+
+/*
+ * The assignments of a name that may run last (cand, n of them, in line
+ * order, the first one every call makes) when they all set a true literal
+ * and one of them surely runs after the first: the arms of one if/elif
+ * chain, each assigning directly, up to an arm whose own condition holds
+ * (why_not_fast_path = "" then `elif self.training: why_not_fast_path =
+ * "training is enabled"`, each earlier arm another message).
+ */
+static bool truthy_chain(const struct pyvisit *v, const ot_pyenv *env, const ot_pyassign *const *cand, size_t n)
+{
+	uint16_t arms[64];
+	size_t narms = 0, k = 1;
+	uint16_t g;
+	if (n < 2)
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!truthy_literal(cand[i]->value) || !cand[i]->guard)
+			return false;
+	/* the chain of the last candidate's arm, first arm first */
+	for (g = cand[n - 1]->guard; g && narms < OT_ARRAY_LEN(arms); g = v->flow.guards.items[g - 1].prev) {
+		arms[narms++] = g;
+		if (v->flow.guards.items[g - 1].kind == OT_GUARD_IF)
+			break;
+	}
+	if (!g)
+		return false;
+	for (size_t a = narms; a-- > 0;) {
+		const ot_ix_guard *arm = &v->flow.guards.items[arms[a] - 1];
+		ot_verdict own = arm->kind == OT_GUARD_ELSE ? ot_verdict_true() : ot_cond_pyexpr(env, arm->text);
+		if (own.value == OT_TRI_FALSE)
+			continue; /* an arm no default call takes */
+		if (k >= n || cand[k]->guard != arms[a])
+			return false; /* an arm that does not assign it */
+		k++;
+		if (own.value == OT_TRI_TRUE && !own.validation)
+			return k == n;
+	}
+	return false;
+}
+
 /* The literal a name holds at a line of the body: its last assignment
  * before the line whose guard holds (an assignment under an open guard
- * leaves it unknown), else what the caller passed, else the default. */
+ * leaves it unknown, unless every assignment that may run last sets a
+ * true literal: truthy_chain), else what the caller passed, else the
+ * default. */
 static const char *value_of(const ot_pyenv *env, const char *name)
 {
 	const struct lookup *lk = env->payload;
@@ -303,6 +370,8 @@ static const char *value_of(const ot_pyenv *env, const char *name)
 	const char *val = NULL;
 	bool assigned = false, sure = true;
 	uint32_t line = env->line ? env->line : lk->line;
+	const ot_pyassign *cand[64];
+	size_t ncand = 0;
 	if (lk->depth > 3)
 		return NULL;
 	for (size_t i = 0; i < v->flow.assigns.len; i++) {
@@ -319,9 +388,19 @@ static const char *value_of(const ot_pyenv *env, const char *name)
 		assigned = true;
 		val = a->value;
 		sure = vd.value == OT_TRI_TRUE;
+		if (sure)
+			ncand = 0; /* what ran before it no longer counts */
+		if (ncand < OT_ARRAY_LEN(cand))
+			cand[ncand++] = a;
 	}
 	if (assigned && sure && val && ot_starts_with(val, "_Reduction.get_enum("))
 		return reduction_enum(env, val); /* reduction_enum = _Reduction.get_enum(reduction) */
+	if (assigned && !sure && ncand && cand[0]->guard == 0) {
+		struct lookup at = {v, line, lk->depth + 1};
+		ot_pyenv e = env_at(v, env->dev, &at);
+		if (truthy_chain(v, &e, cand, ncand))
+			return OT_COND_TRUTHY;
+	}
 	if (assigned)
 		return sure && is_literal(val) ? val : NULL;
 	if (ot_starts_with(name, "self.") && v->cls && !strchr(name + 5, '.'))
@@ -710,6 +789,17 @@ static const ot_reg_func *py_overload(struct pyvisit *v, const char *op, const o
 				for (size_t j = 0; j < call->nkw; j++)
 					by_kw = by_kw || !strcmp(call->kw[j], s->args[k].name);
 				if (!by_kw)
+					fits = false;
+			}
+			/* a keyword-only argument without a default must be given
+			 * (norm(..., *, ScalarType dtype) is not norm(x, p, dim)) */
+			for (size_t k = 0; fits && k < s->nargs; k++) {
+				bool by_kw = false;
+				if (!s->args[k].kwarg_only || s->args[k].def || s->args[k].is_write)
+					continue;
+				for (size_t j = 0; j < call->nkw; j++)
+					by_kw = by_kw || !strcmp(call->kw[j], s->args[k].name);
+				if (!by_kw && !call->star_kwargs)
 					fits = false;
 			}
 			for (size_t j = 0; fits && j < call->nkw; j++) {
@@ -1112,6 +1202,15 @@ static bool py_subscript(struct pyvisit *v, const ot_pycall *call)
 			NULL, -1);
 }
 
+/* Method `name` written in Python in class Tensor itself (torch/_tensor.py),
+ * or NULL: the C++ binding of _C.TensorBase answers the rest. */
+static const ot_ix_pydef *tensor_python_method(const struct tb_ctx *c, const char *name)
+{
+	const ot_ix_pydef *tensor = py_class(c, "Tensor", "torch/_tensor.py", "torch/_tensor.py");
+	const ot_ix_pydef *m = tensor ? py_method(c, tensor, name, 7) : NULL;
+	return m && m->parent == tensor ? m : NULL;
+}
+
 /* One call of the body. Returns true when it leads to an aten op. */
 static bool py_call(struct pyvisit *v, const ot_pycall *call)
 {
@@ -1177,7 +1276,7 @@ static bool py_call(struct pyvisit *v, const ot_pycall *call)
 		char recv[128];
 		size_t n;
 		const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, last, &n);
-		bool method = false;
+		bool method = false, base_call;
 		enum pyty t;
 		for (size_t i = 0; i < n; i++)
 			method = method || ov[i]->variant_method;
@@ -1187,10 +1286,24 @@ static bool py_call(struct pyvisit *v, const ot_pycall *call)
 			return false; /* the receiver could not be read */
 		snprintf(recv, sizeof(recv), "%.*s", path == dot ? (int)strlen(call->receiver) : (int)(dot - path),
 			 path == dot ? call->receiver : path);
-		t = path == dot ? value_type(v, call->receiver, call->ref->line, 0)
-				: name_type(v, recv, call->ref->line, 0);
+		/* super().x(...) in class Tensor's own method: the C++ binding
+		 * of its base, _C.TensorBase */
+		base_call = path == dot && !strcmp(call->receiver, "super()") && v->cls &&
+			    v->cls == py_class(c, "Tensor", "torch/_tensor.py", "torch/_tensor.py");
+		t = base_call	  ? PT_TENSOR
+		    : path == dot ? value_type(v, call->receiver, call->ref->line, 0)
+				  : name_type(v, recv, call->ref->line, 0);
 		if (t == PT_OTHER)
 			return false; /* a method of a list, a set, a string... */
+		if (t == PT_TENSOR && !base_call) {
+			/* class Tensor's own Python method (torch/_tensor.py's
+			 * norm, split, unflatten) is what the call runs, not the
+			 * C++ binding it overrides */
+			const ot_ix_pydef *m = tensor_python_method(c, last);
+			if (m)
+				return call_python(v, call, m, m->parent,
+						   ot_arena_printf(c->a, "Tensor method %s, written in Python", last));
+		}
 		return reach_op(v, call, last,
 				ot_arena_printf(c->a, "Tensor method %s (generated binding on the C++ Tensor base class)", last),
 				true, t == PT_TENSOR,
@@ -1449,6 +1562,69 @@ static long binding_node(struct tb_ctx *c, int64_t file, uint32_t line, const ch
 	return tb_node(c, &n, (uint32_t)file, NULL, symbol, NULL);
 }
 
+/* The lines of docstring anchor d: from its add_docstr line to the next
+ * one's (a docstring may be several strings joined), at most 400. */
+static uint32_t doc_end(struct tb_ctx *c, const ot_ix_doc *d)
+{
+	uint32_t k;
+	for (k = d->line + 1; k < d->line + 400; k++) {
+		size_t len;
+		const char *t = ot_index_line(c->ix, d->file, k, &len);
+		if (!t || memmem(t, len, "add_docstr", 10))
+			break;
+	}
+	return k;
+}
+
+/*
+ * A stand-in literal for parameter `param` as docstring d's Args section
+ * types it with one number type (`value (float): the value to fill in
+ * with`): "0.0", "1", "True"; NULL for any other type ("float or tensor",
+ * "Tensor") or none. An out-of-place method documented as the "version of
+ * :meth:`torch.Tensor.x_`" takes x_'s.
+ */
+static const char *doc_arg_literal(struct tb_ctx *c, const ot_ix_doc *d, const char *param, int hops)
+{
+	static const char *const kinds[][2] = {{"float", "0.0"}, {"int", "1"},	  {"bool", "True"},
+					       {"Number", "0.0"}, {"number", "0.0"}};
+	size_t pn = strlen(param);
+	uint32_t end = doc_end(c, d);
+	for (uint32_t k = d->line; k < end; k++) {
+		size_t len;
+		const char *t = ot_index_line(c->ix, d->file, k, &len), *e, *ty, *m;
+		if (!t)
+			break;
+		e = t + len;
+		if (hops < 1 && d->method && (m = memmem(t, len, "version of :meth:`torch.Tensor.", 31))) {
+			char other[128];
+			size_t on;
+			m += 31;
+			on = strcspn(m, "`");
+			if (m + on < e && on < sizeof(other)) {
+				snprintf(other, sizeof(other), "%.*s", (int)on, m);
+				for (const ot_ix_doc *o = ot_index_docs(c->ix, other); o; o = o->next)
+					if (o->method) {
+						const char *lit = doc_arg_literal(c, o, param, hops + 1);
+						if (lit)
+							return lit;
+					}
+			}
+		}
+		while (t < e && *t == ' ')
+			t++;
+		if ((size_t)(e - t) < pn + 3 || memcmp(t, param, pn) || memcmp(t + pn, " (", 2))
+			continue;
+		ty = t + pn + 2;
+		for (size_t i = 0; i < OT_ARRAY_LEN(kinds); i++) {
+			size_t kn = strlen(kinds[i][0]);
+			if ((size_t)(e - ty) > kn && !memcmp(ty, kinds[i][0], kn) && ty[kn] == ')')
+				return kinds[i][1];
+		}
+		return NULL;
+	}
+	return NULL;
+}
+
 /* A generated op with no Python code of its own: from its anchor (and
  * binding node), every overload, the default one taken. */
 /*
@@ -1470,6 +1646,7 @@ static bool documented_call(struct tb_ctx *c, const char *name, bool method, ot_
 			const char *t = ot_index_line(c->ix, d->file, k, &len), *end, *p;
 			int depth = 0, npos = 0;
 			bool param = false, has_default = false, keyword_only = false;
+			const char *names[OT_PYFLOW_MAX_ARGS] = {0}, *pname = NULL;
 			if (!t)
 				return false;
 			end = t + len;
@@ -1488,7 +1665,8 @@ static bool documented_call(struct tb_ctx *c, const char *name, bool method, ot_
 				else if ((*p == ')' || *p == ']') && depth-- == 0)
 					break;
 				else if (depth == 0 && *p == ',') {
-					npos += param && !has_default;
+					if (param && !has_default && npos < OT_PYFLOW_MAX_ARGS)
+						names[npos++] = pname;
 					param = has_default = false;
 				} else if (depth == 0 && *p == '*') {
 					if (p + 1 < end && (isalpha((unsigned char)p[1]) || p[1] == '_'))
@@ -1497,11 +1675,17 @@ static bool documented_call(struct tb_ctx *c, const char *name, bool method, ot_
 				} else if (depth == 0 && *p == '=') {
 					has_default = true;
 				} else if (*p != ' ') {
+					if (!param && depth == 0) {
+						size_t k = 0;
+						while (p + k < end && ot_is_ident_char(p[k]))
+							k++;
+						pname = ot_arena_strndup(c->a, p, k);
+					}
 					param = true;
 				}
 			}
-			if (!keyword_only)
-				npos += param && !has_default;
+			if (!keyword_only && param && !has_default && npos < OT_PYFLOW_MAX_ARGS)
+				names[npos++] = pname;
 			{
 				const char *arrow = p < end ? memmem(p, (size_t)(end - p), "-> ", 3) : NULL;
 				*one_tensor = arrow && (size_t)(end - arrow) >= 9 && !memcmp(arrow + 3, "Tensor", 6) &&
@@ -1512,9 +1696,92 @@ static bool documented_call(struct tb_ctx *c, const char *name, bool method, ot_
 			ref->line = d->line;
 			call->ref = ref;
 			call->npos = npos;
+			for (int i = 0; i < npos; i++)
+				call->pos[i] = names[i] && *names[i] ? doc_arg_literal(c, d, names[i], 0) : NULL;
 			return true;
 		}
 		return false;
+	}
+	return false;
+}
+
+/*
+ * The call the docstring's first example makes (`>>> torch.pow(a, 2)`,
+ * `>>> x.lerp(y, 0.5)` for a method), cut to its first `required`
+ * positional arguments (what the documented signature requires: a default
+ * call passes no more) as call: the literals (numbers, strings, None,
+ * True/False, list and tuple displays) as written and every other argument
+ * (a name, an expression) unknown, as a call with no code around it reads
+ * them. False when no example calls the op on one line.
+ */
+static bool documented_example(struct tb_ctx *c, const char *name, bool method, const ot_pycall *sig,
+			       ot_pycall *call, ot_ix_pyref *ref)
+{
+	int required = sig->npos;
+	size_t n = strlen(name);
+	for (const ot_ix_doc *d = ot_index_docs(c->ix, name); d; d = d->next) {
+		if (d->method != method)
+			continue;
+		for (uint32_t k = d->line; k < d->line + 400; k++) {
+			size_t len;
+			const char *t = ot_index_line(c->ix, d->file, k, &len), *end, *p, *q;
+			int depth = 0;
+			char arg[96];
+			size_t an = 0;
+			if (!t)
+				break;
+			end = t + len;
+			if (k > d->line && memmem(t, len, "add_docstr", 10))
+				break; /* the next docstring (one may be several strings joined) */
+			while (t < end && (*t == ' ' || *t == '\t'))
+				t++;
+			if (end - t < 4 || memcmp(t, ">>> ", 4))
+				continue;
+			t += 4;
+			/* torch.NAME( or, for a method, IDENT.NAME( */
+			if (method) {
+				q = t;
+				while (q < end && ot_is_ident_char(*q))
+					q++;
+				if (q == t || q >= end || *q != '.')
+					continue;
+				p = q + 1;
+			} else {
+				if (end - t < 6 || memcmp(t, "torch.", 6))
+					continue;
+				p = t + 6;
+			}
+			if ((size_t)(end - p) <= n || memcmp(p, name, n) || p[n] != '(')
+				continue;
+			memset(call, 0, sizeof(*call));
+			memset(ref, 0, sizeof(*ref));
+			ref->line = k;
+			call->ref = ref;
+			for (p += n + 1; p < end; p++) {
+				bool close = depth == 0 && *p == ')';
+				if (*p == '(' || *p == '[')
+					depth++;
+				else if ((*p == ')' || *p == ']') && depth)
+					depth--;
+				if ((close || (depth == 0 && *p == ',')) && an) {
+					const char *txt = ot_arena_strndup(c->a, arg, an), *eq = strchr(txt, '=');
+					bool keyword = eq && eq[1] != '=' && eq > txt && eq[-1] != '!' &&
+						       eq[-1] != '<' && eq[-1] != '>';
+					if (!keyword && call->npos < required && call->npos < OT_PYFLOW_MAX_ARGS) {
+						call->pos[call->npos] = is_literal(txt) || *txt == '[' || *txt == '('
+									? txt
+									: sig->pos[call->npos];
+						call->npos++;
+					}
+					an = 0;
+				} else if (*p != ' ' && an + 1 < sizeof(arg)) {
+					arg[an++] = *p;
+				}
+				if (close)
+					return true;
+			}
+			return false; /* the call goes on past its line */
+		}
 	}
 	return false;
 }
@@ -1559,17 +1826,37 @@ static bool start_generated(struct tb_ctx *c, const char *name, long anchor, lon
 		/* no call to read: the overload a call by name reaches first;
 		 * when that one does not return the one Tensor the docstring's
 		 * signature does (torch.where's where(condition) -> Tensor[]), the
-		 * overload the documented call reaches (where.self) */
+		 * overload the documented call reaches (where.self); else the one
+		 * the docstring's first example reaches with the arguments the
+		 * signature requires (torch.pow(a, 2): pow.Tensor_Scalar), or its
+		 * signature with the types of its Args (masked_fill's value
+		 * (float): masked_fill.Scalar) */
 		size_t n;
 		const ot_reg_func *const *ov = ot_registry_overloads(c->t->reg, name, &n);
 		const ot_reg_func *chosen = py_overload(&v, name, NULL, method), *documented;
 		ot_pycall doc;
 		ot_ix_pyref ref;
 		bool one_tensor = false;
-		if (chosen && documented_call(c, name, method, &doc, &ref, &one_tensor) && one_tensor &&
+		bool signed_doc = chosen && documented_call(c, name, method, &doc, &ref, &one_tensor);
+		if (signed_doc && one_tensor &&
 		    !(chosen->schema.nreturns == 1 && !strcmp(chosen->schema.returns[0].type, "Tensor")) &&
-		    (documented = py_overload(&v, name, &doc, method)))
+		    (documented = py_overload(&v, name, &doc, method))) {
 			chosen = documented;
+		} else if (signed_doc) {
+			/* the call the documentation shows first, else its
+			 * signature with the argument types its Args section gives */
+			ot_pycall ex;
+			ot_ix_pyref exref;
+			bool typed = false;
+			for (int i = 0; i < doc.npos; i++)
+				typed = typed || doc.pos[i];
+			if (documented_example(c, name, method, &doc, &ex, &exref))
+				documented = py_overload(&v, name, &ex, method);
+			else
+				documented = typed ? py_overload(&v, name, &doc, method) : NULL;
+			if (documented)
+				chosen = documented;
+		}
 		for (size_t i = 0; i < n; i++) {
 			tb_binding ub;
 			uint32_t en;
@@ -1664,12 +1951,12 @@ static bool start_method(struct tb_ctx *c)
 {
 	const char *name = c->tr->target.name;
 	const ot_ix_pydef *tensor = py_class(c, "Tensor", "torch/_tensor.py", "torch/_tensor.py");
-	const ot_ix_pydef *m = tensor ? py_method(c, tensor, name, 7) : NULL;
+	const ot_ix_pydef *m = tensor_python_method(c, name);
 	size_t n;
 	const ot_reg_func *const *ov;
 	bool method = false;
 	long anchor, binding = -1;
-	if (m && m->parent == tensor)
+	if (m)
 		return start_def(c, m);
 	ov = ot_registry_overloads(c->t->reg, name, &n);
 	for (size_t i = 0; i < n; i++)

@@ -1486,7 +1486,10 @@ START_TEST(real_default_list)
 	check_no_duplicates(root);
 	{
 		const ot_value *cls = ot_v_get(counts, "classes");
-		ck_assert_int_eq(iget(ot_v_get(cls, "schema"), "changes"), 21);
+		/* 22 since Tensor.split is read as the Python method it is
+		 * (torch/_tensor.py): F.multi_head_attention_forward's w.split
+		 * reaches split.Tensor and split_with_sizes, not split.sizes */
+		ck_assert_int_eq(iget(ot_v_get(cls, "schema"), "changes"), 22);
 		ck_assert_int_eq(iget(ot_v_get(cls, "schema"), "breaking"), 0);
 		ck_assert_int_eq(iget(ot_v_get(cls, "removed"), "changes"), 0);
 	}

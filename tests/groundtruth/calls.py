@@ -2,7 +2,9 @@
 
 Each op is spelled as ops.list spells it. Its call is the one a user writes
 first: dense, strided float32 CPU tensors of typical shapes, only the
-required arguments given (defaults for the rest), modules built with their
+required arguments given (defaults for the rest; where one place takes a
+number or a Tensor, as torch.pow's exponent, the kind the docstring's first
+example passes), modules built with their
 default constructor arguments beyond the required sizes, in training mode
 (the default). `setup` makes the inputs (run before the profiler starts, with
 torch.manual_seed(0)); `call` is the expression that is profiled.
@@ -305,7 +307,8 @@ MORE = [
     C("torch.nanmean", X2, "torch.nanmean(x)", "reduction", composite="nanmean"),
     C("torch.prod", X2, "torch.prod(x)", "reduction"),
     C("torch.amax", X2, "torch.amax(x, 1)", "reduction"),
-    C("torch.max", X2, "torch.max(x, 1)", "reduction"),
+    C("torch.max", X2, "torch.max(x)", "reduction",
+      note="only the required argument: max(input) is its docstring's first signature and example"),
     C("torch.median", X2, "torch.median(x)", "reduction"),
     C("torch.logcumsumexp", X2, "torch.logcumsumexp(x, 1)", "reduction"),
     C("torch.cummax", X2, "torch.cummax(x, 1)", "reduction"),
