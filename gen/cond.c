@@ -782,6 +782,12 @@ struct ectx {
 	const ot_pyenv *pyenv;
 	ot_device dev;
 	int depth; /* local booleans followed */
+	/* ot_cond_py_reaches: the operand asked about (a pointer into the
+	 * text), whether evaluation reaches it, and the operand deciding that */
+	const char *target;
+	ot_tri reach;
+	const char *decider, *decider_end;
+	bool decider_negated;
 };
 
 static value expr(struct ectx *c, struct toks *tk, int min);
@@ -1988,8 +1994,16 @@ static value member_of(struct ectx *c, struct toks *tk, value x)
 	return v_truth(t);
 }
 
+/* Does token range [from, to) of tk hold c->target? */
+static bool holds_target(const struct ectx *c, const struct toks *tk, size_t from, size_t to)
+{
+	return c->target && from < to && to <= tk->n && c->target >= tk->t[from].s &&
+	       c->target < tk->t[to - 1].s + tk->t[to - 1].n;
+}
+
 static value binary_expr(struct ectx *c, struct toks *tk, int min)
 {
+	size_t l_start = tk->at;
 	value l = primary(c, tk);
 	for (;;) {
 		const struct tok *op = peek(tk);
@@ -2011,7 +2025,20 @@ static value binary_expr(struct ectx *c, struct toks *tk, int min)
 				l.truth = tri_not(l.truth);
 			continue;
 		}
-		r = expr(c, tk, p + 1);
+		{
+			size_t r_start = tk->at, l_end = tk->at - 1;
+			r = expr(c, tk, p + 1);
+			/* `a and f(x)` runs f only when a holds; `a or f(x)` when it does not */
+			if (p <= 2 && holds_target(c, tk, r_start, tk->at)) {
+				ot_tri runs = p == 2 ? l.truth : tri_not(l.truth);
+				if (runs != OT_TRI_TRUE && c->reach == OT_TRI_TRUE && l_end > l_start) {
+					c->decider = tk->t[l_start].s;
+					c->decider_end = tk->t[l_end - 1].s + tk->t[l_end - 1].n;
+					c->decider_negated = p == 1;
+				}
+				c->reach = tri_and(c->reach, runs);
+			}
+		}
 		if (p == 1) {
 			l = decided_by(l, r, OT_TRI_TRUE, tri_or(l.truth, r.truth));
 		} else if (p == 2) {
@@ -2065,13 +2092,13 @@ static ot_verdict evaluate(struct ectx *c, const char *text)
 
 ot_verdict ot_cond_cexpr(const ot_cenv *env, const char *text)
 {
-	struct ectx c = {env, NULL, env->dev, 0};
+	struct ectx c = {.cenv = env, .dev = env->dev};
 	return evaluate(&c, text);
 }
 
 const char *ot_cond_literal(const ot_cenv *env, const char *text, char *buf, size_t n)
 {
-	struct ectx c = {env, NULL, env->dev, 0};
+	struct ectx c = {.cenv = env, .dev = env->dev};
 	value v;
 	if (!text || !n)
 		return NULL;
@@ -2104,8 +2131,25 @@ const char *ot_cond_literal(const ot_cenv *env, const char *text, char *buf, siz
 
 ot_verdict ot_cond_pyexpr(const ot_pyenv *env, const char *text)
 {
-	struct ectx c = {NULL, env, env->dev, 0};
+	struct ectx c = {.pyenv = env, .dev = env->dev};
 	return evaluate(&c, text);
+}
+
+ot_tri ot_cond_py_reaches(const ot_pyenv *env, const char *text, size_t at, size_t *from, size_t *to,
+			  bool *negated)
+{
+	struct ectx c = {.pyenv = env, .dev = env->dev};
+	c.target = text + at;
+	c.reach = OT_TRI_TRUE;
+	*from = *to = 0;
+	*negated = false;
+	(void)text_value(&c, text);
+	if (c.reach != OT_TRI_TRUE && c.decider) {
+		*from = (size_t)(c.decider - text);
+		*to = (size_t)(c.decider_end - text);
+		*negated = c.decider_negated;
+	}
+	return c.reach;
 }
 
 /* ---- guard chains ------------------------------------------------------------------------ */

@@ -217,6 +217,14 @@ struct ot_pyenv {
  * value itself is not known: what one of several truthy literals holds. */
 #define OT_COND_TRUTHY "<truthy>"
 
+/** Does evaluating Python condition `text` reach its operand at offset
+ * `at` (a call in it), as `and` and `or` short-circuit: TRUE, FALSE, or
+ * UNKNOWN. When not TRUE, [*from, *to) is the operand on the left that
+ * decides it; *negated: the call runs when that operand does not hold
+ * (`or`). */
+ot_tri ot_cond_py_reaches(const ot_pyenv *env, const char *text, size_t at, size_t *from, size_t *to,
+			  bool *negated);
+
 /** One Python condition expression (text as written, comments removed). */
 ot_verdict ot_cond_pyexpr(const ot_pyenv *env, const char *text);
 

@@ -805,8 +805,9 @@ static uint16_t ternary_guard(struct reader *r, struct ternaries *t, size_t ss, 
 void ot_pyflow_read(ot_pyflow *out, const ot_index *ix, const ot_ix_pydef *def, ot_arena *arena)
 {
 	struct reader r = {0};
-	uint16_t *line_guard;
+	uint16_t *line_guard, *header_guard; /* per line: its guard; the if/elif its header opens */
 	size_t *stmt_start, *stmt_stop; /* per line: the statement it is part of */
+	size_t *header_end;             /* per line: where that header's condition ends */
 	struct ternaries tern = {0};
 	uint32_t first, last, ln;
 	int depth = 0;
@@ -829,6 +830,8 @@ void ot_pyflow_read(ot_pyflow *out, const ot_index *ix, const ot_ix_pydef *def, 
 	line_guard = ot_calloc(last - first + 2, sizeof(*line_guard));
 	stmt_start = ot_calloc(last - first + 2, sizeof(*stmt_start));
 	stmt_stop = ot_calloc(last - first + 2, sizeof(*stmt_stop));
+	header_guard = ot_calloc(last - first + 2, sizeof(*header_guard));
+	header_end = ot_calloc(last - first + 2, sizeof(*header_end));
 
 	/* the body's logical statements (the def line and its signature skipped) */
 	for (ln = first; ln <= last; ln++) {
@@ -858,6 +861,8 @@ void ot_pyflow_read(ot_pyflow *out, const ot_index *ix, const ot_ix_pydef *def, 
 				line_guard[ln - first] = line_guard[ln - first - 1];
 				stmt_start[ln - first] = stmt_start[ln - first - 1];
 				stmt_stop[ln - first] = stmt_stop[ln - first - 1];
+				header_guard[ln - first] = header_guard[ln - first - 1];
+				header_end[ln - first] = header_end[ln - first - 1];
 			}
 			continue;
 		}
@@ -899,7 +904,16 @@ void ot_pyflow_read(ot_pyflow *out, const ot_index *ix, const ot_ix_pydef *def, 
 		    !word_at(r.c, i, stmt_end, "else"))
 			finish_chain(&r, ln);
 		line_guard[ln - first] = cur_guard(&r);
-		statement(&r, i, stmt_end, ln, indent);
+		{
+			size_t before = r.out->guards.len;
+			bool header = word_at(r.c, i, stmt_end, "if") || word_at(r.c, i, stmt_end, "elif");
+			statement(&r, i, stmt_end, ln, indent);
+			if (header && r.out->guards.len > before) {
+				/* the guard the header made: its condition's operands */
+				header_guard[ln - first] = (uint16_t)(before + 1);
+				header_end[ln - first] = header_colon(r.c, i, stmt_end);
+			}
+		}
 		/* a compound header's body starts on the next line; a one-line
 		 * compound statement's calls run under its arm */
 		if (header_colon(r.c, i, stmt_end) < stmt_end &&
@@ -928,11 +942,15 @@ void ot_pyflow_read(ot_pyflow *out, const ot_index *ix, const ot_ix_pydef *def, 
 		if (at != SIZE_MAX && inside && stmt_start[ref->line - first] < at)
 			pc.guard = ternary_guard(&r, &tern, stmt_start[ref->line - first],
 						 stmt_stop[ref->line - first], at, ref->line, pc.guard);
+		if (at != SIZE_MAX && inside && header_guard[ref->line - first] && at < header_end[ref->line - first])
+			pc.cond_guard = header_guard[ref->line - first];
 		ot_vec_push(&out->calls, pc);
 	}
 	free(line_guard);
 	free(stmt_start);
 	free(stmt_stop);
+	free(header_guard);
+	free(header_end);
 	ot_vec_free(&r.blocks);
 }
 

@@ -35,6 +35,9 @@ typedef struct {
 				     passes the required arguments only */
 	const char *text;       /**< an operator or a subscript as written
 				     (`q * k`, `proj[0]`), else NULL */
+	uint16_t cond_guard;    /**< the if/elif whose condition the call is an operand
+				     of (`x is not None and f(x)`: its `and`/`or`
+				     may skip it), or 0 */
 	const char *receiver;   /**< a method called on what a call or an index
 				     gave (ref path ".g" of `x.f(a).g(b)`): that
 				     expression's text ("x.f(a)"), else NULL */

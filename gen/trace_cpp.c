@@ -1314,6 +1314,58 @@ static const char *launched_kernel(struct tb_ctx *c, const ot_ix_cdef *d, const 
 	return ot_is_identifier(init) && global_function(c, init) ? init : call->name;
 }
 
+/* The number of arguments a launch `name<T...><<<config>>>(args)` at
+ * call->off passes the kernel, or -1 when its text cannot be read. */
+static int launch_nargs(struct tb_ctx *c, const ot_ix_cdef *d, const ot_ix_call *call)
+{
+	const ot_ix_file *f = ot_index_file(c->ix, d->file);
+	const char *code, *p, *end;
+	int depth = 0, n = 0;
+	bool any = false;
+	if (!f || call->off == OT_IX_CALL_NO_TEXT || call->off >= f->len)
+		return -1;
+	code = f->code;
+	end = code + f->len;
+	p = code + call->off + strlen(call->name);
+	if (!(p = memmem(p, (size_t)(end - p < 400 ? end - p : 400), ">>>", 3)))
+		return -1;
+	for (p += 3; p < end && isspace((unsigned char)*p); p++)
+		;
+	if (p >= end || *p != '(')
+		return -1;
+	for (p++; p < end; p++) {
+		if (*p == '(' || *p == '[' || *p == '{')
+			depth++;
+		else if ((*p == ')' || *p == ']' || *p == '}') && depth-- == 0)
+			return any ? n + 1 : 0;
+		else if (*p == ',' && depth == 0)
+			n++;
+		else if (!isspace((unsigned char)*p))
+			any = true;
+	}
+	return -1;
+}
+
+/* The __global__ function named `kernel` a launch in d starts: of those
+ * whose parameter count is the launch's argument count (ReplicationPadding.cu
+ * has a 1-d and a 2-d replication_pad_backward_kernel), the launching
+ * file's own, else the first. */
+static const ot_ix_cdef *launched_global(struct tb_ctx *c, const ot_ix_cdef *d, const ot_ix_call *call,
+					 const char *kernel)
+{
+	const ot_ix_cdef *k = NULL;
+	int nargs = call->kind == OT_CALL_LAUNCH ? launch_nargs(c, d, call) : -1;
+	for (int fit = nargs >= 0 ? 1 : 0; fit >= 0 && !k; fit--)
+		for (const ot_ix_cdef *g = ot_index_cdefs(c->ix, kernel); g; g = g->next) {
+			const char *const *names, *const *types;
+			if (!g->global || (fit && ot_callkinds_params(c->t->ck, g, &names, &types) != (size_t)nargs))
+				continue;
+			if (!k || (g->file == d->file && k->file != d->file))
+				k = g;
+		}
+	return k;
+}
+
 /* The line where d runs its element loop on CPU threads
  * (at::parallel_for, at::parallel_reduce, iter.for_each), or 0. */
 static uint32_t cpu_loop_line(const ot_ix_cdef *d)
@@ -1592,10 +1644,7 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 				/* the __global__ function of that name: the launching
 				 * file's own (AdaptiveMaxPooling2d.cu and 3d.cu each
 				 * have an adaptivemaxgradinput), else the first */
-				const ot_ix_cdef *k = NULL;
-				for (const ot_ix_cdef *g = ot_index_cdefs(c->ix, kernel); g; g = g->next)
-					if (g->global && (!k || (g->file == d->file && k->file != d->file)))
-						k = g;
+				const ot_ix_cdef *k = launched_global(c, d, call, kernel);
 				if (k) {
 					long kn;
 					kn = cfunc_node(c, k, "__global__ CUDA kernel", op, "CUDA", depth,

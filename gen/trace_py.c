@@ -426,6 +426,43 @@ static void verdicts(const struct pyvisit *v, uint16_t guard, uint32_t line, ot_
 	}
 }
 
+/* Verdicts for call `call` of the body: its guard's, and when it is an
+ * operand of an if's condition (`attn_mask is not None and
+ * torch.is_floating_point(attn_mask)`), the operand before it that
+ * `and`/`or` decide it by: the call runs only when that holds. */
+static void call_verdicts(const struct pyvisit *v, const ot_pycall *call, ot_verdict out[OT_DEV_COUNT])
+{
+	const char *text, *name, *at;
+	size_t n;
+	verdicts(v, call->guard, call->ref->line, out);
+	if (!call->cond_guard || !(text = v->flow.guards.items[call->cond_guard - 1].text))
+		return;
+	name = strrchr(call->ref->path, '.');
+	name = name ? name + 1 : call->ref->path;
+	n = strlen(name);
+	for (at = strstr(text, name); at; at = strstr(at + 1, name))
+		if ((at == text || !ot_is_ident_char(at[-1])) && at[n] == '(')
+			break;
+	if (!n || !at)
+		return;
+	for (int d = 0; d < OT_DEV_COUNT; d++) {
+		struct lookup lk = {v, call->ref->line, 0};
+		ot_pyenv e = env_at(v, (ot_device)d, &lk);
+		size_t from, to;
+		bool negated;
+		ot_tri r = ot_cond_py_reaches(&e, text, (size_t)(at - text), &from, &to, &negated);
+		ot_verdict op;
+		if (r == OT_TRI_TRUE || to <= from)
+			continue;
+		op.value = r;
+		op.text = ot_arena_strndup(v->c->a, text + from, to - from);
+		op.negated = negated;
+		op.line = call->ref->line;
+		op.select = op.validation = false;
+		out[d] = ot_verdict_and(out[d], op);
+	}
+}
+
 /* What the caller's argument text gives the callee: a literal as the
  * callee reads it, "?" for a value not known. */
 static const char *arg_value(const struct pyvisit *v, const char *text, uint32_t line)
@@ -973,7 +1010,10 @@ static bool reach_op(struct pyvisit *v, const ot_pycall *call, const char *name,
 	chosen = py_overload(v, name, call, method);
 	if (!chosen)
 		chosen = ov[0];
-	verdicts(v, call ? call->guard : 0, call ? call->ref->line : v->def->line, vd);
+	if (call)
+		call_verdicts(v, call, vd);
+	else
+		verdicts(v, 0, v->def->line, vd);
 	if (via >= 0) {
 		ot_edge e = tb_always(OT_EDGE_BRIDGE, v->node, (uint32_t)via);
 		if (call)
@@ -1089,7 +1129,7 @@ static bool call_python(struct pyvisit *v, const ot_pycall *call, const ot_ix_py
 		set_site(&e, v, call);
 		e.site_step = note != NULL;
 		e.site_note = note;
-		verdicts(v, call->guard, call->ref->line, vd);
+		call_verdicts(v, call, vd);
 		tb_reach(v->c, &e, vd, OT_WHEN_GUARD, fpath(v->c, v->def->file));
 		tb_edge(v->c, &e);
 	}
@@ -1467,7 +1507,7 @@ static bool follow_def(struct tb_ctx *c, const ot_ix_pydef *def, const ot_ix_pyd
 				const ot_pycall *pc = &v.flow.calls.items[i];
 				ot_verdict vd[OT_DEV_COUNT];
 				bool taken;
-				verdicts(&v, pc->guard, pc->ref->line, vd);
+				call_verdicts(&v, pc, vd);
 				taken = (vd[0].value != OT_TRI_FALSE && !vd[0].validation) ||
 					(vd[1].value != OT_TRI_FALSE && !vd[1].validation);
 				if (taken == (pass == 0) && py_call(&v, pc))
