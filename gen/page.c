@@ -1139,6 +1139,9 @@ static bool ti_launcher(const char *sym)
 	return ot_callkind_is_ti_launcher(unqualified(sym));
 }
 
+/* How a step's note begins when it calls an op (trace_cpp.c). */
+#define WELLKNOWN_CALL "branch: calls aten::"
+
 /* The GPU calls (kernel launches, library calls) of the CUDA forward main
  * path as one note: those every default call makes, then those the
  * arguments or a run-time choice decide (alternatives, or extra calls: not
@@ -1146,12 +1149,22 @@ static bool ti_launcher(const char *sym)
  * there are none. A launch site and its __global__ kernel count once. */
 static const char *launch_note(ot_arena *a, const ot_trace *tr, const ot_pathview *v)
 {
-	ot_strvec sure = {0}, maybe = {0}, maybe_when = {0};
+	ot_strvec sure = {0}, maybe = {0}, maybe_when = {0}, others = {0};
 	const char *r = NULL;
 	for (size_t i = 0; i < tr->steps.len; i++) {
 		const ot_step *s = &tr->steps.items[i];
 		long k;
 		const char *w;
+		/* a well-known op every call runs, not traced into (no view or
+		 * allocation): what it launches is its own, not counted here */
+		if (v->part[i] == OT_PART_MAIN && (s->sure & OT_MAIN_CUDA) && !v->bookkeeping[i] && s->note &&
+		    ot_starts_with(s->note, WELLKNOWN_CALL) && strstr(s->note, "(well-known")) {
+			const char *op = s->note + strlen(WELLKNOWN_CALL);
+			size_t n = strcspn(op, " ");
+			const char *name = ot_arena_strndup(a, op, n);
+			if (!ot_aten_is_bookkeeping_n(op, n) && ot_strvec_index(&others, name) < 0)
+				ot_vec_push(&others, name);
+		}
 		if (v->part[i] != OT_PART_MAIN || s->layer != OT_LAYER_CUDA || !(s->main & OT_MAIN_CUDA) ||
 		    !s->found || v->bookkeeping[i] || setup_call(s->symbol))
 			continue;
@@ -1188,13 +1201,17 @@ static const char *launch_note(ot_arena *a, const ot_trace *tr, const ot_pathvie
 	}
 	ot_vec_free(&maybe_when);
 	if (sure.len || maybe.len) {
+		const char *own = others.len ? " of its own" : "";
 		const char *every =
-			sure.len == 1 ? ot_arena_printf(a, "Every default CUDA call makes one GPU call, %s",
+			sure.len == 1 ? ot_arena_printf(a, "Every default CUDA call makes one GPU call%s, %s", own,
 							joined_codes(a, &sure, 4))
-			: sure.len ? ot_arena_printf(a, "Every default CUDA call makes %zu GPU calls (%s), separate "
+			: sure.len ? ot_arena_printf(a, "Every default CUDA call makes %zu GPU calls%s (%s), separate "
 						     "launches that eager mode does not fuse",
-						     sure.len, joined_codes(a, &sure, 4))
+						     sure.len, own, joined_codes(a, &sure, 4))
 				   : NULL;
+		if (every && others.len)
+			every = ot_arena_printf(a, "%s, and the ops it calls launch theirs (%s)", every,
+						joined_codes(a, &others, 4));
 		const char *some =
 			maybe.len ? ot_arena_printf(a, "%s the arguments or a run-time choice decide%s: %s",
 						    every ? "; beyond it," : "On CUDA",
@@ -1225,6 +1242,7 @@ static const char *launch_note(ot_arena *a, const ot_trace *tr, const ot_pathvie
 	}
 	ot_vec_free(&sure);
 	ot_vec_free(&maybe);
+	ot_vec_free(&others);
 	return r;
 }
 
