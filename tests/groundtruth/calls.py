@@ -315,8 +315,9 @@ MORE = [
     C("torch.quantile", X2, "torch.quantile(x, 0.5)", "reduction", composite="quantile"),
     C("torch.cov", X2, "torch.cov(x)", "reduction", composite="cov"),
     # indexing, scatter and gather
-    C("torch.take_along_dim", X2 + "; i = torch.randint(0, 10, (8, 3))", "torch.take_along_dim(x, i, 1)",
-      "indexing", composite="take_along_dim"),
+    C("torch.take_along_dim", X2 + "; i = torch.randint(0, 80, (8, 3))", "torch.take_along_dim(x, i)",
+      "indexing", composite="take_along_dim",
+      note="only the required arguments, as the docstring's first example: i indexes the flattened x"),
     C("Tensor.masked_fill", X2 + "; k = x > 0", "x.masked_fill(k, 0.0)", "indexing"),
     C("torch.scatter", X2 + "; i = torch.randint(0, 10, (8, 3)); s = torch.randn(8, 3)",
       "torch.scatter(x, 1, i, s)", "indexing"),
