@@ -1665,8 +1665,6 @@ static const char *doc_arg_literal(struct tb_ctx *c, const ot_ix_doc *d, const c
 	return NULL;
 }
 
-/* A generated op with no Python code of its own: from its anchor (and
- * binding node), every overload, the default one taken. */
 /*
  * The call a generated function's docstring documents first
  * (`add_docstr(torch.where, r"""where(condition, input, other, *, out=None)
@@ -1760,9 +1758,11 @@ static bool documented_example(struct tb_ctx *c, const char *name, bool method, 
 	int required = sig->npos;
 	size_t n = strlen(name);
 	for (const ot_ix_doc *d = ot_index_docs(c->ix, name); d; d = d->next) {
+		uint32_t last;
 		if (d->method != method)
 			continue;
-		for (uint32_t k = d->line; k < d->line + 400; k++) {
+		last = doc_end(c, d);
+		for (uint32_t k = d->line; k < last; k++) {
 			size_t len;
 			const char *t = ot_index_line(c->ix, d->file, k, &len), *end, *p, *q;
 			int depth = 0;
@@ -1771,8 +1771,6 @@ static bool documented_example(struct tb_ctx *c, const char *name, bool method, 
 			if (!t)
 				break;
 			end = t + len;
-			if (k > d->line && memmem(t, len, "add_docstr", 10))
-				break; /* the next docstring (one may be several strings joined) */
 			while (t < end && (*t == ' ' || *t == '\t'))
 				t++;
 			if (end - t < 4 || memcmp(t, ">>> ", 4))
@@ -1826,6 +1824,8 @@ static bool documented_example(struct tb_ctx *c, const char *name, bool method, 
 	return false;
 }
 
+/* A generated op with no Python code of its own: from its anchor (and
+ * binding node), every overload, the default one taken. */
 static bool start_generated(struct tb_ctx *c, const char *name, long anchor, long binding,
 			    bool method)
 {
