@@ -456,6 +456,12 @@ static void normalize_type(char *out, size_t n, const char *type)
 			p += 8;
 			continue;
 		}
+		/* constexpr int64_t, static constexpr int: the type is the int */
+		if ((!strncmp(p, "constexpr", 9) && !ot_is_ident_char(p[9])) ||
+		    (!strncmp(p, "static", 6) && !ot_is_ident_char(p[6]) && (p == type || !ot_is_ident_char(p[-1])))) {
+			p += p[1] == 'o' ? 9 : 6;
+			continue;
+		}
 		if (!strncmp(p, "typename", 8) && !ot_is_ident_char(p[8]) &&
 		    (p == type || !ot_is_ident_char(p[-1]))) {
 			p += 8; /* typename Kernel::Params is Kernel::Params */
