@@ -451,15 +451,12 @@ static void call_verdicts(const struct pyvisit *v, const ot_pycall *call, ot_ver
 		size_t from, to;
 		bool negated;
 		ot_tri r = ot_cond_py_reaches(&e, text, (size_t)(at - text), &from, &to, &negated);
-		ot_verdict op;
 		if (r == OT_TRI_TRUE || to <= from)
 			continue;
-		op.value = r;
-		op.text = ot_arena_strndup(v->c->a, text + from, to - from);
-		op.negated = negated;
-		op.line = call->ref->line;
-		op.select = op.validation = false;
-		out[d] = ot_verdict_and(out[d], op);
+		out[d] = ot_verdict_and(out[d], (ot_verdict){.value = r,
+							      .text = ot_arena_strndup(v->c->a, text + from, to - from),
+							      .negated = negated,
+							      .line = call->ref->line});
 	}
 }
 
