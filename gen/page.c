@@ -1139,9 +1139,6 @@ static bool ti_launcher(const char *sym)
 	return ot_callkind_is_ti_launcher(unqualified(sym));
 }
 
-/* How a step's note begins when it calls an op (trace_cpp.c). */
-#define WELLKNOWN_CALL "branch: calls aten::"
-
 /* The GPU calls (kernel launches, library calls) of the CUDA forward main
  * path as one note: those every default call makes, then those the
  * arguments or a run-time choice decide (alternatives, or extra calls: not
@@ -1158,8 +1155,8 @@ static const char *launch_note(ot_arena *a, const ot_trace *tr, const ot_pathvie
 		/* a well-known op every call runs, not traced into (no view or
 		 * allocation): what it launches is its own, not counted here */
 		if (v->part[i] == OT_PART_MAIN && (s->sure & OT_MAIN_CUDA) && !v->bookkeeping[i] && s->note &&
-		    ot_starts_with(s->note, WELLKNOWN_CALL) && strstr(s->note, "(well-known")) {
-			const char *op = s->note + strlen(WELLKNOWN_CALL);
+		    ot_starts_with(s->note, OT_NOTE_CALLS_OP) && strstr(s->note, OT_NOTE_WELLKNOWN)) {
+			const char *op = s->note + strlen(OT_NOTE_CALLS_OP);
 			size_t n = strcspn(op, " ");
 			const char *name = ot_arena_strndup(a, op, n);
 			if (!ot_aten_is_bookkeeping_n(op, n) && ot_strvec_index(&others, name) < 0)

@@ -285,6 +285,12 @@ const char *ot_status_name(ot_status s);
  * of a kernel launch. */
 #define OT_NOTE_LAUNCH "launches the CUDA kernel"
 
+/* The note of a C++ call of an op: OT_NOTE_CALLS_OP "NAME", and after it
+ * OT_NOTE_WELLKNOWN when the trace stops at that op (the page's GPU-call
+ * note reads them back). */
+#define OT_NOTE_CALLS_OP "branch: calls aten::"
+#define OT_NOTE_WELLKNOWN " (well-known, see its page)"
+
 /* The start of the condition of an edge whose caller never runs on a
  * device (trace_main.c): not a condition of its own, its caller's is. As
  * far as the trace follows: a call past --depth is not in it. */

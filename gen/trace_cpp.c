@@ -1045,8 +1045,8 @@ static bool body_op(struct tb_ctx *c, uint32_t node, const struct body_env *be, 
 	set_site(&e, c, d, call,
 		 call->kind == OT_CALL_MEMBER ? call->name : ck->text,
 		 ot_arena_printf(c->a, tb_wellknown_stop(c, f->schema.name)
-					       ? "branch: calls aten::%s (well-known, see its page)"
-					       : "branch: calls aten::%s",
+					       ? OT_NOTE_CALLS_OP "%s" OT_NOTE_WELLKNOWN
+					       : OT_NOTE_CALLS_OP "%s",
 				 f->schema.name),
 		 true);
 	tb_reach(c, &e, v, kind, fpath(c, d->file));
