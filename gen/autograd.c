@@ -312,7 +312,7 @@ bool ot_autograd_explain(const ot_autograd *ag, const ot_reg_func *f, const ot_r
 		return fact(out, ag->f_native, (uint32_t)f->line, f->schema.full,
 			    !has_tensor(f->schema.returns, f->schema.nreturns)
 				    ? "not differentiable: it returns no Tensor (a CompositeImplicitAutograd "
-				      "op with no Tensor result: autograd has nothing to record)"
+				      "op: what the ops it calls record reaches no result of it)"
 				    : "no derivatives.yaml entry: CompositeImplicitAutograd, so autograd "
 				      "differentiates the ops it is built from");
 	if (manual_kernel(ag, f, a, out))

@@ -1480,6 +1480,22 @@ static bool is_class(struct ck_ctx *x, const char *name)
 	return type_named(x, name);
 }
 
+/* What `*x` gives for an `x` of type `t`: the value of an optional
+ * (`*opt_dtype` of a std::optional<ScalarType> is a ScalarType) or of a
+ * MaybeOwned; else `t` (a pointer's type is written without its '*'). */
+static const char *deref_type(struct ck_ctx *x, const char *t)
+{
+	static const char *const holders[] = {"std::optional<", "c10::optional<", "optional<",
+					      "c10::MaybeOwned<", "MaybeOwned<"};
+	size_t n = t ? strlen(t) : 0;
+	for (size_t i = 0; n && i < OT_ARRAY_LEN(holders); i++) {
+		size_t h = strlen(holders[i]);
+		if (n > h + 1 && !strncmp(t, holders[i], h) && t[n - 1] == '>')
+			return ot_arena_strndup(x->a, t + h, n - h - 1);
+	}
+	return t;
+}
+
 /* The type of what expression `e` gives, as its declarations write it
  * (aliases followed), when it is a local, a parameter, a data member, a
  * method's result, a construction or an element of one of those; NULL
@@ -1493,8 +1509,10 @@ static const char *expr_typestr(struct ck_ctx *x, const char *e)
 	x->depth++;
 	if (ot_starts_with(e, "std::move(") && e[n - 1] == ')') {
 		t = expr_typestr(x, ot_arena_strndup(x->a, e + 10, n - 11));
-	} else if (e[0] == '*' || e[0] == '&') {
+	} else if (e[0] == '&') {
 		t = expr_typestr(x, e + 1);
+	} else if (e[0] == '*') {
+		t = deref_type(x, expr_typestr(x, e + 1));
 	} else if (e[0] == '(' && match_bracket(e, 0, n, 0) == n - 1) {
 		t = expr_typestr(x, ot_arena_strndup(x->a, e + 1, n - 2));
 	} else if (e[n - 1] == ')' || e[n - 1] == '}' || e[n - 1] == ']') {
@@ -1941,6 +1959,15 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 				ot_ty bt = expr_type(x, ot_arena_strndup(x->a, callee, ms - 1));
 				if (bt == OT_TY_TENSOR_PTR && (!strcmp(method, "value") || !strcmp(method, "get")))
 					return OT_TY_TENSOR;
+				if (!strcmp(method, "get")) {
+					/* tensor_refs[i].get(), of a std::reference_wrapper<const Tensor>:
+					 * what it refers to */
+					const char *rt = expr_typestr(x, ot_arena_strndup(x->a, callee, ms - 1));
+					const char *in = rt ? strstr(rt, "reference_wrapper<") : NULL;
+					if (in && rt[strlen(rt) - 1] == '>')
+						return ot_callkind_type(ot_arena_strndup(
+							x->a, in + 18, strlen(in + 18) - 1));
+				}
 				if (bt == OT_TY_TENSOR_ITER)
 					return iter_tensor_method(method) ? OT_TY_TENSOR : OT_TY_OTHER;
 				if (structured_output(method))
@@ -2473,6 +2500,13 @@ static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 			return c;
 		/* opmath_t{base}, std::vector<int64_t>{n}: a value of that type */
 		if (constructed_type(built, sizeof(built), arg) && (c = type_cat(built)) != C_OTHER)
+			return c;
+	}
+	if (arg[0] == '*' && ot_is_ident_char(arg[1])) {
+		/* *opt_dtype: the value its optional holds */
+		const char *t = expr_typestr(x, arg);
+		enum cat c = t ? type_cat(t) : C_UNKNOWN;
+		if (c != C_OTHER && c != C_UNKNOWN)
 			return c;
 	}
 	if (strpbrk(arg, "+-*/") && !strchr(arg, '[') && !has_call(arg)) {

@@ -760,14 +760,16 @@ static void add_row(const ot_trace *tr, struct layer_rows *r, const ot_step *s, 
 static void main_rows(const ot_trace *tr, const ot_pathview *v, struct layer_rows rows[ROWS_COUNT])
 {
 	const uint8_t both = OT_MAIN_CPU | OT_MAIN_CUDA;
-	/* before the fork: the steps both devices run whose callers both run
-	 * too (a helper both kernels call is on each device's path, after it) */
+	/* before the fork: the steps both devices run, every default call or
+	 * only some on both, whose callers both run too (a helper both kernels
+	 * call is on each device's path, after it; _foreach_norm's CPU kernel,
+	 * which CUDA runs only off its fast route, on each device's) */
 	bool *prefix = ot_calloc(tr->steps.len + 1, sizeof(*prefix));
 	memset(rows, 0, sizeof(struct layer_rows) * ROWS_COUNT);
 	for (size_t i = 0; i < tr->steps.len; i++) {
 		const ot_step *s = &tr->steps.items[i];
 		int p = s->parent;
-		prefix[i] = v->part[i] == OT_PART_MAIN && s->main == both &&
+		prefix[i] = v->part[i] == OT_PART_MAIN && s->main == both && (!s->sure || s->sure == both) &&
 			    (p < 0 || ((size_t)p < i && prefix[p]));
 		/* a predicate (a check, a run-time choice) does none of the work */
 		if (!s->found || restates_parent(tr, s) || v->bookkeeping[i] || s->predicate)
@@ -791,8 +793,9 @@ static void main_rows(const ot_trace *tr, const ot_pathview *v, struct layer_row
 static size_t row_rank(const ot_trace *tr, const ot_step *s, uint8_t dev)
 {
 	/* a step both devices share was first reached from the other's path,
-	 * maybe: on this one it comes after this one's own steps */
-	return (size_t)(s - tr->steps.items) + (s->main == dev ? 0 : tr->steps.len);
+	 * maybe: on this one it comes after this one's own steps, unless
+	 * every call there runs it (then it is in this path's order) */
+	return (size_t)(s - tr->steps.items) + (s->main == dev || (s->sure & dev) ? 0 : tr->steps.len);
 }
 
 /* The layers of one stretch in the order its steps are reached (a device's
@@ -921,6 +924,7 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, const ot_r
 			const char *bar = d == ROWS_CPU ? "│" : " ";
 			const uint32_t raises = tr->raises[d == ROWS_CPU ? OT_DEV_CPU : OT_DEV_CUDA];
 			const uint8_t dev_bit = d == ROWS_CPU ? OT_MAIN_CPU : OT_MAIN_CUDA;
+			ot_raise rs;
 			bool head = true;
 			if (!rows[d].nrows && !raises) {
 				/* no step at all: the op has no kernel there (a CUDA-only op) */
@@ -959,14 +963,14 @@ static const char *overview(const ot_trace *tr, const ot_pathview *v, const ot_r
 				}
 				head = false;
 			}
-			if (raises) {
-				/* where a default call there ends: a function that raises */
-				const ot_node *n = &tr->nodes.items[raises - 1];
+			if (ot_trace_raise(tr, d == ROWS_CPU ? OT_DEV_CPU : OT_DEV_CUDA, &rs)) {
+				/* where a default call there ends: a function that
+				 * raises, or an entry without a kernel there */
 				if (head)
 					ot_buf_printf(&b, "          %s%s path: raises in ", fork, dev_names[d]);
 				else
 					ot_buf_printf(&b, "          %s     %-9s ", bar, "Raises");
-				ot_buf_printf(&b, "%s  (%s:%u)\n", shown(a, n->symbol), shown(a, n->file), n->fails);
+				ot_buf_printf(&b, "%s  (%s:%u)\n", shown(a, rs.symbol), shown(a, rs.file), rs.line);
 			}
 		}
 		first = false;
@@ -1355,15 +1359,16 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	for (int d = 0; d < OT_DEV_COUNT; d++) {
 		/* a default call ends in an error: that is the fact to know */
 		const uint32_t r = tr->raises[d];
-		const ot_node *n = r ? &tr->nodes.items[r - 1] : NULL;
+		ot_raise rs;
 		bool both = d == OT_DEV_CPU && r && r == tr->raises[OT_DEV_CUDA];
-		if (!n || (d == OT_DEV_CUDA && r == tr->raises[OT_DEV_CPU]))
+		if (!ot_trace_raise(tr, (ot_device)d, &rs) || (d == OT_DEV_CUDA && r == tr->raises[OT_DEV_CPU]))
 			continue;
 		NOTE("A default call with dense tensors raises on %s: %s at %s%s%s%s, so no kernel does "
 		     "work there.",
-		     both ? "CPU and CUDA" : d == OT_DEV_CPU ? "the CPU" : "CUDA", md_code(a, n->symbol),
-		     location(p, a, n->file, n->fails), n->fails_text ? " (" : "",
-		     n->fails_text ? md_code(a, n->fails_text) : "", n->fails_text ? ")" : "");
+		     both ? "CPU and CUDA" : d == OT_DEV_CPU ? "the CPU" : "CUDA", md_code(a, rs.symbol),
+		     location(p, a, rs.file, rs.line), rs.statement || rs.why ? " (" : "",
+		     rs.statement ? md_code(a, rs.statement) : rs.why ? md_text(a, rs.why) : "",
+		     rs.statement || rs.why ? ")" : "");
 	}
 	if (tr->raises[OT_DEV_CUDA])
 		; /* no GPU work to describe */
@@ -1415,10 +1420,9 @@ static ot_value *perf_notes(const ot_pages *p, const ot_trace *tr, const ot_path
 	if (tr->raises[OT_DEV_CPU] && tr->raises[OT_DEV_CUDA])
 		; /* it runs nothing else on either device */
 	else if (tr->composite_explicit)
-		NOTE("CompositeExplicitAutograd: one C++ function serves every backend%s%s; the device "
+		NOTE("CompositeExplicitAutograd: one C++ function serves every backend%s; the device "
 		     "work is in the ops it calls%s%s.",
-		     own_kernels(a, own), own && own->deriv ? " (with its own derivatives.yaml entry)" : "",
-		     ncalls ? ": " : "", ncalls ? calls_by_device(a, tr, &work, 8) : "");
+		     own_kernels(a, own), ncalls ? ": " : "", ncalls ? calls_by_device(a, tr, &work, 8) : "");
 	else if (tr->composite_implicit)
 		NOTE("CompositeImplicitAutograd: no kernel of its own; it runs as the ops it calls "
 		     "(%s), each dispatched on its own unless a compiler fuses them.",

@@ -679,6 +679,17 @@ const ot_reg_func *ot_registry_func_at(const ot_registry *reg, size_t i)
 	return i < reg->nfuncs ? &reg->funcs[i] : NULL;
 }
 
+bool ot_reg_schema_outputs_tensor(const ot_reg_schema *schema)
+{
+	for (size_t i = 0; i < schema->nreturns; i++)
+		if (ot_starts_with(schema->returns[i].type, "Tensor"))
+			return true;
+	for (size_t i = 0; i < schema->nargs; i++)
+		if (schema->args[i].is_write)
+			return true;
+	return false;
+}
+
 bool ot_reg_func_has_tag(const ot_reg_func *f, const char *tag)
 {
 	for (size_t i = 0; i < f->ntags; i++)

@@ -186,6 +186,12 @@ const ot_reg_func *ot_registry_func_at(const ot_registry *reg, size_t i);
 /** The entry with this full name ("add.Tensor", "mm"), or NULL. */
 const ot_reg_func *ot_registry_find(const ot_registry *reg, const char *full_name);
 
+/**
+ * Can a gradient leave an op of `schema`: does it return a Tensor (or a
+ * list of them), or write one of its arguments (Tensor(a!))?
+ */
+bool ot_reg_schema_outputs_tensor(const ot_reg_schema *schema);
+
 /** Does entry `f` carry `tag` in its `tags:` ("view_copy", "pointwise")? */
 bool ot_reg_func_has_tag(const ot_reg_func *f, const char *tag);
 

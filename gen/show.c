@@ -74,7 +74,7 @@ static void main_path(ot_buf *out, const ot_trace *tr, const ot_pathview *v, uns
 		      const char *device, bool color)
 {
 	size_t shown = 0;
-	const uint32_t raises = tr->raises[bit == OT_MAIN_CUDA ? OT_DEV_CUDA : OT_DEV_CPU];
+	ot_raise rs;
 	ot_buf_putc(out, '\n');
 	paint(out, color, P_HEAD, "%s main path", device);
 	ot_buf_putc(out, '\n');
@@ -87,13 +87,12 @@ static void main_path(ot_buf *out, const ot_trace *tr, const ot_pathview *v, uns
 			when_line(out, ot_step_when(st, bit == OT_MAIN_CUDA ? OT_DEV_CUDA : OT_DEV_CPU), 16, color);
 		shown++;
 	}
-	if (raises) {
+	if (ot_trace_raise(tr, bit == OT_MAIN_CUDA ? OT_DEV_CUDA : OT_DEV_CPU, &rs)) {
 		/* where a default call there ends */
-		const ot_node *n = &tr->nodes.items[raises - 1];
 		ot_buf_puts(out, "  ");
 		paint(out, color, P_MISS, "%-13s", "raises");
-		ot_buf_printf(out, " %s  ", n->symbol);
-		paint(out, color, P_PLACE, "(%s:%u)", n->file, n->fails);
+		ot_buf_printf(out, " %s  ", rs.symbol);
+		paint(out, color, P_PLACE, "(%s:%u)", rs.file, rs.line);
 		ot_buf_putc(out, '\n');
 		shown++;
 	}

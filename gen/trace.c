@@ -75,6 +75,22 @@ void ot_edge_headline(ot_edge *e)
 		}
 }
 
+bool ot_trace_raise(const ot_trace *tr, ot_device dev, ot_raise *out)
+{
+	const ot_node *n;
+	if (!tr->raises[dev] || tr->raises[dev] > tr->nodes.len)
+		return false;
+	n = &tr->nodes.items[tr->raises[dev] - 1];
+	*out = (ot_raise){.symbol = n->symbol, .file = n->file, .line = n->fails,
+			  .statement = n->fails_text};
+	if (n->kind == OT_NODE_ENTRY && !n->fails) {
+		out->line = n->line;
+		out->why = dev == OT_DEV_CUDA ? "its dispatch table has no kernel for a dense CUDA tensor"
+					      : "its dispatch table has no kernel for a dense CPU tensor";
+	}
+	return true;
+}
+
 bool ot_layer_does_work(ot_layer layer)
 {
 	return layer == OT_LAYER_META || layer == OT_LAYER_STUB || layer == OT_LAYER_KERNEL ||

@@ -100,6 +100,11 @@ typedef struct {
 	bool found;          /**< false for OT_NODE_MISSING */
 	bool wellknown_stop; /**< ENTRY: a well-known op reached and not followed (the
 				  reference's page tells its kernels) */
+	bool gradless;       /**< ENTRY: returns no Tensor and writes none of its
+				  arguments, so no gradient leaves it: the grad_fns
+				  the ops of its composite kernel record carry none
+				  to the caller (_choose_qparams_per_tensor reads
+				  min and max through .item()) */
 	const char *file;    /**< repository-relative; NULL when not found */
 	uint32_t line;       /**< 1-based; 0 when not found */
 	uint32_t fails;      /**< CFUNC: the line (in `file`) of a statement its body
@@ -212,6 +217,15 @@ typedef struct {
 				    under which it makes one of them, "" for
 				    always; NULL when this site's `when` says it */
 } ot_edge;
+
+/** Where a default call on a device ends in an error (ot_trace.raises). */
+typedef struct {
+	const char *symbol;    /**< the function that raises, or the entry without a kernel */
+	const char *file;
+	uint32_t line;         /**< the throwing statement, or the entry's line */
+	const char *statement; /**< the throwing statement as written, or NULL */
+	const char *why;       /**< for an entry: why the call fails at dispatch, else NULL */
+} ot_raise;
 
 /** Recompute the condition edge e shows (when, when_kind, when_line,
  * when_written) from its reach and conditions per device. */
@@ -333,8 +347,9 @@ typedef struct {
 						       on each main path, +1 (0: none) */
 	uint32_t raises[OT_DEV_COUNT]; /**< the node, +1, where a default call on that
 					    device ends in an error: a function its
-					    main path calls that raises on every call
-					    (0: none) */
+					    main path calls that raises on every call,
+					    or an entry it calls without a kernel for
+					    the device (0: none); ot_trace_raise */
 	ot_strvec calls;    /**< other aten ops on the main paths (base names), in order */
 	ot_strvec messages; /**< warnings and errors about this op */
 	ot_strvec suggestions; /**< "did you mean" for a not-found op */
@@ -416,6 +431,10 @@ void ot_tracer_free(ot_tracer *t);
  * with ot_trace_free.
  */
 ot_trace *ot_trace_op(const ot_tracer *t, const char *input, bool full, int max_depth);
+
+/** Fill `out` for device `dev` of `tr`; false when a default call there
+ * does not end in an error. */
+bool ot_trace_raise(const ot_trace *tr, ot_device dev, ot_raise *out);
 
 /** An empty trace with its own arena (for readers of trace.json). */
 ot_trace *ot_trace_new(void);

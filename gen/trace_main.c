@@ -40,6 +40,8 @@ static bool stays_above(const ot_trace *tr, const ot_edge *e)
 		return false; /* the backward runs in the engine: it records nothing */
 	if (from->kind != OT_NODE_ENTRY)
 		return true; /* a body's calls run where the body runs */
+	if (from->gradless)
+		return false; /* what its kernel records reaches no output */
 	if (e->kind == OT_EDGE_DISPATCH)
 		return e->key && strstr(e->key, "CompositeImplicitAutograd");
 	return e->kind != OT_EDGE_DELEGATE;
@@ -63,6 +65,37 @@ static bool node_on(const ot_trace *tr, uint32_t i, ot_device dev)
 {
 	const ot_node *nd = &tr->nodes.items[i];
 	return file_on(nd->file, dev) && !(nd->idle & OT_MAIN_BIT(dev));
+}
+
+/*
+ * A call every run of its caller makes (`failed`, OT_REACH_YES) that
+ * raises on `dev` (`what`: its callee raises on every call, or is an entry
+ * without a kernel there): the calls its caller writes below it in the
+ * same file are never made on `dev` (make_per_tensor_quantized_tensor_cuda's
+ * at::_empty_affine_quantized, which has no CUDA kernel, before its
+ * gpu_kernel).
+ */
+static void after_raising_call(ot_trace *tr, const ot_edge *failed, ot_device dev, const char *what)
+{
+	const char *why = NULL;
+	ot_trace_iter it;
+	const ot_edge *o;
+	if (failed->reach[dev] != OT_REACH_YES || !failed->site_file || !failed->site_line)
+		return;
+	ot_trace_edges(&it, tr, failed->from, 0, 0);
+	while (ot_trace_next(&o, &it) == 0) {
+		ot_edge *e = (ot_edge *)o;
+		if (e == failed || e->reach[dev] == OT_REACH_NEVER || !e->site_file ||
+		    e->site_line <= failed->site_line || strcmp(e->site_file, failed->site_file))
+			continue;
+		if (!why)
+			why = ot_arena_printf(tr->arena, "written after a call that raises on %s (%s:%u: %s)",
+					      dev == OT_DEV_CUDA ? "CUDA" : "the CPU", failed->site_file,
+					      failed->site_line, what);
+		e->reach[dev] = OT_REACH_NEVER;
+		e->cond[dev] = (ot_cond){.kind = OT_WHEN_VALIDATION, .text = why};
+		ot_edge_headline(e);
+	}
 }
 
 /*
@@ -102,6 +135,7 @@ static void mark_off_device(ot_trace *tr, uint32_t *stack, uint8_t *runs)
 			if (e->reach[dev] != OT_REACH_NEVER || e->cond[dev].kind == OT_WHEN_KEY) {
 				if (e->reach[dev] != OT_REACH_NEVER)
 					e->raised |= OT_MAIN_BIT(dev);
+				after_raising_call(tr, e, (ot_device)dev, text);
 				e->reach[dev] = OT_REACH_NEVER;
 				e->cond[dev] = (ot_cond){.kind = OT_WHEN_VALIDATION, .text = text};
 			}
@@ -114,6 +148,11 @@ static void mark_off_device(ot_trace *tr, uint32_t *stack, uint8_t *runs)
 			ot_edge *e = &tr->edges.items[i];
 			const ot_node *to = &tr->nodes.items[e->to];
 			if (e->reach[dev] != OT_REACH_NEVER && (to->idle & OT_MAIN_BIT(dev))) {
+				if (e->reach[dev] == OT_REACH_YES && e->site_file && e->site_line) {
+					e->raised |= OT_MAIN_BIT(dev);
+					after_raising_call(tr, e, (ot_device)dev,
+							   ot_arena_printf(tr->arena, "%s: %s", to->symbol, no_kernel[dev]));
+				}
 				e->reach[dev] = OT_REACH_NEVER;
 				e->cond[dev] = (ot_cond){.kind = OT_WHEN_KEY, .text = no_kernel[dev]};
 				ot_edge_headline(e);
@@ -146,6 +185,31 @@ static void mark_off_device(ot_trace *tr, uint32_t *stack, uint8_t *runs)
 			ot_edge_headline(e);
 		}
 	}
+}
+
+/* Is condition `a` written as the else of `b` ("not (b)")? */
+static bool else_of(const ot_cond *a, const ot_cond *b)
+{
+	size_t n;
+	if (!a->text || !b->text || !ot_starts_with(a->text, "not ("))
+		return false;
+	n = strlen(b->text);
+	return strlen(a->text) == n + 6 && !strncmp(a->text + 5, b->text, n) && a->text[n + 5] == ')';
+}
+
+/* Does the caller of `e` reach the same node on `dev` in the other arm of
+ * e's condition too (diagonal_scatter's clone under `has_internal_overlap`
+ * and under its else)? Then every call of the caller runs that node. */
+static bool both_arms(const ot_trace *tr, const ot_edge *e, ot_device dev)
+{
+	ot_trace_iter it;
+	const ot_edge *o;
+	ot_trace_edges(&it, tr, e->from, 0, 0);
+	while (ot_trace_next(&o, &it) == 0)
+		if (o != e && o->to == e->to && o->exact && o->reach[dev] != OT_REACH_NEVER &&
+		    (else_of(&o->cond[dev], &e->cond[dev]) || else_of(&e->cond[dev], &o->cond[dev])))
+			return true;
+	return false;
 }
 
 void ot_trace_mark(ot_trace *tr)
@@ -189,7 +253,7 @@ void ot_trace_mark(ot_trace *tr)
 			while (ot_trace_next(&e, &it) == 0) {
 				ot_edge *me = (ot_edge *)e;
 				ot_node *to = &tr->nodes.items[e->to];
-				bool next_sure;
+				bool edge_sure, next_sure;
 				uint32_t st;
 				if (!e->exact || e->reach[dev] == OT_REACH_NEVER ||
 				    !node_on(tr, e->to, (ot_device)dev))
@@ -197,17 +261,18 @@ void ot_trace_mark(ot_trace *tr)
 				if (e->kind == OT_EDGE_DERIVATIVE &&
 				    tr->nodes.items[e->from].kind == OT_NODE_ENTRY && !above)
 					continue; /* no grad_fn of its own: below another's */
-				next_sure = sure && e->reach[dev] == OT_REACH_YES;
+				edge_sure = sure && e->reach[dev] == OT_REACH_YES;
+				next_sure = edge_sure || (sure && both_arms(tr, e, (ot_device)dev));
 				st = (above && stays_above(tr, e) ? ST_ABOVE : 0) | (next_sure ? ST_SURE : 0) |
 				     (back || e->kind == OT_EDGE_DERIVATIVE ? ST_BACK : 0);
 				me->main |= bit;
 				to->main |= bit;
 				if (!(st & ST_BACK))
 					fwd[e->to] |= bit;
-				if (next_sure) {
+				if (edge_sure)
 					me->sure |= bit;
+				if (next_sure)
 					to->sure |= bit;
-				}
 				if (!(seen[e->to] & (1u << st))) {
 					seen[e->to] |= (uint8_t)(1u << st);
 					stack[top++] = e->to << 3 | st;

@@ -1428,6 +1428,29 @@ static long def_node(struct tb_ctx *c, const ot_ix_pydef *def, const ot_ix_pydef
 }
 
 /*
+ * What `call` (made in `caller`) passes for parameter `pi` of the callee
+ * whose parameters `flow` reads (`first`: 1 when the callee's self is not
+ * among the call's arguments): the value, or NULL when unknown;
+ * *passed says whether the call gives it at all (else its default holds).
+ */
+static const char *site_value(const struct pyvisit *caller, const ot_pycall *call, const ot_pyflow *flow,
+			      size_t first, size_t pi, bool *passed)
+{
+	const char *val = NULL;
+	*passed = false;
+	if (pi >= first && pi - first < (size_t)call->npos && pi - first < OT_PYFLOW_MAX_ARGS) {
+		*passed = true;
+		val = arg_value(caller, call->pos[pi - first], call->ref->line);
+	}
+	for (size_t j = 0; j < call->nkw; j++)
+		if (!strcmp(flow->params.items[pi].name, call->kw[j])) {
+			*passed = true;
+			val = arg_value(caller, call->kwval[j], call->ref->line);
+		}
+	return val && strcmp(val, "?") ? val : NULL;
+}
+
+/*
  * Follow a Python function: its node, then its calls. Called from `caller`
  * with `call` (both NULL for a root), what the call passes is bound to the
  * parameters. Returns whether an aten op is reached beneath; *node_out is
@@ -1462,22 +1485,31 @@ static bool follow_def(struct tb_ctx *c, const ot_ix_pydef *def, const ot_ix_pyd
 	/* what the caller passes: positional after self, then keywords */
 	if (caller && call && call->npos >= 0) {
 		size_t first = cls && v.flow.params.len && !strcmp(v.flow.params.items[0].name, "self") ? 1 : 0;
-		for (int k = 0; k < call->npos; k++) {
-			size_t pi = first + (size_t)k;
-			if (pi < v.flow.params.len && pi < TB_MAX_PARAMS && k < OT_PYFLOW_MAX_ARGS) {
-				v.passed[pi] = true;
-				v.bind[pi] = arg_value(caller, call->pos[k], call->ref->line);
-				if (!strcmp(v.bind[pi], "?"))
+		for (size_t pi = 0; pi < v.flow.params.len && pi < TB_MAX_PARAMS; pi++)
+			v.bind[pi] = site_value(caller, call, &v.flow, first, pi, &v.passed[pi]);
+		for (size_t i = 0; i < caller->flow.calls.len; i++) {
+			/* the same function called at another site a default call
+			 * may take (MultiheadAttention.forward's two calls of
+			 * F.multi_head_attention_forward, in the arms of `if not
+			 * self._qkv_same_embed_dim`): its node is one, so it keeps
+			 * only what every such site passes alike */
+			const ot_pycall *other = &caller->flow.calls.items[i];
+			ot_verdict vd[OT_DEV_COUNT];
+			if (other == call || other->npos < 0 || strcmp(other->ref->path, call->ref->path))
+				continue;
+			call_verdicts(caller, other, vd);
+			if (vd[0].value == OT_TRI_FALSE && vd[1].value == OT_TRI_FALSE)
+				continue;
+			for (size_t pi = 0; pi < v.flow.params.len && pi < TB_MAX_PARAMS; pi++) {
+				bool passed;
+				const char *val = site_value(caller, other, &v.flow, first, pi, &passed);
+				if (passed != v.passed[pi] ||
+				    (passed && (!val || !v.bind[pi] || strcmp(val, v.bind[pi])))) {
+					v.passed[pi] = true; /* passed, its value unknown */
 					v.bind[pi] = NULL;
+				}
 			}
 		}
-		for (size_t j = 0; j < call->nkw; j++)
-			for (size_t pi = 0; pi < v.flow.params.len && pi < TB_MAX_PARAMS; pi++)
-				if (!strcmp(v.flow.params.items[pi].name, call->kw[j])) {
-					const char *val = arg_value(caller, call->kwval[j], call->ref->line);
-					v.passed[pi] = true;
-					v.bind[pi] = strcmp(val, "?") ? val : NULL;
-				}
 	}
 	if (def->kind == OT_PY_ASSIGN) {
 		/* the references of the right-hand side: a binding, or a

@@ -501,6 +501,7 @@ uint32_t tb_entry(struct tb_ctx *c, const ot_reg_func *f, int depth, const tb_bi
 	n.symbol = f->schema.full;
 	n.op = f->schema.full;
 	n.depth = (uint8_t)(depth > 255 ? 255 : depth);
+	n.gradless = !ot_reg_schema_outputs_tensor(&f->schema);
 	{
 		/* a table without a kernel for a device (CUDA: only): a call
 		 * there fails at dispatch ("dispatch: {}" is handled apart; a

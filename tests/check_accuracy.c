@@ -11,7 +11,7 @@
  *
  * Facts are of five kinds (the key's header says how each is written):
  * positive (the trace has this step), main (the step is on the main path
- * of a device), negative (no step at this file:line is on a device's main
+ * of a device; with `sure`, every default call there runs it), negative (no step at this file:line is on a device's main
  * path), library (summary.gpu_libs / cpu_libs names this library) and
  * not-library (it does not). The recall counts the steps of positive and
  * main facts that are found; every kind is then checked on its own and
@@ -65,6 +65,8 @@ struct fact {
 	const char *when_has;   /* step facts: text the step's condition holds, or NULL */
 	const char *lib, *libs; /* library facts: the name, "gpu_libs" or "cpu_libs" */
 	unsigned devices;	/* main / negative facts: bits of DEVICES */
+	unsigned sure;		/* main facts: the devices where every default call
+				   runs the step (its "sure"), or 0 */
 	long long line;		/* 0: a library fact without a source line */
 	int key_line;		/* where the fact is written in the key */
 };
@@ -147,7 +149,7 @@ static void load_fact(struct entry *e, const ot_value *v)
 	static const char *const allowed[] = {"layer",	 "file",    "line",	   "symbol",
 					      "why",	 "known_miss", "main",	   "not_main",
 					      "gpu_lib", "cpu_lib", "not_gpu_lib", "not_cpu_lib",
-					      "when_has"};
+					      "when_has", "sure"};
 	static const struct {
 		const char *key, *libs;
 		enum fact_kind kind;
@@ -184,6 +186,8 @@ static void load_fact(struct entry *e, const ot_value *v)
 	if (main) {
 		f.kind = FACT_MAIN;
 		f.devices = need_devices(main, "main", v->line);
+		if (ot_v_get(v, "sure"))
+			f.sure = need_devices(ot_v_get(v, "sure"), "sure", v->line);
 	} else if (not_main) {
 		f.kind = FACT_NEGATIVE;
 		f.devices = need_devices(not_main, "not_main", v->line);
@@ -442,16 +446,21 @@ static void describe_near(ot_buf *out, const ot_value *steps, const struct fact 
 		ot_buf_puts(out, "nothing of this layer in this file");
 }
 
-/* The devices a step's "main" lists, as bits of DEVICES. */
-static unsigned step_devices(const ot_value *step)
+/* The devices a step's `key` ("main" or "sure") lists, as bits of DEVICES. */
+static unsigned listed_devices(const ot_value *step, const char *key)
 {
-	const ot_value *main = ot_v_get(step, "main");
+	const ot_value *main = ot_v_get(step, key);
 	unsigned bits = 0;
 	for (size_t i = 0; main && main->type == OT_V_LIST && i < ot_v_len(main); i++)
 		for (size_t d = 0; d < NDEVICES; d++)
 			if (ot_v_cstr(ot_v_at(main, i)) && !strcmp(ot_v_cstr(ot_v_at(main, i)), DEVICES[d]))
 				bits |= 1u << d;
 	return bits;
+}
+
+static unsigned step_devices(const ot_value *step)
+{
+	return listed_devices(step, "main");
 }
 
 static void put_devices(ot_buf *out, unsigned bits)
@@ -494,21 +503,24 @@ static bool fact_holds(const ot_value *op, const struct fact *f, bool *found, ot
 	switch (f->kind) {
 	case FACT_POSITIVE:
 	case FACT_MAIN: {
-		unsigned seen = 0;
+		unsigned seen = 0, sure = 0;
 		for (size_t s = 0; s < ot_v_len(steps); s++) {
 			const ot_value *st = ot_v_at(steps, s);
 			if (!step_matches(st, f))
 				continue;
 			*found = true;
 			seen |= step_devices(st);
+			sure |= listed_devices(st, "sure");
 		}
-		holds = *found && (seen & f->devices) == f->devices;
+		holds = *found && (seen & f->devices) == f->devices && (sure & f->sure) == f->sure;
 		if (!*found) {
 			ot_buf_puts(why, "tracer: ");
 			describe_near(why, steps, f);
 		} else if (!holds) {
 			ot_buf_puts(why, "the step is traced, its main is ");
 			put_devices(why, seen);
+			ot_buf_puts(why, ", its sure is ");
+			put_devices(why, sure);
 		}
 		break;
 	}
