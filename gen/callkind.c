@@ -4269,8 +4269,14 @@ static void callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cd
 		return;
 	}
 	if ((out->lib = library_of(c->qual, c->name, out->args, out->nargs))) {
-		out->kind = OT_CK_LIB;
-		return;
+		size_t nov;
+		/* an op's name that reads as Fortran (cat_out_cuda's copy_(nt, t)
+		 * is at::native::copy_, not a BLAS routine): the op, below */
+		if (strcmp(out->lib, "LAPACK/BLAS") || !ot_registry_overloads(x.ck->reg, c->name, &nov)) {
+			out->kind = OT_CK_LIB;
+			return;
+		}
+		out->lib = NULL;
 	}
 	{
 		const char *q = c->qual[0] == ':' && c->qual[1] == ':' ? c->qual + 2 : c->qual;

@@ -91,12 +91,16 @@ static bool whole_number(const char *s, const char *e)
 /* What a formula's call at `open` ('(') passes: the forward call's value
  * of an argument named alone (`sparse_grad`: its default, false), a
  * literal the formula writes ("trunc", 1, true), "?" for any other
- * expression. */
-static void formula_call_binding(ot_arena *a, const struct forward_args *fw, const char *open, tb_binding *b)
+ * expression; a method's receiver (`member`: self.pow(2)) is the first,
+ * a defined Tensor. */
+static void formula_call_binding(ot_arena *a, const struct forward_args *fw, const char *open, bool member,
+				 tb_binding *b)
 {
 	const char *p = open + 1;
 	memset(b, 0, sizeof(*b));
 	b->known = true;
+	if (member)
+		b->value[b->n++] = "defined";
 	while (*p && *p != ')' && b->n < TB_MAX_PARAMS) {
 		const char *start, *end;
 		int depth = 0;
@@ -260,9 +264,8 @@ static void formula_helpers(struct tb_ctx *c, const ot_reg_schema *schema, const
 				 * kernels within --depth */
 				if (pick && !ot_callkind_is_metadata(pick->schema.name)) {
 					tb_binding b;
-					formula_call_binding(c->a, fw, s, &b);
-					hn = tb_entry(c, pick, depth + 1, member ? NULL : &b,
-						      depth + 1 <= c->max_depth);
+					formula_call_binding(c->a, fw, s, member, &b);
+					hn = tb_entry(c, pick, depth + 1, &b, depth + 1 <= c->max_depth);
 				}
 			}
 			if (hn >= 0) {
