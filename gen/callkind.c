@@ -1321,17 +1321,17 @@ static const char *class_of_type(struct ck_ctx *x, const char *type)
 
 /* The element type of a container type (SmallVector<OperandInfo, 4>,
  * std::vector<T>, ArrayRef<T>, array<T, N>), or NULL. */
-static const char *element_type(struct ck_ctx *x, const char *type)
+/* The first template argument of the first of `names` ("vector<",
+ * "optional<") written in `type` as a whole name, or NULL when none is. */
+static const char *template_arg(struct ck_ctx *x, const char *type, const char *const *names, size_t n)
 {
-	static const char *const containers[] = {"SmallVector<", "vector<", "ArrayRef<", "array<",
-						 "List<", "deque<", "OptionalArrayRef<"};
-	for (size_t i = 0; i < OT_ARRAY_LEN(containers); i++) {
-		const char *p = strstr(type, containers[i]);
+	for (size_t i = 0; type && i < n; i++) {
+		const char *p = strstr(type, names[i]);
 		size_t s, e;
 		int depth = 0;
 		if (!p || (p > type && ot_is_ident_char(p[-1])))
 			continue;
-		s = (size_t)(p - type) + strlen(containers[i]);
+		s = (size_t)(p - type) + strlen(names[i]);
 		for (e = s; type[e]; e++) {
 			if (type[e] == '<')
 				depth++;
@@ -1343,6 +1343,13 @@ static const char *element_type(struct ck_ctx *x, const char *type)
 		return ot_arena_strndup(x->a, type + s, e - s);
 	}
 	return NULL;
+}
+
+static const char *element_type(struct ck_ctx *x, const char *type)
+{
+	static const char *const containers[] = {"SmallVector<", "vector<", "ArrayRef<", "array<",
+						 "List<", "deque<", "OptionalArrayRef<"};
+	return template_arg(x, type, containers, OT_ARRAY_LEN(containers));
 }
 
 /* The return type of definition h as written before its name (template
@@ -1485,15 +1492,9 @@ static bool is_class(struct ck_ctx *x, const char *name)
  * MaybeOwned; else `t` (a pointer's type is written without its '*'). */
 static const char *deref_type(struct ck_ctx *x, const char *t)
 {
-	static const char *const holders[] = {"std::optional<", "c10::optional<", "optional<",
-					      "c10::MaybeOwned<", "MaybeOwned<"};
-	size_t n = t ? strlen(t) : 0;
-	for (size_t i = 0; n && i < OT_ARRAY_LEN(holders); i++) {
-		size_t h = strlen(holders[i]);
-		if (n > h + 1 && !strncmp(t, holders[i], h) && t[n - 1] == '>')
-			return ot_arena_strndup(x->a, t + h, n - h - 1);
-	}
-	return t;
+	static const char *const holders[] = {"optional<", "MaybeOwned<"};
+	const char *held = template_arg(x, t, holders, OT_ARRAY_LEN(holders));
+	return held ? held : t;
 }
 
 /* The type of what expression `e` gives, as its declarations write it
@@ -1962,11 +1963,11 @@ static ot_ty expr_type(struct ck_ctx *x, const char *e)
 				if (!strcmp(method, "get")) {
 					/* tensor_refs[i].get(), of a std::reference_wrapper<const Tensor>:
 					 * what it refers to */
-					const char *rt = expr_typestr(x, ot_arena_strndup(x->a, callee, ms - 1));
-					const char *in = rt ? strstr(rt, "reference_wrapper<") : NULL;
-					if (in && rt[strlen(rt) - 1] == '>')
-						return ot_callkind_type(ot_arena_strndup(
-							x->a, in + 18, strlen(in + 18) - 1));
+					static const char *const wrapper[] = {"reference_wrapper<"};
+					const char *ref = template_arg(
+						x, expr_typestr(x, ot_arena_strndup(x->a, callee, ms - 1)), wrapper, 1);
+					if (ref)
+						return ot_callkind_type(ref);
 				}
 				if (bt == OT_TY_TENSOR_ITER)
 					return iter_tensor_method(method) ? OT_TY_TENSOR : OT_TY_OTHER;

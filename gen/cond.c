@@ -1626,27 +1626,25 @@ static value chain_value(struct ectx *c, struct toks *tk, const struct chain *ch
 				return v;
 		}
 	}
-	/* exp.equal(0.5) of a Scalar the caller passed as a number (self.pow(2)
-	 * in a derivatives.yaml formula): the comparison; .equal(true/false)
-	 * of a number is false (a Scalar holding a bool is another kind) */
-	if (ch->called && ch->first != ch->last && ch->nnames == 2 && name_is(ch->last, "equal")) {
+	/* exp.equal(0.5) and exp.isComplex() of a Scalar the caller passed as
+	 * a number (self.pow(2) in a derivatives.yaml formula): the comparison,
+	 * false; .equal(true/false) of a number is false (a Scalar holding a
+	 * bool is another kind) */
+	if (ch->called && ch->first != ch->last && ch->nnames == 2 &&
+	    (name_is(ch->last, "equal") || name_is(ch->last, "isComplex"))) {
 		const char *lit = param_value(c, ch->first->s, ch->first->n);
+		value self = lit ? literal_value(lit, strlen(lit)) : v_unknown();
 		char argbuf[8][96];
 		const char *args[8];
-		if (lit && (isdigit((unsigned char)lit[0]) || lit[0] == '-') && call_args(tk, ch, argbuf, args) == 1) {
-			value a = !strcmp(args[0], "true") || !strcmp(args[0], "false") ? v_truth(OT_TRI_FALSE)
-											 : literal_value(args[0], strlen(args[0]));
-			if (a.has_num)
-				return v_truth(strtod(lit, NULL) == a.num ? OT_TRI_TRUE : OT_TRI_FALSE);
+		if (self.has_num && name_is(ch->last, "isComplex"))
+			return v_truth(OT_TRI_FALSE); /* a real number */
+		if (self.has_num && call_args(tk, ch, argbuf, args) == 1) {
+			value a = literal_value(args[0], strlen(args[0]));
 			if (!strcmp(args[0], "true") || !strcmp(args[0], "false"))
-				return a;
+				return v_truth(OT_TRI_FALSE);
+			if (a.has_num)
+				return v_truth(self.num == a.num ? OT_TRI_TRUE : OT_TRI_FALSE);
 		}
-	}
-	/* exp.isComplex() of a Scalar the caller passed as a real number */
-	if (ch->called && ch->first != ch->last && ch->nnames == 2 && name_is(ch->last, "isComplex")) {
-		const char *lit = param_value(c, ch->first->s, ch->first->n);
-		if (lit && (isdigit((unsigned char)lit[0]) || lit[0] == '-' || lit[0] == '.'))
-			return v_truth(OT_TRI_FALSE);
 	}
 	/* std::abs(x) of a number */
 	if (ch->called && (name_is(ch->last, "abs") || name_is(ch->last, "fabs")) && !ch->member) {
