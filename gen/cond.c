@@ -2404,6 +2404,35 @@ static ot_verdict label_taken(const struct gchain *ch, const ot_ix_guard *g, con
 	return v;
 }
 
+/* Is the `default:` arm `g` of a switch taken? Not when a sibling case's
+ * label is (rot90's `case 1` for its default k=1); else not known (a
+ * macro may write cases the scan does not see: avg_pool3d's
+ * LAUNCH_UPDATE_OUTPUT_KERNEL_WIDTH). */
+static ot_verdict default_taken(const struct gchain *ch, const ot_ix_guard *g)
+{
+	char label[256];
+	ot_verdict v;
+	for (size_t i = 0; i < ch->n; i++) {
+		const ot_ix_guard *o = &ch->g[i];
+		if (o == g || o->kind != OT_GUARD_CASE || o->parent != g->parent || !o->subject ||
+		    strcmp(o->subject, g->subject) || !ot_starts_with(o->text, "case "))
+			continue;
+		for (const char *p = o->text; next_label(&p, label, sizeof(label));) {
+			ot_verdict one = ot_starts_with(label, "case ") ? label_taken(ch, o, label + 5)
+									 : verdict(OT_TRI_UNKNOWN, NULL);
+			if (one.value == OT_TRI_TRUE) {
+				v = verdict(OT_TRI_FALSE, o->text);
+				v.negated = true;
+				v.line = o->line;
+				return v;
+			}
+		}
+	}
+	v = verdict(OT_TRI_UNKNOWN, g->text);
+	v.line = g->line;
+	return v;
+}
+
 /* Is case `g` of a switch the one taken? Taken when one of its labels is
  * (`case A: case B:` share it), not when none is or a sibling case is.
  * The condition shown is the labels as written. */
@@ -2412,6 +2441,8 @@ static ot_verdict case_taken(const struct gchain *ch, const ot_ix_guard *g)
 	const ot_cenv *env = ch->eval == cexpr_cb ? ch->env : NULL;
 	char label[256];
 	ot_verdict v = verdict(OT_TRI_FALSE, g->text);
+	if (g->text && !strcmp(g->text, "default") && g->subject)
+		return default_taken(ch, g);
 	if (!g->text || !ot_starts_with(g->text, "case ") || !g->subject) {
 		v = verdict(OT_TRI_UNKNOWN, g->text);
 		v.line = g->line;
