@@ -40,6 +40,7 @@ struct ot_callkinds {
 	ot_map *bodies; /* "%p" of a cdef (and a substitution) -> ot_callkind[ncalls] */
 	ot_map *params; /* "%p" of a cdef -> struct params */
 	ot_map *locals; /* "%p:name" of a cdef and a local -> struct decls */
+	ot_map *defaults; /* "%p" of a cdef -> const char *[nparams] (param_defaults) */
 };
 
 /* The memory one thread works in. */
@@ -146,6 +147,7 @@ ot_callkinds *ot_callkinds_new(const ot_index *ix, const ot_registry *reg)
 	ck->bodies = ot_map_new();
 	ck->params = ot_map_new();
 	ck->locals = ot_map_new();
+	ck->defaults = ot_map_new();
 	infos = ot_arena_alloc(ck->arena, (n ? n : 1) * sizeof(*infos));
 	for (size_t i = 0; i < n; i++) {
 		const char *name = ot_index_call_name_at(ix, i);
@@ -199,6 +201,7 @@ void ot_callkinds_free(ot_callkinds *ck)
 	ot_map_free(ck->bodies);
 	ot_map_free(ck->params);
 	ot_map_free(ck->locals);
+	ot_map_free(ck->defaults);
 	ot_map_free(ck->names);
 	ot_map_free(ck->kernel_names);
 	ot_arena_free(ck->arena);
@@ -647,6 +650,138 @@ static bool word_before_is(const char *c, size_t lo, size_t at, const char *w)
 {
 	size_t e = back_ws(c, lo, at), n = strlen(w);
 	return e >= lo + n && !memcmp(c + e - n, w, n) && (e - n == lo || !ot_is_ident_char(c[e - n - 1]));
+}
+
+/* ---- default arguments ----------------------------------------------------------------- */
+
+/* The default value of one parameter as written ("Tensor()" of `const
+ * Tensor &offset2bag = Tensor()`), or NULL when it has none. */
+static const char *param_default(ot_arena *a, const char *decl)
+{
+	int depth = 0;
+	for (size_t i = 0; decl[i]; i++) {
+		char ch = decl[i];
+		if (ch == '<' || ch == '(' || ch == '[' || ch == '{')
+			depth++;
+		else if (ch == '>' || ch == ')' || ch == ']' || ch == '}')
+			depth--;
+		else if (ch == '=' && depth == 0)
+			return span(a, decl, i + 1, strlen(decl));
+	}
+	return NULL;
+}
+
+/* The defaults written in the parameter list opening at `open` of code
+ * view `c` (up to `hi`) into defs[0..n): true when the list has n
+ * declarations and at least one default. */
+static bool list_defaults(ot_arena *a, const char *c, size_t open, size_t hi, size_t n, const char **defs)
+{
+	const char *args[OT_CK_MAX_ARGS], *name, *type;
+	int k = split_args(args, OT_CK_MAX_ARGS, a, c, open, hi);
+	bool any = false;
+	if (k < 0 || (size_t)k != n || n > OT_CK_MAX_ARGS)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (!split_decl(a, args[i], &name, &type))
+			return false; /* not a declaration: a call */
+		defs[i] = param_default(a, args[i]);
+		any |= defs[i] != NULL;
+	}
+	return any;
+}
+
+/* A declaration of function `name` with n parameters in code view c at
+ * [lo, hi) (a prototype: `Ret name(params);`) whose parameters have
+ * defaults: true with them in defs. */
+static bool declared_defaults(ot_arena *a, const char *c, size_t lo, size_t hi, const char *name, size_t n,
+			      const char **defs)
+{
+	size_t len = strlen(name);
+	for (const char *p = c + lo; (p = memmem(p, (size_t)(c + hi - p), name, len)); p += len) {
+		size_t at = (size_t)(p - c), open = skip_ws(c, at + len, hi), close, before = back_ws(c, lo, at);
+		if ((at > lo && ot_is_ident_char(c[at - 1])) || open >= hi || c[open] != '(' ||
+		    before == lo || !(ot_is_ident_char(c[before - 1]) || c[before - 1] == '&' || c[before - 1] == '*') ||
+		    word_before_is(c, lo, at, "return") || (close = match_bracket(c, open, hi, open)) == (size_t)-1)
+			continue;
+		close = skip_ws(c, close + 1, hi);
+		if (close < hi && c[close] == ';' && list_defaults(a, c, open, hi, n, defs))
+			return true;
+	}
+	return false;
+}
+
+/* The index's file that `#include` line text [s, e) of file f names: the
+ * path below aten/src/ or the repository, or beside f. -1 when none. */
+static int64_t included_file(const ot_index *ix, const ot_ix_file *f, const char *s, const char *e)
+{
+	char path[512];
+	const char *open = memchr(s, '<', (size_t)(e - s)), *close;
+	const char *slash = strrchr(f->path, '/');
+	int64_t id;
+	if (!open)
+		open = memchr(s, '"', (size_t)(e - s));
+	if (!open || !(close = memchr(open + 1, *open == '<' ? '>' : '"', (size_t)(e - open - 1))))
+		return -1;
+	snprintf(path, sizeof(path), "aten/src/%.*s", (int)(close - open - 1), open + 1);
+	if ((id = ot_index_file_id(ix, path)) >= 0)
+		return id;
+	if ((id = ot_index_file_id(ix, path + 9)) >= 0)
+		return id;
+	snprintf(path, sizeof(path), "%.*s%.*s", slash ? (int)(slash - f->path + 1) : 0, f->path,
+		 (int)(close - open - 1), open + 1);
+	return ot_index_file_id(ix, path);
+}
+
+/* The default arguments of definition d's n parameters: written in its
+ * own list, else in a declaration of it before it in its file or in a
+ * header the file includes (embedding_backward_cuda_kernel's in
+ * EmbeddingBackwardKernel.cuh). NULL when there are none. */
+static const char **param_defaults(const ot_index *ix, const ot_ix_cdef *d, size_t n, ot_arena *a)
+{
+	const ot_ix_file *f = ot_index_file(ix, d->file);
+	const char **defs;
+	size_t open;
+	if (!f || !n || n > OT_CK_MAX_ARGS || d->kind != OT_CDEF_FUNC || d->gen ||
+	    (open = params_open(f, d)) == (size_t)-1)
+		return NULL;
+	defs = ot_arena_alloc(a, n * sizeof(*defs));
+	if (list_defaults(a, f->code, open, d->body ? d->body : f->len, n, defs) ||
+	    declared_defaults(a, f->code, 0, f->line_off[d->line - 1], d->name, n, defs))
+		return defs;
+	for (const char *s = f->text, *e; s < f->text + f->len; s = e + 1) {
+		int64_t id;
+		const ot_ix_file *h;
+		if (!(e = memchr(s, '\n', (size_t)(f->text + f->len - s))))
+			e = f->text + f->len;
+		if (!ot_starts_with(s, "#include") || (id = included_file(ix, f, s, e)) < 0 || id == d->file ||
+		    !(h = ot_index_file(ix, (uint32_t)id)) || h->lang != f->lang)
+			continue;
+		if (declared_defaults(a, h->code, 0, h->len, d->name, n, defs))
+			return defs;
+	}
+	return NULL;
+}
+
+const char *const *ot_callkinds_param_defaults(const ot_callkinds *ck, const ot_ix_cdef *d)
+{
+	const char *const *names, *const *types;
+	size_t n = ot_callkinds_params(ck, d, &names, &types);
+	struct thread_cache *tc = thread_cache(ck);
+	char key[32];
+	const char **defs;
+	snprintf(key, sizeof(key), "%p", (const void *)d);
+	if ((defs = shared_get(ck, ck->defaults, key)))
+		return *defs ? defs + 1 : NULL;
+	/* defs[0] says whether there are any: a NULL answer is kept too */
+	defs = ot_arena_alloc(tc->arena, (n + 1) * sizeof(*defs));
+	{
+		const char **found = param_defaults(ck->ix, d, n, tc->arena);
+		defs[0] = found ? "" : NULL;
+		for (size_t i = 0; found && i < n; i++)
+			defs[i + 1] = found[i];
+	}
+	defs = shared_put(ck, ck->defaults, ot_arena_strdup(tc->arena, key), defs);
+	return *defs ? defs + 1 : NULL;
 }
 
 /* Does the '{' at `at` open a block (`if (x) {`, `else {`, a statement
@@ -2964,6 +3099,36 @@ static const char *library_of(const char *q, const char *n, const char *const *a
 	return NULL;
 }
 
+/* Does d's body call a function (its `return`s and operators are kept
+ * among its calls)? */
+static bool makes_calls(const ot_ix_cdef *d)
+{
+	for (uint32_t i = 0; i < d->ncalls; i++)
+		if (d->calls[i].kind != OT_CALL_RETURN && d->calls[i].kind != OT_CALL_OPERATOR)
+			return true;
+	return false;
+}
+
+/* Is `qual::name`, named like a library's call, a function PyTorch writes
+ * in that namespace itself whose every definition calls nothing (at::cuda::cub::get_num_bits,
+ * a bit count on the host): not the library's work. */
+static bool own_leaf_helper(const ot_index *ix, const char *qual, const char *name)
+{
+	const char *q = ot_starts_with(qual, "::") ? qual + 2 : qual;
+	bool found = false;
+	if (!*q)
+		return false;
+	/* every definition of it there (cuda::blas::gemm's primary template
+	 * only asserts; its specialisations call cuBLAS) */
+	for (const ot_ix_cdef *d = ot_index_cdefs(ix, name); d; d = d->next)
+		if (d->kind == OT_CDEF_FUNC && !d->in_class && ot_ends_with(d->ns, q)) {
+			if (*d->qual || makes_calls(d))
+				return false;
+			found = true;
+		}
+	return found;
+}
+
 bool ot_callkind_is_ti_launcher(const char *n)
 {
 	return !strcmp(n, "gpu_kernel") || !strcmp(n, "gpu_kernel_with_scalars") ||
@@ -4273,7 +4438,8 @@ static void callkind_of(ot_callkind *out, const ot_callkinds *ck, const ot_ix_cd
 		size_t nov;
 		/* an op's name that reads as Fortran (cat_out_cuda's copy_(nt, t)
 		 * is at::native::copy_, not a BLAS routine): the op, below */
-		if (strcmp(out->lib, "LAPACK/BLAS") || !ot_registry_overloads(x.ck->reg, c->name, &nov)) {
+		if ((strcmp(out->lib, "LAPACK/BLAS") || !ot_registry_overloads(x.ck->reg, c->name, &nov)) &&
+		    !own_leaf_helper(x.ck->ix, c->qual, c->name)) {
 			out->kind = OT_CK_LIB;
 			return;
 		}

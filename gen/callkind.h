@@ -131,6 +131,12 @@ const ot_reg_func *ot_callkind_function_ref(const ot_callkinds *ck, const char *
 size_t ot_callkinds_params(const ot_callkinds *ck, const ot_ix_cdef *d, const char *const **names,
 			   const char *const **types);
 
+/** The default arguments of d's parameters (as ot_callkinds_params
+ * counts them), written in its definition or in a declaration of it before
+ * it in its file or in a header the file includes: per parameter the value
+ * as written, or NULL. NULL when none has one. */
+const char *const *ot_callkinds_param_defaults(const ot_callkinds *ck, const ot_ix_cdef *d);
+
 /** The definitions an unqualified or qualified call `qual::name(...)` with
  * `nargs` arguments made from definition `from` binds (as OT_CK_HELPER
  * would find them). Returns the count (at most `max`). */

@@ -133,6 +133,19 @@ static long cfunc_node(struct tb_ctx *c, const ot_ix_cdef *d, const char *note, 
 
 /* ---- conditions ----------------------------------------------------------------------- */
 
+/* The value an argument written as a literal passes (a Tensor() an
+ * undefined tensor), or NULL when it is not one. */
+static const char *literal_arg(const char *a)
+{
+	if (!strcmp(a, "true") || !strcmp(a, "false") || !strcmp(a, "nullptr") ||
+	    !strcmp(a, "c10::nullopt") || !strcmp(a, "std::nullopt") || !strcmp(a, "nullopt") ||
+	    !strcmp(a, "{}") || isdigit((unsigned char)a[0]) || (a[0] == '-' && isdigit((unsigned char)a[1])))
+		return a;
+	if (!strcmp(a, "Tensor()") || !strcmp(a, "at::Tensor()") || !strcmp(a, "Tensor{}"))
+		return "undefined";
+	return NULL;
+}
+
 /* The environment of body d for a device: its parameters with what the
  * caller passes (binding b, positional). */
 struct body_env {
@@ -223,10 +236,14 @@ static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d,
 	const ot_ix_file *f = ot_index_file(c->ix, d->file);
 	if (n > TB_MAX_PARAMS)
 		n = TB_MAX_PARAMS;
+	/* a caller that passed fewer arguments leaves the rest at their
+	 * declared defaults */
+	const char *const *defs = b && b->known && b->n < n && b->n < TB_MAX_PARAMS
+					  ? ot_callkinds_param_defaults(c->t->ck, d) : NULL;
 	be->d = d;
 	be->in = b;
 	for (size_t i = 0; i < n; i++) {
-		const char *v = b && i < b->n ? b->value[i] : NULL;
+		const char *v = b && i < b->n ? b->value[i] : defs && defs[i] ? literal_arg(defs[i]) : NULL;
 		be->params[i].name = names[i];
 		be->params[i].value = v && strcmp(v, "?") ? v : NULL;
 		/* a Tensor the caller passes is defined (an optional one may not
@@ -687,12 +704,8 @@ static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_bi
 			b->value[i] = "?";
 			continue;
 		}
-		if (!strcmp(a, "true") || !strcmp(a, "false") || !strcmp(a, "nullptr") ||
-		    !strcmp(a, "c10::nullopt") || !strcmp(a, "std::nullopt") || !strcmp(a, "nullopt") ||
-		    !strcmp(a, "{}") || isdigit((unsigned char)a[0]))
-			v = a;
-		else if (!strcmp(a, "Tensor()") || !strcmp(a, "at::Tensor()") || !strcmp(a, "Tensor{}"))
-			v = "undefined";
+		if ((v = literal_arg(a)))
+			;
 		else if (contiguous_expr(a))
 			v = OT_COND_CONTIGUOUS;
 		else
@@ -1381,6 +1394,37 @@ static uint32_t cpu_loop_line(const ot_ix_cdef *d)
 	return 0;
 }
 
+/* Does d only forward: its one call that is not a metadata query (or an
+ * operator) is the expression of a `return` at its top level
+ * (make_reduction_from_out_ty picks a dtype and returns make_reduction)? */
+static bool forwards(const ot_ix_cdef *d)
+{
+	const ot_ix_call *only = NULL;
+	for (uint32_t i = 0; i < d->ncalls; i++) {
+		const ot_ix_call *k = &d->calls[i];
+		if (k->kind == OT_CALL_RETURN || k->kind == OT_CALL_OPERATOR ||
+		    (k->kind == OT_CALL_MEMBER && ot_callkind_is_metadata(k->name)))
+			continue;
+		if (only || k->kind != OT_CALL_PLAIN)
+			return false;
+		only = k;
+	}
+	if (!only)
+		return false;
+	for (uint32_t i = 0; i < d->ncalls; i++) {
+		const ot_ix_call *r = &d->calls[i];
+		const char *e = r->kind == OT_CALL_RETURN ? r->qual : NULL;
+		size_t qn = *only->qual ? strlen(only->qual) : 0;
+		if (!e || r->off > only->off)
+			continue;
+		if (qn && !strncmp(e, only->qual, qn) && !strncmp(e + qn, "::", 2))
+			e += qn + 2;
+		if (ot_starts_with(e, only->name) && !ot_is_ident_char(e[strlen(only->name)]))
+			return true;
+	}
+	return false;
+}
+
 /*
  * Explore the body of d (node `node`): what it calls, with conditions.
  * Helpers are followed up to helper_depth levels and kept only when
@@ -1545,9 +1589,10 @@ static bool explore_body(struct tb_ctx *c, uint32_t node, const ot_ix_cdef *d, c
 							 "the overload for another scalar type (float32 takes the float one)");
 				tb_presume_sure(c, &e);
 				/* at::native::x(...) is a kernel called directly: like a
-				 * dispatch, it counts no helper level */
-				sub = explore_body(c, (uint32_t)hn, h, op, depth, native || hands_on(h) ? level : level + 1,
-						   &hb);
+				 * dispatch, it counts no helper level; nor does a
+				 * forwarder */
+				sub = explore_body(c, (uint32_t)hn, h, op, depth,
+						   native || hands_on(h) || forwards(h) ? level : level + 1, &hb);
 				/* what the helper left unfollowed, read from here at a
 				 * shallower level or depth, is followed further */
 				tb_state(c, node)->helper_cut |= tb_state(c, (uint32_t)hn)->helper_cut;
