@@ -762,6 +762,11 @@ static const char **param_defaults(const ot_index *ix, const ot_ix_cdef *d, size
 	return NULL;
 }
 
+const ot_reg_func *ot_callkinds_kernel_entry(const ot_callkinds *ck, const char *name)
+{
+	return ot_map_get(ck->kernel_names, name);
+}
+
 const char *const *ot_callkinds_param_defaults(const ot_callkinds *ck, const ot_ix_cdef *d)
 {
 	const char *const *names, *const *types;

@@ -131,6 +131,10 @@ const ot_reg_func *ot_callkind_function_ref(const ot_callkinds *ck, const char *
 size_t ot_callkinds_params(const ot_callkinds *ck, const ot_ix_cdef *d, const char *const **names,
 			   const char *const **types);
 
+/** The dispatch entry that names C++ function `name` as a kernel (the
+ * first such entry), or NULL. */
+const ot_reg_func *ot_callkinds_kernel_entry(const ot_callkinds *ck, const char *name);
+
 /** The default arguments of d's parameters (as ot_callkinds_params
  * counts them), written in its definition or in a declaration of it before
  * it in its file or in a header the file includes: per parameter the value

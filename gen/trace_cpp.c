@@ -228,6 +228,37 @@ static void failing_checks(struct tb_ctx *c, struct body_env *be, const ot_ix_cd
 	}
 }
 
+/* What the parameters a caller left out hold (b passes the first b->n of
+ * d's n): the defaults d's declaration writes; else, for an ATen op's
+ * kernel called directly (at::native::empty_like(t)), its schema's
+ * defaults. NULL where not known. */
+static void left_out_values(struct tb_ctx *c, const ot_ix_cdef *d, const tb_binding *b, size_t n,
+			    const char **out)
+{
+	const char *const *defs;
+	const ot_reg_func *f;
+	for (size_t i = 0; i < n; i++)
+		out[i] = NULL;
+	if (!b || !b->known || b->n >= n || b->n >= TB_MAX_PARAMS)
+		return;
+	if ((defs = ot_callkinds_param_defaults(c->t->ck, d))) {
+		for (size_t i = b->n; i < n; i++)
+			out[i] = defs[i] ? literal_arg(defs[i]) : NULL;
+		return;
+	}
+	f = d->kind == OT_CDEF_FUNC && ot_starts_with(d->ns, "at::native") ? ot_callkinds_kernel_entry(c->t->ck, d->name)
+									  : NULL;
+	if (f && f->schema.nargs == n && !f->schema.is_out) {
+		tb_binding all = *b, kb;
+		for (size_t i = b->n; i < n; i++)
+			all.value[i] = NULL;
+		all.n = n;
+		tb_kernel_binding(f, &all, &kb);
+		for (size_t i = b->n; i < n; i++)
+			out[i] = kb.value[i] && strcmp(kb.value[i], "?") ? kb.value[i] : NULL;
+	}
+}
+
 static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d, const tb_binding *b,
 		     const char *op)
 {
@@ -236,14 +267,12 @@ static void body_env(struct tb_ctx *c, struct body_env *be, const ot_ix_cdef *d,
 	const ot_ix_file *f = ot_index_file(c->ix, d->file);
 	if (n > TB_MAX_PARAMS)
 		n = TB_MAX_PARAMS;
-	/* a caller that passed fewer arguments leaves the rest at their
-	 * declared defaults */
-	const char *const *defs = b && b->known && b->n < n && b->n < TB_MAX_PARAMS
-					  ? ot_callkinds_param_defaults(c->t->ck, d) : NULL;
+	const char *left_out[TB_MAX_PARAMS];
+	left_out_values(c, d, b, n, left_out);
 	be->d = d;
 	be->in = b;
 	for (size_t i = 0; i < n; i++) {
-		const char *v = b && i < b->n ? b->value[i] : defs && defs[i] ? literal_arg(defs[i]) : NULL;
+		const char *v = b && i < b->n ? b->value[i] : left_out[i];
 		be->params[i].name = names[i];
 		be->params[i].value = v && strcmp(v, "?") ? v : NULL;
 		/* a Tensor the caller passes is defined (an optional one may not
