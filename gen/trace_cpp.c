@@ -641,6 +641,20 @@ static bool contiguous_expr(const char *e)
 	return false;
 }
 
+/* The optional Tensor parameter an initializer unwraps, undefined where
+ * it is absent: `bias_opt.getTensorRef()` of an OptionalTensorRef,
+ * `w_opt.value_or(Tensor())`; NULL for another initializer. */
+static const char *unwrapped_optional(ot_arena *a, const char *init)
+{
+	static const char *const unwraps[] = {".getTensorRef()", ".value_or(Tensor())", ".value_or(at::Tensor())"};
+	for (size_t i = 0; i < OT_ARRAY_LEN(unwraps); i++)
+		if (ot_ends_with(init, unwraps[i])) {
+			const char *name = ot_arena_strndup(a, init, strlen(init) - strlen(unwraps[i]));
+			return ot_is_identifier(name) ? name : NULL;
+		}
+	return NULL;
+}
+
 static const char *local_value(const struct body_env *be, const char *a, uint32_t at)
 {
 	const char *init;
@@ -670,7 +684,7 @@ static const char *local_value(const struct body_env *be, const char *a, uint32_
 			a = ot_arena_strndup(be->c->scratch, p, n);
 		} else if (ot_is_identifier(init)) {
 			a = init;
-		} else {
+		} else if ((a = unwrapped_optional(be->c->scratch, init)) == NULL) {
 			return "?";
 		}
 	}
