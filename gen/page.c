@@ -659,7 +659,7 @@ static bool leads_to_overload(const ot_trace *tr, const ot_step *s, int levels)
 }
 
 /* A library's set-up call (a handle, a stream, a descriptor, a
- * workspace), not the call that does the op's work. */
+ * workspace, an initialisation), not the call that does the op's work. */
 static bool setup_call(const char *symbol)
 {
 	/* and a library's queries and settings (cudnnGetRNNWeightParams,
@@ -674,7 +674,10 @@ static bool setup_call(const char *symbol)
 	for (size_t i = 0; i < OT_ARRAY_LEN(words); i++)
 		if (strstr(symbol, words[i]))
 			return true;
-	return false;
+	/* a library's initialisations and plans (cusparseLtInit,
+	 * cusparseLtMatmulAlgSelectionInit, cusparseLtMatmulPlanInit,
+	 * cufftMakePlanMany) and its attributes: host calls before the work */
+	return ot_ends_with(symbol, "Init") || strstr(symbol, "Attribute") || strstr(symbol, "MakePlan");
 }
 
 /* What row_when says of a step every default call runs, and of one that

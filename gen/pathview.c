@@ -78,17 +78,30 @@ static bool reads_build_flag(const char *w)
 	return false;
 }
 
-/* The group a step names by itself: its backend, file or condition. */
-static int own_group(const ot_step *s)
+/* The folders that name a layout: a step in one is on that layout's path,
+ * unless the op's own main path runs there (_cslt_sparse_mm's dense CUDA
+ * kernel lives in sparse/cuda/). */
+enum { IN_SPARSE = 1, IN_NESTED = 2, IN_QUANTIZED = 4 };
+
+static unsigned layout_folders(const char *f)
+{
+	return (has(f, "/sparse/") ? IN_SPARSE : 0) | (has(f, "/nested/") ? IN_NESTED : 0) |
+	       (has(f, "/quantized/") ? IN_QUANTIZED : 0);
+}
+
+/* The group a step names by itself: its backend, file (outside the
+ * folders `main_in` of the main path) or condition. */
+static int own_group(const ot_step *s, unsigned main_in)
 {
 	const char *b = s->backend ? s->backend : "", *f = s->file, *w = s->when;
+	unsigned in = layout_folders(f) & ~main_in;
 	if (s->fails)
 		return OT_OTHER_ERROR; /* it raises on every call, whatever its file */
-	if (has(b, "Sparse") || has(f, "/sparse/") || has(w, "sparse"))
+	if (has(b, "Sparse") || (in & IN_SPARSE) || has(w, "sparse"))
 		return OT_OTHER_SPARSE;
-	if (has(b, "Nested") || has(f, "/nested/") || has(w, "nested"))
+	if (has(b, "Nested") || (in & IN_NESTED) || has(w, "nested"))
 		return OT_OTHER_NESTED;
-	if (has(b, "Quantized") || has(f, "/quantized/") || has(w, "quantized"))
+	if (has(b, "Quantized") || (in & IN_QUANTIZED) || has(w, "quantized"))
 		return OT_OTHER_QUANTIZED;
 	if (has(b, "Mkldnn") || has(w, "is_mkldnn"))
 		return OT_OTHER_MKLDNN;
@@ -151,6 +164,10 @@ void ot_pathview_build(ot_pathview *v, const ot_trace *tr)
 {
 	bool fold = !op_is_bookkeeping(tr);
 	size_t n = tr->steps.len;
+	unsigned main_in = 0;
+	for (size_t i = 0; i < n; i++)
+		if (tr->steps.items[i].main)
+			main_in |= layout_folders(tr->steps.items[i].file);
 	v->n = n;
 	v->part = ot_calloc(n + 1, 1);
 	v->group = ot_calloc(n + 1, 1);
@@ -188,7 +205,7 @@ void ot_pathview_build(ot_pathview *v, const ot_trace *tr)
 			continue;
 		}
 		v->part[i] = OT_PART_OTHER;
-		g = own_group(s);
+		g = own_group(s, main_in);
 		if (g < 0 && p >= 0 && v->part[p] == OT_PART_OTHER)
 			g = v->group[p]; /* below a side step: its condition */
 		if (g < 0)

@@ -725,6 +725,25 @@ static bool wrapped_scalar(const struct body_env *be, const char *a)
 	return false;
 }
 
+/* An argument without the numeric conversion written around it:
+ * `(int)split_k`, `static_cast<int64_t>(dim)` pass split_k and dim. */
+static const char *uncast(ot_arena *arena, const char *a)
+{
+	static const char *const numeric[] = {"int", "int64_t", "int32_t", "long", "size_t", "double", "float", "bool"};
+	const char *close, *inner;
+	if (ot_starts_with(a, "static_cast<") && (close = strchr(a, '>')) && close[1] == '(' &&
+	    ot_ends_with(a, ")")) {
+		inner = ot_arena_strndup(arena, close + 2, strlen(close + 2) - 1);
+		return ot_is_identifier(inner) ? inner : a;
+	}
+	if (a[0] != '(' || !(close = strchr(a, ')')) || !ot_is_identifier(close + 1))
+		return a;
+	for (size_t i = 0; i < OT_ARRAY_LEN(numeric); i++)
+		if ((size_t)(close - a - 1) == strlen(numeric[i]) && !strncmp(a + 1, numeric[i], strlen(numeric[i])))
+			return close + 1;
+	return a;
+}
+
 /* What a C++ call passes to the callee's parameters: literals and the
  * caller's known values, positionally. */
 static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_binding *b, uint32_t at)
@@ -747,6 +766,7 @@ static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_bi
 			b->value[i] = "?";
 			continue;
 		}
+		a = uncast(be->c->scratch, a);
 		if ((v = literal_arg(a)))
 			;
 		else if (contiguous_expr(a))
