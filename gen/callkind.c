@@ -41,6 +41,7 @@ struct ot_callkinds {
 	ot_map *params; /* "%p" of a cdef -> struct params */
 	ot_map *locals; /* "%p:name" of a cdef and a local -> struct decls */
 	ot_map *defaults; /* "%p" of a cdef -> const char *[nparams] (param_defaults) */
+	ot_map *lambdas;  /* "%p" of a cdef -> struct lambdas */
 };
 
 /* The memory one thread works in. */
@@ -148,6 +149,7 @@ ot_callkinds *ot_callkinds_new(const ot_index *ix, const ot_registry *reg)
 	ck->params = ot_map_new();
 	ck->locals = ot_map_new();
 	ck->defaults = ot_map_new();
+	ck->lambdas = ot_map_new();
 	infos = ot_arena_alloc(ck->arena, (n ? n : 1) * sizeof(*infos));
 	for (size_t i = 0; i < n; i++) {
 		const char *name = ot_index_call_name_at(ix, i);
@@ -202,6 +204,7 @@ void ot_callkinds_free(ot_callkinds *ck)
 	ot_map_free(ck->params);
 	ot_map_free(ck->locals);
 	ot_map_free(ck->defaults);
+	ot_map_free(ck->lambdas);
 	ot_map_free(ck->names);
 	ot_map_free(ck->kernel_names);
 	ot_arena_free(ck->arena);
@@ -1075,6 +1078,87 @@ static const char *local_type(const ot_callkinds *ck, const char *c, const ot_ix
 	*init = best ? best->init : NULL;
 	*range = best ? best->range : NULL;
 	return best ? best->type : NULL;
+}
+
+/* The lambdas a body names (`auto fn = [...](...) { ... };`): each name
+ * with its body's braces. */
+struct lambda {
+	const char *name;
+	size_t open, close;
+};
+struct lambdas {
+	size_t n;
+	struct lambda *v;
+};
+
+/* The named lambda whose '[' is at `at` (after `name =`) in code view c
+ * up to `end`: its body's braces into *open and *close. */
+static bool lambda_body(const char *c, size_t at, size_t end, size_t *open, size_t *close)
+{
+	size_t i = match_bracket(c, at, end, at);
+	if (i == (size_t)-1)
+		return false;
+	i = skip_ws(c, i + 1, end);
+	if (i < end && c[i] == '(') {
+		if ((i = match_bracket(c, i, end, i)) == (size_t)-1)
+			return false;
+		i++;
+	}
+	/* mutable, noexcept, -> Ret: up to the body, in one declaration */
+	for (size_t k = 0; i < end && c[i] != '{' && k < 200; i++, k++)
+		if (c[i] == ';' || c[i] == '}' || c[i] == '(')
+			return false;
+	if (i >= end || c[i] != '{' || (*close = match_bracket(c, i, end, i)) == (size_t)-1)
+		return false;
+	*open = i;
+	return true;
+}
+
+static const struct lambdas *named_lambdas(const ot_callkinds *ck, const ot_ix_cdef *d, const char *c)
+{
+	struct thread_cache *tc = thread_cache(ck);
+	char key[32];
+	struct lambdas *ls;
+	size_t end = d->body_end;
+	snprintf(key, sizeof(key), "%p", (const void *)d);
+	if ((ls = shared_get(ck, ck->lambdas, key)))
+		return ls;
+	ls = ot_arena_alloc(tc->arena, sizeof(*ls));
+	ls->n = 0;
+	ls->v = NULL;
+	for (size_t i = d->body + 1, cap = 0; i < end; i++) {
+		size_t eq, ne, ns, open, close;
+		if (c[i] != '[' || (eq = back_ws(c, d->body, i)) <= d->body || c[eq - 1] != '=' ||
+		    (eq >= 2 && strchr("=!<>+-*/&|^%", c[eq - 2])))
+			continue;
+		ne = back_ws(c, d->body, eq - 1);
+		for (ns = ne; ns > d->body && ot_is_ident_char(c[ns - 1]); ns--)
+			;
+		if (ns == ne || !lambda_body(c, i, end, &open, &close))
+			continue;
+		if (ls->n == cap) {
+			struct lambda *v = ot_arena_alloc(tc->arena, (cap = cap ? 2 * cap : 4) * sizeof(*v));
+			if (ls->n)
+				memcpy(v, ls->v, ls->n * sizeof(*v));
+			ls->v = v;
+		}
+		ls->v[ls->n++] = (struct lambda){span(tc->arena, c, ns, ne), open, close};
+	}
+	return shared_put(ck, ck->lambdas, ot_arena_strdup(tc->arena, key), ls);
+}
+
+const char *ot_callkind_lambda_around(const ot_callkinds *ck, const ot_ix_cdef *d, uint32_t at)
+{
+	const ot_ix_file *f = ot_index_file(ck->ix, d->file);
+	const struct lambdas *ls;
+	const char *name = NULL;
+	if (!f || !d->body || !d->body_end || at == OT_IX_CALL_NO_TEXT)
+		return NULL;
+	ls = named_lambdas(ck, d, f->code);
+	for (size_t i = 0; i < ls->n; i++)
+		if (ls->v[i].open < at && at < ls->v[i].close)
+			name = ls->v[i].name; /* the innermost: the last that holds it */
+	return name;
 }
 
 const char *ot_callkind_local_init(const ot_callkinds *ck, const ot_ix_cdef *d, uint32_t at,

@@ -200,6 +200,13 @@ bool ot_callkind_always_present(const char *type);
 const ot_ix_stub *ot_callkind_stub_decl(const ot_index *ix, const ot_ix_stub *site);
 
 /**
+ * The name of the lambda d's body names (`auto fn = [...](...) { ... };`)
+ * whose body holds offset `at` (the innermost), or NULL: a call there is
+ * made when the lambda is called, not where it is written.
+ */
+const char *ot_callkind_lambda_around(const ot_callkinds *ck, const ot_ix_cdef *d, uint32_t at);
+
+/**
  * The initializer of local `name` as declared in d's body before offset
  * `at` (`auto x = f(y);` gives "f(y)"), or NULL when it has none there.
  * Borrowed from the calling thread's cache (freed with `ck`).

@@ -468,8 +468,9 @@ bool ot_aten_is_bookkeeping_n(const char *name, size_t n);
 void ot_trace_make_steps(ot_trace *tr);
 
 /** The condition under which either of two step conditions holds, when one
- * is the other's negation ("" for always) or both are "P and Q", "P and
- * not (Q)" (P); NULL when that cannot be told. */
+ * is the other's negation ("" for always), both are "P and Q", "P and
+ * not (Q)" (P), or they are "X" and "not (X) and Y" (X or Y); NULL when
+ * that cannot be told. */
 const char *ot_when_either(ot_arena *a, const char *w1, const char *w2);
 
 /** What a condition that tests a local alone quotes after it: "x, where x =

@@ -410,7 +410,7 @@ static ot_verdict helper_call_value(const ot_cenv *env, const char *qual, const 
 }
 
 /* The verdicts for call `call` of d, per device. */
-static void call_verdicts(struct tb_ctx *c, const struct body_env *be, const ot_ix_call *call,
+static void site_verdicts(struct tb_ctx *c, const struct body_env *be, const ot_ix_call *call,
 			  ot_verdict out[OT_DEV_COUNT], uint8_t *kind)
 {
 	ot_verdict pp = ot_cond_pparm(c->t->build, c->ix, be->d->file, call->pp);
@@ -440,6 +440,57 @@ static void call_verdicts(struct tb_ctx *c, const struct body_env *be, const ot_
 		}
 		if (!out[dev].line)
 			out[dev].line = call->line;
+	}
+}
+
+/* Per device, whether a call is made: where it is written (site_verdicts)
+ * and, for a call inside a lambda the body names and calls
+ * (`auto fn = [](...) { ... };` ... `fn(...)`), where the lambda is
+ * called: never when no call of it is made, under a call's condition when
+ * none is sure. */
+static void call_verdicts(struct tb_ctx *c, const struct body_env *be, const ot_ix_call *call,
+			  ot_verdict out[OT_DEV_COUNT], uint8_t *kind)
+{
+	const ot_ix_cdef *d = be->d;
+	const char *fn = ot_callkind_lambda_around(c->t->ck, d, call->off);
+	ot_verdict first_false[OT_DEV_COUNT] = {0}, first_open[OT_DEV_COUNT] = {0};
+	bool any = false, taken[OT_DEV_COUNT] = {false}, open[OT_DEV_COUNT] = {false};
+	uint8_t open_kind[OT_DEV_COUNT] = {0}, false_kind[OT_DEV_COUNT] = {0};
+	site_verdicts(c, be, call, out, kind);
+	if (!fn)
+		return;
+	for (uint32_t j = 0; j < d->ncalls; j++) {
+		const ot_ix_call *inv = &d->calls[j];
+		ot_verdict v[OT_DEV_COUNT];
+		uint8_t k;
+		if (inv->kind != OT_CALL_PLAIN || *inv->qual || strcmp(inv->name, fn) ||
+		    ot_callkind_lambda_around(c->t->ck, d, inv->off) == fn)
+			continue;
+		any = true;
+		call_verdicts(c, be, inv, v, &k);
+		for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
+			if (v[dev].value == OT_TRI_TRUE)
+				taken[dev] = true;
+			else if (v[dev].value == OT_TRI_FALSE && !first_false[dev].text && !false_kind[dev]) {
+				first_false[dev] = v[dev];
+				false_kind[dev] = k ? k : OT_WHEN_GUARD;
+			} else if (v[dev].value == OT_TRI_UNKNOWN && !open[dev]) {
+				open[dev] = true;
+				first_open[dev] = v[dev];
+				open_kind[dev] = k;
+			}
+		}
+	}
+	for (int dev = 0; any && dev < OT_DEV_COUNT; dev++) {
+		if (taken[dev] || out[dev].value == OT_TRI_FALSE)
+			continue;
+		if (!open[dev]) {
+			out[dev] = first_false[dev]; /* no call of the lambda is made */
+			*kind = false_kind[dev];
+		} else if (out[dev].value == OT_TRI_TRUE) {
+			out[dev] = first_open[dev];
+			*kind = open_kind[dev];
+		}
 	}
 }
 

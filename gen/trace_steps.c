@@ -254,6 +254,14 @@ const char *ot_when_either(ot_arena *a, const char *w1, const char *w2)
 		    negation_of(w2 + p + 5, n2 - p - 5, and1 + 5, n1 - p - 5))
 			return ot_arena_strndup(a, w1, p);
 	}
+	/* an else-if after the first arm: "X" or "not (X) and Y" is X or Y */
+	for (int k = 0; k < 2; k++) {
+		const char *x = k ? w2 : w1, *y = k ? w1 : w2;
+		size_t nx = k ? n2 : n1, ny = k ? n1 : n2;
+		if (ny > nx + 11 && !strncmp(y, "not (", 5) && !strncmp(y + 5, x, nx) &&
+		    !strncmp(y + 5 + nx, ") and ", 6))
+			return ot_arena_printf(a, "%.*s or %s", (int)nx, x, y + nx + 11);
+	}
 	return NULL;
 }
 
@@ -339,7 +347,7 @@ static void per_device_when(struct view *v)
 		if (s->main != (OT_MAIN_CPU | OT_MAIN_CUDA) || s->sure == s->main)
 			continue;
 		for (int d = 0; d < OT_DEV_COUNT; d++) {
-			const char *w;
+			const char *w, *either;
 			if (!(e->main & OT_MAIN_BIT(d)))
 				continue;
 			w = callee_when(e) ? callee_when(e) : tr->steps.items[from].when;
@@ -349,6 +357,10 @@ static void per_device_when(struct view *v)
 				r[at][d].same = true;
 			else if (!r[at][d].other)
 				r[at][d].other = w;
+			else if ((either = ot_when_either(tr->arena, r[at][d].other, w)) && *either)
+				r[at][d].other = either; /* the arms of one if chain: either */
+			else if (either)
+				r[at][d].none = true; /* a condition and its negation */
 		}
 	}
 	for (size_t i = 0; i < tr->steps.len; i++) {
