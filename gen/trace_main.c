@@ -98,6 +98,18 @@ static void after_raising_call(ot_trace *tr, const ot_edge *failed, ot_device de
 	}
 }
 
+/* An entry whose kernel for the device raises on every call
+ * (_triton_scaled_dot_attention's CUDA kernel: "should be overridden in
+ * python"): each call every run of its caller makes into it raises too. */
+static void after_raising_calls_of(ot_trace *tr, uint32_t entry, ot_device dev, const char *what)
+{
+	for (size_t i = 0; i < tr->edges.len; i++) {
+		const ot_edge *c = &tr->edges.items[i];
+		if (c->to == entry && c->from != entry && c->kind != OT_EDGE_DISPATCH)
+			after_raising_call(tr, c, dev, what);
+	}
+}
+
 /*
  * An edge whose caller never runs on a device for this op (its callers
  * are reached only through another device's dispatch key, or from code
@@ -136,6 +148,8 @@ static void mark_off_device(ot_trace *tr, uint32_t *stack, uint8_t *runs)
 				if (e->reach[dev] != OT_REACH_NEVER)
 					e->raised |= OT_MAIN_BIT(dev);
 				after_raising_call(tr, e, (ot_device)dev, text);
+				if (e->kind == OT_EDGE_DISPATCH && e->reach[dev] == OT_REACH_YES)
+					after_raising_calls_of(tr, e->from, (ot_device)dev, text);
 				e->reach[dev] = OT_REACH_NEVER;
 				e->cond[dev] = (ot_cond){.kind = OT_WHEN_VALIDATION, .text = text};
 			}
