@@ -2008,7 +2008,8 @@ void tb_kernel_binding(const ot_reg_func *f, const tb_binding *b, tb_binding *ou
 	out->n = f->schema.nargs < TB_MAX_PARAMS ? f->schema.nargs : TB_MAX_PARAMS;
 	for (size_t k = 0; k < out->n; k++) {
 		const ot_reg_arg *a = &f->schema.args[k];
-		const char *v = b->known && k < b->n ? b->value[k] : "?";
+		/* what the caller left out takes the schema's default */
+		const char *v = !b->known ? "?" : k < b->n ? b->value[k] : b->n < TB_MAX_PARAMS ? NULL : "?";
 		if (b->outs_fresh && a->kwarg_only && a->is_write && !(b->known && k < b->n && b->value[k]))
 			v = OT_COND_CONTIGUOUS; /* the output the meta function allocates */
 		else if (!v) {
