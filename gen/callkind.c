@@ -2671,6 +2671,20 @@ static bool int_list_element(struct ck_ctx *x, const char *arg)
 }
 
 static enum cat type_cat(const char *type);
+static const char *call_return_type(struct ck_ctx *x, const char *init);
+
+/* The category of an auto local's initializer: what an op or a known
+ * method returns (call_cat), else the written return type of the helper
+ * it calls (`auto new_type = promote_type_fft(...)`: a ScalarType). */
+static enum cat auto_cat(struct ck_ctx *x, const char *init)
+{
+	enum cat c = call_cat(init), r;
+	const char *rt;
+	if (c != C_UNKNOWN || !(rt = call_return_type(x, init)) || strstr(rt, "auto") || strstr(rt, "decltype"))
+		return c;
+	r = type_cat(rt);
+	return r == C_OTHER ? C_UNKNOWN : r;
+}
 static bool constructed_type(char *out, size_t n, const char *arg);
 
 /* The declared type of `name` in `name[...]` (one subscript), or NULL. */
@@ -2784,7 +2798,7 @@ static enum cat arg_cat(struct ck_ctx *x, const char *arg)
 				return C_UNKNOWN;
 		type = local_type(x->ck, x->f->code, x->d, x->at, arg, &init, &range);
 		if (type && strstr(type, "auto") && init)
-			return call_cat(init); /* auto n = t.dim(): what its initializer's call gives */
+			return auto_cat(x, init); /* auto n = t.dim(): what its initializer's call gives */
 		if (!type)
 			for (size_t i = 0; i < x->nparams; i++)
 				if (!strcmp(x->pnames[i], arg))
