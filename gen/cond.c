@@ -489,12 +489,16 @@ static const char *const false_settings[] = {
 	"is_autocast_cpu_enabled", "is_autocast_available", "isDefaultDeviceMeta",
 	"use_miopen", "is_vmap_active", "compiledWithMIOpen",
 	/* torch.sparse.check_sparse_tensor_invariants, off unless enabled */
-	"checkSparseTensorInvariants"};
+	"checkSparseTensorInvariants",
+	/* float32_matmul_precision is "highest" unless set (Context.h) */
+	"allowTF32CuBLAS"};
 
 static const char *const true_settings[] = {
 	"userEnabledCuDNN", "userEnabledMkldnn", "userEnabledNNPACK", "compiledWithCuDNN",
 	"hasMKL", "hasMKLDNN", "hasLAPACK", "hasMAGMA", "hasCuSOLVER",
 	"hasCuBLASLt", "hasOpenMP", "is_grad_enabled", "is_enabled_grad", "_get_cudnn_enabled",
+	/* cuDNN may use TF32, cuBLAS reduce in half precision, unless told not to */
+	"allowTF32CuDNN", "allowFP16ReductionCuBLAS", "allowBF16ReductionCuBLAS",
 	/* what a default call's tensors satisfy: a few elements (32-bit indexing),
 	 * one dtype and device, dense and strided (the foreach fast route) */
 	"canUse32BitIndexMath", "can_use_32bit_indexing", "can_use_fast_route",
