@@ -575,23 +575,28 @@ static size_t params_open(const ot_ix_file *f, const ot_ix_cdef *d)
 	return (size_t)-1;
 }
 
-/* Split one declaration "const Tensor& self = {}" into its name and type. */
-static bool split_decl(ot_arena *a, const char *decl, const char **name, const char **type)
+/* Where a parameter's declaration writes its default value: the offset of
+ * its top-level '=' ("const Tensor& w = Tensor()"), or its length. */
+static size_t default_at(const char *decl)
 {
-	size_t n = strlen(decl), e, s;
 	int depth = 0;
-	/* drop a default value */
-	for (size_t i = 0; i < n; i++) {
+	size_t i;
+	for (i = 0; decl[i]; i++) {
 		char ch = decl[i];
 		if (ch == '<' || ch == '(' || ch == '[' || ch == '{')
 			depth++;
 		else if (ch == '>' || ch == ')' || ch == ']' || ch == '}')
 			depth--;
-		else if (ch == '=' && depth == 0) {
-			n = i;
+		else if (ch == '=' && depth == 0)
 			break;
-		}
 	}
+	return i;
+}
+
+/* Split one declaration "const Tensor& self = {}" into its name and type. */
+static bool split_decl(ot_arena *a, const char *decl, const char **name, const char **type)
+{
+	size_t n = default_at(decl), e, s; /* without a default value */
 	e = n;
 	while (e > 0 && (isspace((unsigned char)decl[e - 1]) || decl[e - 1] == ']' || decl[e - 1] == '['))
 		e--;
@@ -661,17 +666,8 @@ static bool word_before_is(const char *c, size_t lo, size_t at, const char *w)
  * Tensor &offset2bag = Tensor()`), or NULL when it has none. */
 static const char *param_default(ot_arena *a, const char *decl)
 {
-	int depth = 0;
-	for (size_t i = 0; decl[i]; i++) {
-		char ch = decl[i];
-		if (ch == '<' || ch == '(' || ch == '[' || ch == '{')
-			depth++;
-		else if (ch == '>' || ch == ')' || ch == ']' || ch == '}')
-			depth--;
-		else if (ch == '=' && depth == 0)
-			return span(a, decl, i + 1, strlen(decl));
-	}
-	return NULL;
+	size_t eq = default_at(decl);
+	return decl[eq] ? span(a, decl, eq + 1, strlen(decl)) : NULL;
 }
 
 /* The defaults written in the parameter list opening at `open` of code
@@ -2685,6 +2681,7 @@ static enum cat auto_cat(struct ck_ctx *x, const char *init)
 	r = type_cat(rt);
 	return r == C_OTHER ? C_UNKNOWN : r;
 }
+
 static bool constructed_type(char *out, size_t n, const char *arg);
 
 /* The declared type of `name` in `name[...]` (one subscript), or NULL. */
@@ -3213,8 +3210,9 @@ static bool makes_calls(const ot_ix_cdef *d)
 }
 
 /* Is `qual::name`, named like a library's call, a function PyTorch writes
- * in that namespace itself whose every definition calls nothing (at::cuda::cub::get_num_bits,
- * a bit count on the host): not the library's work. */
+ * in that namespace itself whose every definition calls nothing
+ * (at::cuda::cub::get_num_bits, a bit count on the host): not the
+ * library's work. */
 static bool own_leaf_helper(const ot_index *ix, const char *qual, const char *name)
 {
 	const char *q = ot_starts_with(qual, "::") ? qual + 2 : qual;

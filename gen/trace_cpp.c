@@ -448,11 +448,12 @@ static void site_verdicts(struct tb_ctx *c, const struct body_env *be, const ot_
  * (`auto fn = [](...) { ... };` ... `fn(...)`), where the lambda is
  * called: never when no call of it is made, under a call's condition when
  * none is sure. */
-static void call_verdicts(struct tb_ctx *c, const struct body_env *be, const ot_ix_call *call,
-			  ot_verdict out[OT_DEV_COUNT], uint8_t *kind)
+static void lambda_verdicts(struct tb_ctx *c, const struct body_env *be, const ot_ix_call *call,
+			    ot_verdict out[OT_DEV_COUNT], uint8_t *kind, int nesting)
 {
 	const ot_ix_cdef *d = be->d;
-	const char *fn = ot_callkind_lambda_around(c->t->ck, d, call->off);
+	/* (lambdas called from lambdas: a few levels) */
+	const char *fn = nesting < 4 ? ot_callkind_lambda_around(c->t->ck, d, call->off) : NULL;
 	ot_verdict first_false[OT_DEV_COUNT] = {0}, first_open[OT_DEV_COUNT] = {0};
 	bool any = false, taken[OT_DEV_COUNT] = {false}, open[OT_DEV_COUNT] = {false};
 	uint8_t open_kind[OT_DEV_COUNT] = {0}, false_kind[OT_DEV_COUNT] = {0};
@@ -467,7 +468,7 @@ static void call_verdicts(struct tb_ctx *c, const struct body_env *be, const ot_
 		    ot_callkind_lambda_around(c->t->ck, d, inv->off) == fn)
 			continue;
 		any = true;
-		call_verdicts(c, be, inv, v, &k);
+		lambda_verdicts(c, be, inv, v, &k, nesting + 1);
 		for (int dev = 0; dev < OT_DEV_COUNT; dev++) {
 			if (v[dev].value == OT_TRI_TRUE)
 				taken[dev] = true;
@@ -492,6 +493,12 @@ static void call_verdicts(struct tb_ctx *c, const struct body_env *be, const ot_
 			*kind = open_kind[dev];
 		}
 	}
+}
+
+static void call_verdicts(struct tb_ctx *c, const struct body_env *be, const ot_ix_call *call,
+			  ot_verdict out[OT_DEV_COUNT], uint8_t *kind)
+{
+	lambda_verdicts(c, be, call, out, kind, 0);
 }
 
 /* Is call j of d a call of what call i calls (kinds[i]), written alike? */
@@ -818,12 +825,9 @@ static void call_binding(const struct body_env *be, const ot_callkind *ck, tb_bi
 			continue;
 		}
 		a = uncast(be->c->scratch, a);
-		if ((v = literal_arg(a)))
-			;
-		else if (contiguous_expr(a))
-			v = OT_COND_CONTIGUOUS;
-		else
-			v = local_value(be, a, at);
+		v = literal_arg(a);
+		if (!v)
+			v = contiguous_expr(a) ? OT_COND_CONTIGUOUS : local_value(be, a, at);
 		if (!strcmp(v, "?"))
 			v = expression_value(be, a); /* an expression, or a local the body sets once */
 		b->value[i] = v;
