@@ -1081,6 +1081,7 @@ static const char *local_type(const ot_callkinds *ck, const char *c, const ot_ix
 struct lambda {
 	const char *name;
 	size_t open, close;
+	bool handed; /* also named other than in a call `name(...)`: handed on */
 };
 struct lambdas {
 	size_t n;
@@ -1108,6 +1109,22 @@ static bool lambda_body(const char *c, size_t at, size_t end, size_t *open, size
 		return false;
 	*open = i;
 	return true;
+}
+
+/* Is `name` written in code view c at [lo, hi) other than as a call
+ * `name(...)`: handed to a function (parallel_for(0, n, 1, fn)) that may
+ * call it? */
+static bool handed_on(const char *c, size_t lo, size_t hi, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = c + lo; (p = memmem(p, (size_t)(c + hi - p), name, n)); p += n) {
+		size_t at = (size_t)(p - c), after = skip_ws(c, at + n, hi);
+		if ((at > lo && (ot_is_ident_char(c[at - 1]) || c[at - 1] == '.')) || ot_is_ident_char(c[at + n]))
+			continue;
+		if (after >= hi || c[after] != '(')
+			return true;
+	}
+	return false;
 }
 
 static const struct lambdas *named_lambdas(const ot_callkinds *ck, const ot_ix_cdef *d, const char *c)
@@ -1138,7 +1155,9 @@ static const struct lambdas *named_lambdas(const ot_callkinds *ck, const ot_ix_c
 				memcpy(v, ls->v, ls->n * sizeof(*v));
 			ls->v = v;
 		}
-		ls->v[ls->n++] = (struct lambda){span(tc->arena, c, ns, ne), open, close};
+		ls->v[ls->n] = (struct lambda){span(tc->arena, c, ns, ne), open, close, false};
+		ls->v[ls->n].handed = handed_on(c, close + 1, end, ls->v[ls->n].name);
+		ls->n++;
 	}
 	return shared_put(ck, ck->lambdas, ot_arena_strdup(tc->arena, key), ls);
 }
@@ -1153,7 +1172,9 @@ const char *ot_callkind_lambda_around(const ot_callkinds *ck, const ot_ix_cdef *
 	ls = named_lambdas(ck, d, f->code);
 	for (size_t i = 0; i < ls->n; i++)
 		if (ls->v[i].open < at && at < ls->v[i].close)
-			name = ls->v[i].name; /* the innermost: the last that holds it */
+			/* the innermost: the last that holds it (none when it is
+			 * handed on: who calls it is not read) */
+			name = ls->v[i].handed ? NULL : ls->v[i].name;
 	return name;
 }
 

@@ -202,7 +202,8 @@ const ot_ix_stub *ot_callkind_stub_decl(const ot_index *ix, const ot_ix_stub *si
 /**
  * The name of the lambda d's body names (`auto fn = [...](...) { ... };`)
  * whose body holds offset `at` (the innermost), or NULL: a call there is
- * made when the lambda is called, not where it is written.
+ * made when the lambda is called, not where it is written. NULL too when
+ * the body hands that lambda on (`parallel_for(0, n, 1, fn)`).
  */
 const char *ot_callkind_lambda_around(const ot_callkinds *ck, const ot_ix_cdef *d, uint32_t at);
 
