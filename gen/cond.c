@@ -2367,26 +2367,6 @@ static bool next_label(const char **p, char *buf, size_t size)
 	return true;
 }
 
-/* label_truth over the labels of a case guard's text: true when one is
- * taken, false when none is, else unknown ("default" is unknown). */
-static ot_tri labels_truth(const ot_cenv *env, const char *text, bool *select)
-{
-	char label[256];
-	ot_tri all = OT_TRI_FALSE;
-	*select = false;
-	for (const char *p = text; next_label(&p, label, sizeof(label));) {
-		bool sel;
-		ot_tri t = ot_starts_with(label, "case ") ? label_truth(env, label + 5, &sel) : OT_TRI_UNKNOWN;
-		if (t == OT_TRI_TRUE) {
-			*select = sel;
-			return t;
-		}
-		if (t == OT_TRI_UNKNOWN)
-			all = OT_TRI_UNKNOWN;
-	}
-	return all;
-}
-
 /* Is label `label` (as written after "case ") of case guard g taken? Its
  * subject compared with it, else the label's backend. */
 static ot_verdict label_taken(const struct gchain *ch, const ot_ix_guard *g, const char *label)
@@ -2408,32 +2388,33 @@ static ot_verdict label_taken(const struct gchain *ch, const ot_ix_guard *g, con
 	return v;
 }
 
+/* The case of g's switch (same parent, same subject) one of whose labels
+ * is taken, or NULL. */
+static const ot_ix_guard *taken_sibling(const struct gchain *ch, const ot_ix_guard *g)
+{
+	char label[256];
+	for (size_t i = 0; i < ch->n; i++) {
+		const ot_ix_guard *o = &ch->g[i];
+		if (o == g || o->kind != OT_GUARD_CASE || o->parent != g->parent || !o->subject ||
+		    strcmp(o->subject, g->subject) || !ot_starts_with(o->text, "case "))
+			continue;
+		for (const char *p = o->text; next_label(&p, label, sizeof(label));)
+			if (ot_starts_with(label, "case ") && label_taken(ch, o, label + 5).value == OT_TRI_TRUE)
+				return o;
+	}
+	return NULL;
+}
+
 /* Is the `default:` arm `g` of a switch taken? Not when a sibling case's
  * label is (rot90's `case 1` for its default k=1); else not known (a
  * macro may write cases the scan does not see: avg_pool3d's
  * LAUNCH_UPDATE_OUTPUT_KERNEL_WIDTH). */
 static ot_verdict default_taken(const struct gchain *ch, const ot_ix_guard *g)
 {
-	char label[256];
-	ot_verdict v;
-	for (size_t i = 0; i < ch->n; i++) {
-		const ot_ix_guard *o = &ch->g[i];
-		if (o == g || o->kind != OT_GUARD_CASE || o->parent != g->parent || !o->subject ||
-		    strcmp(o->subject, g->subject) || !ot_starts_with(o->text, "case "))
-			continue;
-		for (const char *p = o->text; next_label(&p, label, sizeof(label));) {
-			ot_verdict one = ot_starts_with(label, "case ") ? label_taken(ch, o, label + 5)
-									 : verdict(OT_TRI_UNKNOWN, NULL);
-			if (one.value == OT_TRI_TRUE) {
-				v = verdict(OT_TRI_FALSE, o->text);
-				v.negated = true;
-				v.line = o->line;
-				return v;
-			}
-		}
-	}
-	v = verdict(OT_TRI_UNKNOWN, g->text);
-	v.line = g->line;
+	const ot_ix_guard *o = taken_sibling(ch, g);
+	ot_verdict v = verdict(o ? OT_TRI_FALSE : OT_TRI_UNKNOWN, o ? o->text : g->text);
+	v.negated = o != NULL;
+	v.line = o ? o->line : g->line;
 	return v;
 }
 
@@ -2443,6 +2424,7 @@ static ot_verdict default_taken(const struct gchain *ch, const ot_ix_guard *g)
 static ot_verdict case_taken(const struct gchain *ch, const ot_ix_guard *g)
 {
 	const ot_cenv *env = ch->eval == cexpr_cb ? ch->env : NULL;
+	const ot_ix_guard *o;
 	char label[256];
 	ot_verdict v = verdict(OT_TRI_FALSE, g->text);
 	if (g->text && !strcmp(g->text, "default") && g->subject)
@@ -2466,19 +2448,11 @@ static ot_verdict case_taken(const struct gchain *ch, const ot_ix_guard *g)
 	v.line = g->line;
 	if (!env || v.value != OT_TRI_UNKNOWN)
 		return v;
-	/* a sibling case (same switch: same parent, same subject) taken */
-	for (size_t i = 0; i < ch->n; i++) {
-		const ot_ix_guard *o = &ch->g[i];
-		bool sel;
-		if (o == g || o->kind != OT_GUARD_CASE || o->parent != g->parent || !o->subject ||
-		    strcmp(o->subject, g->subject) || !ot_starts_with(o->text, "case "))
-			continue;
-		if (labels_truth(env, o->text, &sel) == OT_TRI_TRUE) {
-			v.value = OT_TRI_FALSE;
-			v.text = o->text;
-			v.negated = true;
-			return v;
-		}
+	/* a sibling case taken */
+	if ((o = taken_sibling(ch, g))) {
+		v.value = OT_TRI_FALSE;
+		v.text = o->text;
+		v.negated = true;
 	}
 	return v;
 }

@@ -133,13 +133,20 @@ static long cfunc_node(struct tb_ctx *c, const ot_ix_cdef *d, const char *note, 
 
 /* ---- conditions ----------------------------------------------------------------------- */
 
+/* Is argument `a` a literal that passes itself: a bool, a number, a
+ * null pointer or an absent optional? */
+static bool self_literal(const char *a)
+{
+	return !strcmp(a, "true") || !strcmp(a, "false") || !strcmp(a, "nullptr") || !strcmp(a, "c10::nullopt") ||
+	       !strcmp(a, "std::nullopt") || !strcmp(a, "nullopt") || !strcmp(a, "{}") ||
+	       isdigit((unsigned char)a[0]) || (a[0] == '-' && isdigit((unsigned char)a[1]));
+}
+
 /* The value an argument written as a literal passes (a Tensor() an
  * undefined tensor), or NULL when it is not one. */
 static const char *literal_arg(const char *a)
 {
-	if (!strcmp(a, "true") || !strcmp(a, "false") || !strcmp(a, "nullptr") ||
-	    !strcmp(a, "c10::nullopt") || !strcmp(a, "std::nullopt") || !strcmp(a, "nullopt") ||
-	    !strcmp(a, "{}") || isdigit((unsigned char)a[0]) || (a[0] == '-' && isdigit((unsigned char)a[1])))
+	if (self_literal(a))
 		return a;
 	if (!strcmp(a, "Tensor()") || !strcmp(a, "at::Tensor()") || !strcmp(a, "Tensor{}"))
 		return "undefined";
@@ -327,9 +334,7 @@ static const char *arg_literal(struct tb_ctx *c, const ot_cenv *env, const char 
 	const char *lit;
 	if (!a)
 		return NULL;
-	if (!strcmp(a, "true") || !strcmp(a, "false") || !strcmp(a, "nullptr") ||
-	    !strcmp(a, "c10::nullopt") || !strcmp(a, "std::nullopt") || !strcmp(a, "{}") ||
-	    isdigit((unsigned char)a[0]))
+	if (self_literal(a))
 		return a;
 	for (size_t k = 0; k < env->nparams; k++)
 		if (env->params[k].value && !strcmp(env->params[k].name, a))
