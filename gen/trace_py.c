@@ -2079,6 +2079,27 @@ static bool start_torch(struct tb_ctx *c)
 	return start_generated(c, aten, anchor, binding, false);
 }
 
+/* The overload of an op without an unnamed one that a call passing the
+ * fewest arguments takes: not an out= one, the fewest arguments without a
+ * default, the first of those; the first overload when all are out=. */
+static const ot_reg_func *fewest_required(const ot_reg_func *const *ov, size_t n)
+{
+	const ot_reg_func *best = ov[0];
+	size_t best_req = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		size_t req = 0;
+		if (ov[i]->schema.is_out)
+			continue;
+		for (size_t k = 0; k < ov[i]->schema.nargs; k++)
+			req += !ov[i]->schema.args[k].def;
+		if (req < best_req) {
+			best = ov[i];
+			best_req = req;
+		}
+	}
+	return best;
+}
+
 static bool start_aten(struct tb_ctx *c)
 {
 	const ot_target *tg = &c->tr->target;
@@ -2095,8 +2116,9 @@ static bool start_aten(struct tb_ctx *c)
 	}
 	if (tg->overload[0] && !chosen)
 		return false;
-	if (!chosen) /* aten::x with no default overload: its first */
-		chosen = ov[0];
+	if (!chosen) /* aten::x with no default overload: the one a call of the
+			fewest arguments takes (histogram(x) is histogram.bin_ct) */
+		chosen = fewest_required(ov, n);
 	user_binding(chosen, &ub);
 	if (tg->overload[0]) {
 		uint32_t en = tb_entry(c, chosen, 0, &ub, true);
